@@ -1,0 +1,71 @@
+"""From command-line options to what an audit needs: the registry, the skills, the tree.
+
+Precedence: ``--repo``/``--ref`` override the registry's ``source``; skill
+directories on the command line override the registry's ``path`` entries;
+a skill's registry entry is found by its directory's name.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UsageError
+from .model import Skill, SkillSpec, Spec
+from .source import Progress, SourceTree, no_progress
+from .spec.registry import load_spec
+from .spec.skill import load_skill
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    spec: Spec | None
+    skills: list[tuple[Skill, SkillSpec | None]]
+    repo: str
+    ref: str
+
+
+def load_inputs(
+    spec_path: str | None, skill_dirs: list[str], repo: str | None, ref: str | None, default_spec: str
+) -> AuditInputs:
+    spec = None
+    if spec_path is not None:
+        spec = load_spec(Path(spec_path))
+    elif Path(default_spec).is_file():
+        spec = load_spec(Path(default_spec))
+    repo = repo or (spec.source.repo if spec else None)
+    ref = ref or (spec.source.ref if spec else None)
+    if repo is None or ref is None:
+        raise UsageError(f"no {default_spec} here: give --spec, or both --repo and --ref")
+
+    skills: list[tuple[Skill, SkillSpec | None]] = []
+    if skill_dirs:
+        for d in skill_dirs:
+            skill = load_skill(Path(d), shown_as=d)
+            skills.append((skill, spec.skill(skill.name) if spec else None))
+    elif spec is not None:
+        for entry in spec.skills:
+            if entry.path is None:
+                raise UsageError(f"{spec.path}: skills.{entry.name} has no path; give its directory on the command line")
+            skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
+    if not skills:
+        raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
+    return AuditInputs(spec, skills, repo, ref)
+
+
+def open_tree(
+    inputs: AuditInputs, release: str | None = None, cache_dir: str | None = None, progress: Progress = no_progress
+) -> SourceTree:
+    """The tree to audit: git at the ref, or (``release`` not None) the published wheel."""
+    if release is not None:
+        from .source.wheel import open_release
+
+        spec_release = inputs.spec.source.release if inputs.spec else None
+        if spec_release is None:
+            raise UsageError("--release needs source.release (dist and paths) in anchors.yaml")
+        return open_release(inputs.repo, inputs.ref, spec_release, release or None, cache_dir, progress)
+    from .source.git import open_git
+
+    return open_git(inputs.repo, inputs.ref, cache_dir, progress)
+

@@ -1,0 +1,347 @@
+"""Gating conditions: structural, line-free promises about Python code.
+
+A condition says, for the function or method QUALNAME of PATH (or its
+module), one of:
+
+* **if gate**: there is an ``if`` whose test is ``if``, optionally with an
+  exact ``elif`` chain, nested ``inside`` given enclosing tests, with given
+  statements in its branch (``then``), its final ``else`` (``else``) or every
+  branch (``each``);
+* **has**: the scope contains given statements;
+* **defines**: the module binds a name at module level.
+
+Statements are ``target = value`` (``value`` may be ``...``: any value, as
+in ``executor.env_vars["X"] = ...``) or any other simple statement.
+Expressions compare by libcst structure (:mod:`.canon`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterator, Sequence
+
+import libcst as cst
+
+from ..model import Condition, ConditionResult, ConditionStatus
+from .canon import Canon, canonical, code, expression_key
+from .pysource import PythonIndex, PythonSyntaxProblem, SourceFile
+
+NEAR_MISS = 0.75  # an if test this similar to the wanted one is "different", not "absent"
+
+
+class PatternError(ValueError):
+    """An expression or statement in anchors.yaml does not parse."""
+
+
+@dataclass(frozen=True)
+class StatementPattern:
+    text: str
+    kind: str  # "assign" or "statement"
+    targets: tuple[Canon, ...] = ()
+    value: Canon | None = None  # None: any value (written as ...)
+    whole: Canon | None = None  # for kind "statement"
+
+    def matches(self, node: cst.BaseSmallStatement) -> bool:
+        if self.kind == "statement":
+            return canonical(node) == self.whole
+        targets, value = _assignment(node)
+        if not targets or not any(t in targets for t in self.targets):
+            return False
+        return self.value is None or value == self.value
+
+    def same_target(self, node: cst.BaseSmallStatement) -> bool:
+        targets, _ = _assignment(node)
+        return bool(targets) and any(t in targets for t in self.targets)
+
+
+def _assignment(node: cst.BaseSmallStatement) -> tuple[tuple[Canon, ...], Canon | None]:
+    if isinstance(node, cst.Assign):
+        return tuple(canonical(t.target) for t in node.targets), canonical(node.value)
+    if isinstance(node, cst.AnnAssign) and node.value is not None:
+        return (canonical(node.target),), canonical(node.value)
+    return (), None
+
+
+@lru_cache(maxsize=1024)
+def compile_expression(text: str) -> Canon:
+    """The canonical form of an expression from anchors.yaml; raises :class:`PatternError`."""
+    try:
+        return expression_key(text)
+    except cst.ParserSyntaxError as exc:
+        raise PatternError(f"not a Python expression: {text!r} ({exc.message})") from None
+
+
+@lru_cache(maxsize=1024)
+def compile_statement(text: str) -> StatementPattern:
+    """A statement pattern from anchors.yaml; raises :class:`PatternError`."""
+    try:
+        stmt = cst.parse_statement(text.strip())
+    except cst.ParserSyntaxError as exc:
+        raise PatternError(f"not a Python statement: {text!r} ({exc.message})") from None
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        raise PatternError(f"expected one simple statement such as 'target = value', got {text!r}")
+    small = stmt.body[0]
+    if isinstance(small, (cst.Assign, cst.AnnAssign)) and getattr(small, "value", None) is not None:
+        targets, value = _assignment(small)
+        wildcard = isinstance(small.value, cst.Ellipsis)
+        return StatementPattern(text, "assign", targets, None if wildcard else value)
+    return StatementPattern(text, "statement", whole=canonical(small))
+
+
+def check_condition(condition: Condition, source: SourceFile | None) -> ConditionResult:
+    """Judge ``condition`` against ``source`` (None: the file is not at the ref)."""
+    if source is None:
+        return ConditionResult(condition, ConditionStatus.MISSING, detail=f"{condition.path} is not in the tree at this ref")
+    try:
+        index = source.python()
+    except PythonSyntaxProblem as problem:
+        return ConditionResult(condition, ConditionStatus.ERROR, problem.line, f"{condition.path} does not parse: {problem}")
+    if condition.defines is not None:
+        return _check_defines(condition, index)
+    scopes = _scopes(index.module, condition.scope)
+    if not scopes:
+        return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no {condition.scope} in {condition.path}")
+    if condition.if_test is not None:
+        return _check_gate(condition, index, scopes)
+    return _check_has(condition, index, scopes)
+
+
+# ------------------------------------------------------------------ scopes
+
+
+def _scopes(module: cst.Module, qualname: str | None) -> list[Sequence[cst.BaseStatement]]:
+    """The statement lists of every def/class named ``qualname`` (several: conditional defs)."""
+    if not qualname:
+        return [module.body]
+    found: list[Sequence[cst.BaseStatement]] = []
+    frontier: list[Sequence[cst.BaseStatement]] = [module.body]
+    for part in qualname.split("."):
+        found = []
+        for body in frontier:
+            for node in _defs(body):
+                if node.name.value == part:
+                    found.append(_block(node.body))
+        frontier = found
+    return found
+
+
+def _defs(body: Sequence[cst.BaseStatement]) -> Iterator[cst.FunctionDef | cst.ClassDef]:
+    """Defs and classes of a body, also those under if/try/with at this level."""
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            for block in _blocks(stmt):
+                yield from _defs(block)
+
+
+def _block(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    return [cst.SimpleStatementLine(body=suite.body)]  # one-line suite: `if x: y = 1`
+
+
+def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[Sequence[cst.BaseStatement]]:
+    """Every nested statement list of a compound statement (not of nested defs)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return
+    yield _block(stmt.body)
+    for name in ("orelse", "finalbody"):
+        part = getattr(stmt, name, None)
+        if isinstance(part, cst.If):
+            yield [part]
+        elif part is not None:
+            yield _block(part.body)
+    for handler in getattr(stmt, "handlers", ()):
+        yield _block(handler.body)
+    for case in getattr(stmt, "cases", ()):
+        yield _block(case.body)
+
+
+def _smalls(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatement]:
+    """Every simple statement under ``body``, at any depth, not inside nested defs."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            for block in _blocks(stmt):
+                yield from _smalls(block)
+
+
+# ------------------------------------------------------------------ the three shapes
+
+
+def _check_defines(condition: Condition, index: PythonIndex) -> ConditionResult:
+    name = condition.defines
+    for node in _module_bindings(index.module.body):
+        if _binds(node, name):
+            return ConditionResult(condition, ConditionStatus.HOLDS, index.line_of(node), f"{name} is bound here")
+    return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"{condition.path} binds no {name} at module level")
+
+
+def _module_bindings(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt
+        elif isinstance(stmt, cst.BaseCompoundStatement):  # try/if at module level: HAVE_X = True
+            for block in _blocks(stmt):
+                yield from _module_bindings(block)
+
+
+def _binds(node: cst.CSTNode, name: str | None) -> bool:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return node.name.value == name
+    if isinstance(node, cst.Assign):
+        return any(_names_in(t.target, name) for t in node.targets)
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        return _names_in(node.target, name)
+    if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname else alias.name
+            text = code(bound).split(".")[0]
+            if text == name:
+                return True
+    return False
+
+
+def _names_in(target: cst.BaseExpression, name: str | None) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_names_in(el.value, name) for el in target.elements)
+    return False
+
+
+def _check_has(condition: Condition, index: PythonIndex, scopes: list[Sequence[cst.BaseStatement]]) -> ConditionResult:
+    patterns = [compile_statement(s) for s in condition.has]
+    best: ConditionResult | None = None
+    for body in scopes:
+        smalls = list(_smalls(body))
+        problems, line = _require(patterns, smalls, index, "the scope")
+        if not problems:
+            return ConditionResult(condition, ConditionStatus.HOLDS, line)
+        status = ConditionStatus.DIFFERENT if any(p[1] for p in problems) else ConditionStatus.ABSENT
+        result = ConditionResult(condition, status, problems[0][1] or line, "; ".join(p[0] for p in problems))
+        best = best or result
+    assert best is not None
+    return best
+
+
+def _require(
+    patterns: list[StatementPattern], smalls: list[cst.BaseSmallStatement], index: PythonIndex, where: str
+) -> tuple[list[tuple[str, int | None]], int | None]:
+    """Which patterns are not among ``smalls``: (message, line of a near miss) each; and the first hit's line."""
+    problems: list[tuple[str, int | None]] = []
+    first_line: int | None = None
+    for pattern in patterns:
+        hit = next((s for s in smalls if pattern.matches(s)), None)
+        if hit is not None:
+            line = index.line_of(hit)
+            first_line = line if first_line is None else min(first_line, line)
+            continue
+        near = next((s for s in smalls if pattern.kind == "assign" and pattern.same_target(s)), None)
+        if near is not None:
+            problems.append((f"line {index.line_of(near)} has `{code(near)}`, not `{pattern.text}`", index.line_of(near)))
+        else:
+            problems.append((f"no `{pattern.text}` in {where}", None))
+    return problems, first_line
+
+
+@dataclass(frozen=True)
+class _FoundIf:
+    node: cst.If
+    enclosing: tuple[Canon, ...]  # tests of the if branches that contain it, outermost first
+
+
+def _ifs(body: Sequence[cst.BaseStatement], enclosing: tuple[Canon, ...] = ()) -> Iterator[_FoundIf]:
+    for stmt in body:
+        if isinstance(stmt, cst.If):
+            yield from _if_chain(stmt, enclosing)
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            for block in _blocks(stmt):
+                yield from _ifs(block, enclosing)
+
+
+def _if_chain(node: cst.If, enclosing: tuple[Canon, ...]) -> Iterator[_FoundIf]:
+    yield _FoundIf(node, enclosing)
+    yield from _ifs(_block(node.body), enclosing + (canonical(node.test),))
+    if isinstance(node.orelse, cst.If):
+        yield from _if_chain(node.orelse, enclosing)
+    elif isinstance(node.orelse, cst.Else):
+        yield from _ifs(_block(node.orelse.body), enclosing)
+
+
+def _check_gate(condition: Condition, index: PythonIndex, scopes: list[Sequence[cst.BaseStatement]]) -> ConditionResult:
+    assert condition.if_test is not None
+    want = compile_expression(condition.if_test)
+    found = [f for body in scopes for f in _ifs(body)]
+    candidates = [f for f in found if canonical(f.node.test) == want]
+    best: tuple[list[str], cst.If] | None = None
+    for cand in candidates:
+        problems = _gate_problems(condition, cand, index)
+        if not problems:
+            return ConditionResult(condition, ConditionStatus.HOLDS, index.line_of(cand.node))
+        if best is None or len(problems) < len(best[0]):
+            best = (problems, cand.node)
+    if best is not None:
+        return ConditionResult(condition, ConditionStatus.DIFFERENT, index.line_of(best[1]), "; ".join(best[0]))
+    # No if with that test: is there one that is nearly it (a changed operator or constant)?
+    wanted_text = " ".join(condition.if_test.split())
+    scored = [(difflib.SequenceMatcher(None, wanted_text, code(f.node.test)).ratio(), f) for f in found]
+    scored = [s for s in scored if s[0] >= NEAR_MISS]
+    if scored:
+        _, near = max(scored, key=lambda s: s[0])
+        line = index.line_of(near.node)
+        return ConditionResult(
+            condition, ConditionStatus.DIFFERENT, line,
+            f"line {line} tests `{code(near.node.test)}`, not `{condition.if_test}`",
+        )
+    scope = condition.scope or "the module"
+    return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no `if {condition.if_test}` in {scope}")
+
+
+def _gate_problems(condition: Condition, found: _FoundIf, index: PythonIndex) -> list[str]:
+    node = found.node
+    line = index.line_of(node)
+    problems: list[str] = []
+    chain: list[cst.If] = []
+    tail: cst.If | cst.Else | None = node.orelse
+    while isinstance(tail, cst.If):
+        chain.append(tail)
+        tail = tail.orelse
+    if condition.elif_tests is not None:
+        want = [compile_expression(t) for t in condition.elif_tests]
+        if [canonical(c.test) for c in chain] != want:
+            have = ", ".join(f"`{code(c.test)}`" for c in chain) or "none"
+            problems.append(f"line {line}: its elif tests are {have}")
+    want_inside = [compile_expression(t) for t in condition.inside]
+    if not _is_subsequence(want_inside, list(found.enclosing)):
+        problems.append(f"line {line} is not inside `if {' / '.join(condition.inside)}`")
+    branches = [_block(node.body)] + [_block(c.body) for c in chain]
+    if isinstance(tail, cst.Else):
+        branches_with_else = branches + [_block(tail.body)]
+    else:
+        branches_with_else = branches
+    checks: list[tuple[tuple[str, ...], Sequence[cst.BaseStatement] | None, str]] = [
+        (condition.then, branches[0], f"the branch of line {line}"),
+        (condition.orelse, _block(tail.body) if isinstance(tail, cst.Else) else None, f"the else of line {line}"),
+    ]
+    checks += [(condition.each, b, f"a branch of the chain at line {line}") for b in branches_with_else]
+    for wanted, block, where in checks:
+        if not wanted:
+            continue
+        if block is None:
+            problems.append(f"line {line}: the chain has no else")
+            continue
+        missing, _ = _require([compile_statement(s) for s in wanted], list(_smalls(block)), index, where)
+        problems += [m for m, _ in missing]
+    return problems
+
+
+def _is_subsequence(want: list[Canon], have: list[Canon]) -> bool:
+    it = iter(have)
+    return all(any(w == h for h in it) for w in want)

@@ -1,0 +1,96 @@
+"""Examples the condition matcher owns: code where a condition holds, and code where it drifts.
+
+Each example is a Python file, a condition written as in anchors.yaml, and
+the status :func:`anchor_audit.match.condition.check_condition` must give
+(with the line where it holds or nearly holds).  tests/test_condition_examples.py
+runs every one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from textwrap import dedent
+from typing import Any
+
+from ..model import ConditionStatus
+
+HOLDS_, DIFFERENT, ABSENT = ConditionStatus.HOLDS, ConditionStatus.DIFFERENT, ConditionStatus.ABSENT
+
+# The shapes a launch planner has: a module flag, a method with an if/elif
+# gate nested in another if, an if/else choosing defaults, dict writes.
+PLANNER = dedent(
+    """\
+    try:
+        import fastlib
+        HAVE_FAST = True
+    except ImportError:
+        HAVE_FAST = False
+
+    class Planner:
+        def plan(self, cfg, env):
+            if cfg.overlap is True:
+                if cfg.tp < 2:
+                    cfg.overlap = False
+                elif not cfg.sp:
+                    cfg.overlap = False
+                elif not HAVE_FAST:  # no kernels
+                    cfg.overlap = False
+            if cfg.dp > 1:
+                cfg.bucket = 64 * 1024
+            else:
+                cfg.bucket = None
+            env["MAX_CONN"] = str(cfg.conns)
+    """
+)
+
+
+@dataclass(frozen=True)
+class ConditionExample:
+    name: str
+    condition: dict[str, Any]  # as in anchors.yaml, less `path` (added)
+    status: ConditionStatus
+    line: int | None = None
+    code: str = PLANNER
+    detail: str = ""  # a fragment the detail must contain
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+GATE = {"in": "Planner.plan", "if": "cfg.tp < 2", "elif": ["not cfg.sp", "not HAVE_FAST"]}
+
+HOLDS = [
+    ConditionExample("if/elif chain inside its gate, same write in each branch",
+        {**GATE, "inside": ["cfg.overlap is True"], "each": ["cfg.overlap = False"]}, HOLDS_, line=10),
+    ConditionExample("formatting and parentheses do not matter",
+        {"in": "Planner.plan", "if": "(cfg.tp<2)", "elif": ["not (cfg.sp)", "not HAVE_FAST"]}, HOLDS_, line=10),
+    ConditionExample("then and else branches",
+        {"in": "Planner.plan", "if": "cfg.dp > 1", "then": ["cfg.bucket = 64*1024"], "else": ["cfg.bucket = None"]},
+        HOLDS_, line=16),
+    ConditionExample("dict write with any value, other quote style",
+        {"in": "Planner.plan", "has": ["env['MAX_CONN'] = ..."]}, HOLDS_, line=20),
+    ConditionExample("module flag bound under try", {"defines": "HAVE_FAST"}, HOLDS_, line=3),
+    ConditionExample("class is a scope too", {"in": "Planner", "has": ["x = 1"]}, HOLDS_, line=2,
+        code="class Planner:\n    x = 1\n"),
+]
+
+DRIFTS = [
+    ConditionExample("operator changed", {"in": "Planner.plan", "if": "cfg.tp <= 2"}, DIFFERENT, line=10,
+        detail="tests `cfg.tp < 2`"),
+    ConditionExample("constant changed in a branch",
+        {"in": "Planner.plan", "if": "cfg.dp > 1", "then": ["cfg.bucket = 128 * 1024"]}, DIFFERENT, line=16,
+        detail="has `cfg.bucket = 64 * 1024`"),
+    ConditionExample("branches swapped",
+        {"in": "Planner.plan", "if": "cfg.dp > 1", "then": ["cfg.bucket = None"]}, DIFFERENT, line=16),
+    ConditionExample("elif chain lost a test",
+        {**GATE, "elif": ["not cfg.sp"]}, DIFFERENT, line=10, detail="elif tests are"),
+    ConditionExample("gate not nested where promised",
+        {**GATE, "inside": ["cfg.overlap is False"]}, DIFFERENT, line=10, detail="not inside"),
+    ConditionExample("no else where one is promised",
+        {**GATE, "else": ["cfg.overlap = True"]}, DIFFERENT, line=10, detail="no else"),
+    ConditionExample("method renamed", {**GATE, "in": "Planner.prepare"}, ABSENT, detail="no Planner.prepare"),
+    ConditionExample("flag gone", {"defines": "HAVE_SLOW"}, ABSENT),
+    ConditionExample("dict write gone", {"in": "Planner.plan", "has": ["env['OTHER'] = ..."]}, ABSENT),
+    ConditionExample("name in a test changed", {"in": "Planner.plan", "if": "cfg.pp > 1"}, DIFFERENT, line=16,
+        detail="tests `cfg.dp > 1`, not `cfg.pp > 1`"),
+    ConditionExample("no such if at all", {"in": "Planner.plan", "if": "self.world.rank == 0"}, ABSENT,
+        detail="no `if self.world.rank == 0` in Planner.plan"),
+]

@@ -1,0 +1,120 @@
+"""Examples the quote matcher owns: code where a quote holds, and code where it drifts.
+
+Each example is a file's text, a fence (``START:END`` then the body) and what
+:func:`anchor_audit.match.quote.match_quote` must say.  tests/test_quote_examples.py
+runs every one; add a line here when you teach the matcher something new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from textwrap import dedent
+
+from ..model import AnchorStatus
+
+EXACT, MOVED, CHANGED = AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.CHANGED
+
+# A small planner with the shape of a comm-overlap gate: a method with an if/else.
+PLANNER = dedent(
+    """\
+    import os
+
+    class Planner:
+        def plan(self, cfg):
+            # decide the overlap
+            if cfg.tp > 1:
+                if cfg.sp:
+                    cfg.overlap = True
+                else:
+                    cfg.overlap = False
+            return cfg
+    """
+)
+
+
+@dataclass(frozen=True)
+class QuoteExample:
+    name: str
+    code: str
+    fence: str  # "START:END" on the first line, then the quote body
+    status: AnchorStatus
+    found: tuple[int, int] | None = None
+    suggested: tuple[int, int] | None = None
+    path: str = "pkg/planner.py"
+
+
+HOLDS = [
+    QuoteExample("exact block", PLANNER, """\
+        6:10
+        if cfg.tp > 1:
+            if cfg.sp:
+                cfg.overlap = True
+            else:
+                cfg.overlap = False""", EXACT, found=(6, 10)),
+    QuoteExample("range may take in the comment above", PLANNER, """\
+        5:10
+        if cfg.tp > 1:
+        ...
+            else:
+                cfg.overlap = False""", EXACT, found=(6, 10)),
+    QuoteExample("elision spans any gap", PLANNER, """\
+        4:11
+        def plan(self, cfg):
+        ...
+        return cfg""", EXACT, found=(4, 11)),
+    QuoteExample("blank and comment lines may sit between quoted lines",
+        PLANNER.replace("            if cfg.sp:\n", "\n            # sequence parallel only\n            if cfg.sp:\n"),
+        """\
+        6:12
+        if cfg.tp > 1:
+            if cfg.sp:
+                cfg.overlap = True""", EXACT, found=(6, 10)),
+    QuoteExample("re-wrapped statement, trailing comma", "cfg = make(\n    tp=2,\n    sp=True,\n)\n", """\
+        1:4
+        cfg = make(tp=2, sp=True)""", EXACT, found=(1, 4)),
+    QuoteExample("quote style and trailing comment", "NAME = \"tp\"  # the knob\n", """\
+        1:1
+        NAME = 'tp'""", EXACT, found=(1, 1)),
+    QuoteExample("redundant parentheses", "if (cfg.tp > 1):\n    go()\n", """\
+        1:2
+        if cfg.tp > 1:
+            go()""", EXACT, found=(1, 2)),
+    QuoteExample("non-Python file: region is the whole file", "a\nb\nc\n", """\
+        1:3
+        b""", EXACT, found=(2, 2), path="docs/notes.md"),
+]
+
+DRIFTS = [
+    QuoteExample("code moved down", "import sys\nimport re\n" + PLANNER, """\
+        6:10
+        if cfg.tp > 1:
+            if cfg.sp:
+                cfg.overlap = True
+            else:
+                cfg.overlap = False""", MOVED, found=(8, 12), suggested=(8, 12)),
+    QuoteExample("range runs past the enclosing statement", PLANNER, """\
+        6:11
+        if cfg.tp > 1:
+            if cfg.sp:""", MOVED, found=(6, 7), suggested=(6, 7)),
+    QuoteExample("trailing elision keeps the elided block in range", PLANNER, """\
+        1:2
+        if cfg.tp > 1:
+            if cfg.sp:
+                ...""", MOVED, found=(6, 7), suggested=(6, 10)),
+    QuoteExample("nearest START wins among repeats", "x = 1\ny = 2\nx = 1\ny = 2\n", """\
+        4:4
+        x = 1""", MOVED, found=(3, 3), suggested=(3, 3), path="pkg/twice.txt"),
+    QuoteExample("operator changed", PLANNER, """\
+        6:6
+        if cfg.tp >= 1:""", CHANGED),
+    QuoteExample("constant changed", PLANNER, """\
+        8:8
+        cfg.overlap = 1""", CHANGED),
+    QuoteExample("parentheses that matter", "x = (a + b) * c\n", """\
+        1:1
+        x = a + b * c""", CHANGED),
+    QuoteExample("lines no longer consecutive", PLANNER.replace("            if cfg.sp:\n", "            log()\n            if cfg.sp:\n"), """\
+        6:8
+        if cfg.tp > 1:
+            if cfg.sp:""", CHANGED),
+]

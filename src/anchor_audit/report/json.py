@@ -1,0 +1,96 @@
+"""The JSON report: stable, documented in the README, byte-identical for the same inputs.
+
+Keys are sorted and nothing depends on time or the machine, so a report can
+be committed and diffed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TextIO
+
+from ..model import AuditReport, ClaimVerdict, Evidence, QuoteMatch, SkillReport, SourceInfo
+
+SCHEMA_VERSION = 1
+
+
+def report_dict(report: AuditReport) -> dict[str, Any]:
+    return {
+        "version": SCHEMA_VERSION,
+        "source": _source(report.source),
+        "skills": [_skill(s) for s in report.skills],
+        "summary": {
+            "anchors": report.anchor_counts(),
+            "claims": report.claim_counts(),
+            "card_mismatches": report.mismatch_count(),
+            "exit_code": int(report.exit_code),
+        },
+        "warnings": list(report.warnings),
+    }
+
+
+_PAIR = re.compile(r"\[\s+(-?\d+),\s+(-?\d+)\s+\]")
+
+
+def render_json(report: AuditReport, stream: TextIO) -> None:
+    text = json.dumps(report_dict(report), indent=2, sort_keys=True, ensure_ascii=False)
+    stream.write(_PAIR.sub(r"[\1, \2]", text) + "\n")  # line ranges on one line: [442, 449]
+
+
+def _source(info: SourceInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"repo": info.repo, "ref": info.ref, "commit": info.commit, "kind": info.kind}
+    if info.release:
+        out["release"] = info.release
+    return out
+
+
+def _skill(skill: SkillReport) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "path": skill.path,
+        "anchors": [_anchor(m) for m in skill.anchors],
+        "claims": [_claim(c) for c in skill.claims],
+        "notes": list(skill.notes),
+    }
+
+
+def _anchor(match: QuoteMatch) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "path": match.quote.path,
+        "declared": match.quote.declared.as_list(),
+        "status": match.status.value,
+        "line": match.quote.skill_line,
+    }
+    for name in ("found", "suggested", "region", "candidate"):
+        value = getattr(match, name)
+        if value is not None:
+            out[name] = value.as_list()
+    if match.diff:
+        out["diff"] = list(match.diff)
+    if match.detail:
+        out["detail"] = match.detail
+    return out
+
+
+def _claim(claim: ClaimVerdict) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": claim.id,
+        "declared": list(claim.declared),
+        "verdict": claim.verdict.value,
+        "evidence": [_evidence(e) for e in claim.evidence],
+    }
+    if claim.mismatch:
+        out["mismatch"] = claim.mismatch
+    if claim.unknown_tags:
+        out["unknown_tags"] = list(claim.unknown_tags)
+    return out
+
+
+def _evidence(item: Evidence) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": item.kind, "ref": item.ref, "ok": item.ok, "status": item.status}
+    if item.detail:
+        out["detail"] = item.detail
+    if item.location:
+        out["location"] = item.location
+    return out

@@ -1,0 +1,146 @@
+"""The report for a person: rich tables per skill and a one-line summary."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TextIO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ..model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, QuoteMatch, SkillReport, Verdict
+
+STYLE = {
+    AnchorStatus.EXACT: "green",
+    AnchorStatus.MOVED: "yellow",
+    AnchorStatus.CHANGED: "bold red",
+    AnchorStatus.MISSING: "bold red",
+    AnchorStatus.UNVERIFIABLE: "magenta",
+    AnchorStatus.ERROR: "magenta",
+    Verdict.CODE_VERIFIED: "green",
+    Verdict.BROKEN: "bold red",
+    Verdict.DOC_ONLY: "cyan",
+    Verdict.UNVERIFIABLE: "magenta",
+}
+EXIT_WORDS = {ExitCode.OK: "all hold", ExitCode.DRIFT: "drift"}
+
+
+@dataclass
+class TerminalRenderer:
+    verbose: bool = False
+    width: int | None = None
+
+    def __call__(self, report: AuditReport, stream: TextIO) -> None:
+        is_tty = hasattr(stream, "isatty") and stream.isatty()
+        console = Console(
+            file=stream,
+            width=self.width or (None if is_tty else 120),
+            no_color="NO_COLOR" in os.environ or not is_tty,
+            highlight=False,
+            emoji=False,
+        )
+        console.print(Text(f"source: {report.source.label}", style="bold"))
+        for warning in report.warnings:
+            console.print(Text(f"warning: {warning}", style="yellow"))
+        for skill in report.skills:
+            self._skill(console, skill)
+        console.print(Text(summary_line(report)))
+
+    def _skill(self, console: Console, skill: SkillReport) -> None:
+        console.print()
+        console.print(Text.assemble((skill.name, "bold"), f"  {skill.path}"))
+        for note in skill.notes:
+            console.print(Text(f"note: {note}", style="dim"))
+        if skill.anchors:
+            console.print(_quotes_table(skill))
+        for match in skill.anchors:
+            if match.status is not AnchorStatus.EXACT and (match.detail or match.diff):
+                console.print(Text(f"  {match.quote.key}: {match.detail}"))
+                if match.diff and (self.verbose or match.status is AnchorStatus.CHANGED):
+                    for line in match.diff:
+                        console.print(Text("    " + line, style=_diff_style(line)))
+        if skill.claims:
+            console.print(_claims_table(skill, self.verbose))
+
+
+def _quotes_table(skill: SkillReport) -> Table:
+    table = Table(title="quotes", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("status", "quote", "line", "declared", "found", "suggested"):
+        table.add_column(column, no_wrap=column != "quote")
+    for match in skill.anchors:
+        table.add_row(
+            Text(match.status.value, style=STYLE[match.status]),
+            escape(match.quote.path),
+            str(match.quote.skill_line),
+            _range(match.quote.declared),
+            _range(match.found, "-"),
+            _range(match.suggested),
+        )
+    return table
+
+
+def _claims_table(skill: SkillReport, verbose: bool) -> Table:
+    table = Table(title="claims", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("claim", "declared", "verdict", "evidence"):
+        table.add_column(column, no_wrap=column in ("claim", "verdict"))
+    for claim in skill.claims:
+        table.add_row(
+            escape(claim.id),
+            escape(", ".join(claim.declared) or "-"),
+            Text(claim.verdict.value, style=STYLE[claim.verdict]),
+            _evidence_cell(claim, verbose),
+        )
+    return table
+
+
+def _evidence_cell(claim: ClaimVerdict, verbose: bool) -> Text:
+    text = Text()
+    for item in claim.evidence:
+        if item.ok and not verbose:
+            continue
+        mark = "ok" if item.ok else item.status
+        where = f" at {item.location}" if item.location else ""
+        text.append(f"{mark}: {item.kind} {item.ref}{where}", style="" if item.ok else "red")
+        if item.detail and not item.ok:
+            text.append(f" ({item.detail})")
+        text.append("\n")
+    held = sum(1 for e in claim.evidence if e.ok)
+    if claim.evidence:
+        text.append(f"{held}/{len(claim.evidence)} evidence holds")
+    else:
+        text.append("no evidence registered")
+    if claim.mismatch:
+        text.append(f"\nmismatch: {claim.mismatch}", style="bold red")
+    if claim.unknown_tags:
+        text.append(f"\nunknown tags: {', '.join(claim.unknown_tags)}", style="yellow")
+    return text
+
+
+def summary_line(report: AuditReport) -> str:
+    """``4 quotes: 3 moved, 1 changed · 5 claims: ... · exit 1 (drift)``."""
+    anchors = report.anchor_counts()
+    claims = report.claim_counts()
+    quote_part = ", ".join(f"{n} {k}" for k, n in anchors.items() if n) or "none"
+    claim_part = ", ".join(f"{n} {k}" for k, n in claims.items() if n) or "none"
+    code = report.exit_code
+    parts = [f"{sum(anchors.values())} quotes: {quote_part}", f"{sum(claims.values())} claims: {claim_part}"]
+    if report.mismatch_count():
+        parts.append(f"{report.mismatch_count()} card mismatches")
+    parts.append(f"exit {int(code)} ({EXIT_WORDS[code]})")
+    return " · ".join(parts)
+
+
+def _range(rng: object, sep: str = ":") -> str:
+    """Declared and suggested ranges read as START:END; a found span as first-last."""
+    return "-" if rng is None else str(rng).replace("-", sep)
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith("+") and not line.startswith("+++"):
+        return "green"
+    if line.startswith("-") and not line.startswith("---"):
+        return "red"
+    return "dim"

@@ -1,0 +1,53 @@
+"""Source trees at a ref: where the code's text comes from.
+
+A tree answers one question, :meth:`SourceTree.read`: the text of PATH at the
+audited ref (a :class:`~anchor_audit.match.pysource.SourceFile`), ``None`` if
+the path is not there, :class:`~anchor_audit.errors.NotCarried` if this kind
+of tree cannot know (a release wheel has no ``docs/``), or
+:class:`~anchor_audit.errors.UnreadableFile`.  Nothing here parses code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable, Protocol
+
+from ..errors import UnreadableFile
+from ..match.pysource import SourceFile
+from ..model import SourceInfo
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+# progress(message, fraction or None); the CLI passes a rich display or nothing.
+Progress = Callable[[str, "float | None"], None]
+
+
+def no_progress(message: str, fraction: float | None) -> None:
+    """The progress sink for non-terminals and --quiet."""
+
+
+class SourceTree(Protocol):
+    info: SourceInfo
+
+    def read(self, path: str) -> SourceFile | None:
+        """The file at ``path``, or None if the tree has no such file."""
+        ...
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The sha git gives a blob with this content (so wheel and git files share cache keys)."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def decode(path: str, data: bytes, blob: str) -> SourceFile:
+    """Bytes of a file at the ref -> its text; raises :class:`UnreadableFile`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise UnreadableFile(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not audited")
+    if b"\x00" in data[:8192]:
+        raise UnreadableFile(f"{path} is a binary file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise UnreadableFile(f"{path}:{line} is not UTF-8 (byte {exc.start})") from None
+    return SourceFile(path, text, blob)

@@ -1,0 +1,143 @@
+"""anchors.yaml -> :class:`~anchor_audit.model.Spec`.
+
+Validation runs in two passes: the shipped JSON Schema (shape and types,
+with key paths), then what a schema cannot say (a condition has exactly one
+shape; its expressions and statements parse; paths stay in the repository).
+Every problem is a :class:`SpecError` of one line, ``anchors.yaml:LINE:
+key.path: what is wrong``.  Unknown keys are warnings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+from ..match.condition import PatternError, compile_expression, compile_statement
+from ..model import ClaimSpec, Condition, ReleaseSpec, SkillSpec, SourceSpec, Spec
+from .repopath import normalize, repo_path_problem
+from .schema import validate
+from .yamldoc import KeyPath, YamlDoc, format_path, load_yaml
+
+MAX_SPEC_BYTES = 5 * 1024 * 1024
+
+
+def load_spec(path: Path) -> Spec:
+    """Read and validate anchors.yaml at ``path``."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such file (give the registry with --spec)") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"{path}: larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB; not a registry")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    return parse_spec(text, path)
+
+
+def parse_spec(text: str, path: Path) -> Spec:
+    """Validate registry ``text``; ``path`` names it in messages and anchors relative skill paths."""
+    doc = load_yaml(text, str(path))
+    if doc.data is None:
+        raise SpecError(f"{path}:1: the registry is empty")
+    warnings: list[str] = []
+    for violation in validate(doc.data):
+        message = f"{doc.where(violation.path)}: {violation.message}"
+        if violation.warning:
+            warnings.append(message)
+        else:
+            raise SpecError(message)
+    data = doc.data
+    source = data["source"]
+    release = None
+    if "release" in source:
+        paths = source["release"].get("paths", {})
+        release = ReleaseSpec(source["release"]["dist"], tuple(sorted(paths.items())))
+    skills = []
+    for name, entry in data["skills"].items():
+        where: KeyPath = ("skills", name)
+        entry = entry or {}
+        skill_path = Path(entry["path"]) if "path" in entry else None
+        if skill_path is not None and not skill_path.is_absolute():
+            skill_path = path.parent / skill_path
+        claims = []
+        for claim_id, claim in (entry.get("claims") or {}).items():
+            claims.append(_claim(doc, where + ("claims", claim_id), claim_id, claim or {}))
+        skills.append(SkillSpec(name, skill_path, tuple(claims)))
+    return Spec(path, SourceSpec(source["repo"], source["ref"], release), tuple(skills), tuple(warnings))
+
+
+def _claim(doc: YamlDoc, where: KeyPath, claim_id: str, data: dict[str, Any]) -> ClaimSpec:
+    quotes = []
+    for i, key in enumerate(data.get("quotes", [])):
+        qpath, _, rng = key.rpartition(":")
+        _check_path(doc, where + ("quotes", i), qpath)
+        start, end = (int(x) for x in rng.split("-"))
+        if not 1 <= start <= end:
+            raise SpecError(f"{doc.where(where + ('quotes', i))}: range {rng}: START must be at least 1 and at most END")
+        quotes.append(f"{normalize(qpath)}:{start}-{end}")
+    conditions = [
+        _condition(doc, where + ("conditions", i), c) for i, c in enumerate(data.get("conditions", []))
+    ]
+    return ClaimSpec(claim_id, tuple(quotes), tuple(conditions))
+
+
+_GATE_ONLY = ("elif", "inside", "then", "else", "each")
+
+
+def _condition(doc: YamlDoc, where: KeyPath, data: dict[str, Any]) -> Condition:
+    shapes = [k for k in ("if", "has", "defines") if k in data]
+    if len(shapes) != 1:
+        found = " and ".join(shapes) if shapes else "none of them"
+        raise SpecError(f"{doc.where(where)}: a condition needs exactly one of if, has, defines (found {found})")
+    if "if" not in data:
+        for key in _GATE_ONLY:
+            if key in data:
+                raise SpecError(f"{doc.where(where + (key,))}: '{key}' only goes with 'if'")
+    if "defines" in data and "in" in data:
+        raise SpecError(f"{doc.where(where + ('in',))}: 'defines' is about module level; drop 'in'")
+    _check_path(doc, where + ("path",), data["path"])
+    for key in ("if",):
+        if key in data:
+            _expression(doc, where + (key,), data[key])
+    for key in ("elif", "inside"):
+        for i, text in enumerate(data.get(key, [])):
+            _expression(doc, where + (key, i), text)
+    for key in ("then", "else", "each", "has"):
+        for i, text in enumerate(data.get(key, [])):
+            try:
+                compile_statement(text)
+            except PatternError as exc:
+                raise SpecError(f"{doc.where(where + (key, i))}: {exc}") from None
+    if "has" in data and not data["has"]:
+        raise SpecError(f"{doc.where(where + ('has',))}: list at least one statement")
+    return Condition(
+        path=normalize(data["path"]),
+        where=format_path(where),
+        scope=data.get("in"),
+        if_test=data.get("if"),
+        elif_tests=tuple(data["elif"]) if "elif" in data else None,
+        inside=tuple(data.get("inside", ())),
+        then=tuple(data.get("then", ())),
+        orelse=tuple(data.get("else", ())),
+        each=tuple(data.get("each", ())),
+        has=tuple(data.get("has", ())),
+        defines=data.get("defines"),
+    )
+
+
+def _expression(doc: YamlDoc, where: KeyPath, text: str) -> None:
+    try:
+        compile_expression(text)
+    except PatternError as exc:
+        raise SpecError(f"{doc.where(where)}: {exc}") from None
+
+
+def _check_path(doc: YamlDoc, where: KeyPath, path: str) -> None:
+    problem = repo_path_problem(path)
+    if problem:
+        raise SpecError(f"{doc.where(where)}: {problem}")

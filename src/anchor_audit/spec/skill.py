@@ -1,0 +1,124 @@
+"""A skill directory -> :class:`~anchor_audit.model.Skill`.
+
+SKILL.md is YAML front matter, then Markdown.  A line-anchored quote is a
+fenced code block whose info string is ``START:END:PATH``; Markdown is parsed
+with markdown-it-py (CommonMark), so ``~~~`` fences, longer fences and fences
+inside lists are found like any other.  card.yaml, when present, gives each
+claim's tags (``validation_status``) and the evidence paths.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from markdown_it import MarkdownIt
+
+from ..errors import SpecError
+from ..model import Card, CardClaim, LineRange, Quote, Skill
+from .repopath import normalize, repo_path_problem
+from .yamldoc import load_yaml
+
+MAX_SKILL_BYTES = 2 * 1024 * 1024
+MAX_QUOTES = 2_000
+_ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
+
+
+def load_skill(path: Path, shown_as: str | None = None) -> Skill:
+    """Read the skill directory at ``path``; ``shown_as`` is how reports name it."""
+    shown = shown_as if shown_as is not None else str(path)
+    skill_md = path / "SKILL.md"
+    if not path.is_dir():
+        raise SpecError(f"{shown}: not a skill directory (no such folder)")
+    if not skill_md.is_file():
+        raise SpecError(f"{shown}: not a skill directory (no SKILL.md)")
+    quotes = parse_skill_md(_read_text(skill_md), str(skill_md))
+    card_path = path / "card.yaml"
+    card = parse_card(_read_text(card_path), card_path) if card_path.is_file() else None
+    return Skill(name=path.resolve().name, path=shown, quotes=quotes, card=card)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_SKILL_BYTES:
+        raise SpecError(f"{path}: larger than {MAX_SKILL_BYTES // (1024 * 1024)} MiB; not a skill file")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(f"{path}:{line}: not UTF-8 (byte {exc.start})") from None
+
+
+def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
+    """The line-anchored quotes of a SKILL.md, in document order."""
+    text = text.replace("\r\n", "\n")
+    text = _blank_front_matter(text, name)
+    quotes: list[Quote] = []
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type != "fence" or token.map is None:
+            continue
+        info = token.info.strip().split()
+        match = _ANCHOR.match(info[0]) if info else None
+        if not match:
+            continue
+        line = token.map[0] + 1
+        start, end, qpath = int(match.group(1)), int(match.group(2)), match.group(3)
+        where = f"{name}:{line}: quote {info[0]}"
+        if start < 1 or end < 1:
+            raise SpecError(f"{where}: line numbers start at 1")
+        if start > end:
+            raise SpecError(f"{where}: START {start} is greater than END {end}")
+        problem = repo_path_problem(qpath)
+        if problem:
+            raise SpecError(f"{where}: {problem}")
+        body = tuple(token.content.splitlines())
+        if not any(s.strip() and s.strip() != "..." for s in body):
+            raise SpecError(f"{where}: the quote is empty")
+        quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line))
+        if len(quotes) > MAX_QUOTES:
+            raise SpecError(f"{name}:{line}: more than {MAX_QUOTES} quotes; not auditing this file")
+    return tuple(quotes)
+
+
+def _blank_front_matter(text: str, name: str) -> str:
+    """Check the YAML front matter parses, and blank it so Markdown line numbers stay true."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return text
+    for i in range(1, len(lines)):
+        if lines[i].strip() in ("---", "..."):
+            front = "\n".join(lines[1:i])
+            doc = load_yaml("\n" + front, name)  # the leading newline keeps line numbers true
+            if doc.data is not None and not isinstance(doc.data, dict):
+                raise SpecError(f"{name}:2: front matter must be a YAML mapping")
+            return "\n" * (i + 1) + "\n".join(lines[i + 1 :])
+    raise SpecError(f"{name}:1: front matter opened with '---' is never closed")
+
+
+def parse_card(text: str, path: Path) -> Card:
+    """The claims and evidence of a card.yaml.  Unknown tags are kept."""
+    doc = load_yaml(text, str(path))
+    data = doc.data
+    if data is None:
+        return Card(path, None, (), ())
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}:1: card.yaml must be a mapping")
+    claims = []
+    status = data.get("validation_status", {}) or {}
+    if not isinstance(status, dict):
+        raise SpecError(f"{doc.where(('validation_status',))}: expected a mapping of claim id to tags")
+    for claim_id, tags in status.items():
+        where = ("validation_status", claim_id)
+        if isinstance(tags, str):
+            tags = [tags]
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise SpecError(f"{doc.where(where)}: expected a list of tags")
+        claims.append(CardClaim(str(claim_id), tuple(tags), doc.line(where)))
+    evidence = data.get("evidence", []) or []
+    if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
+        raise SpecError(f"{doc.where(('evidence',))}: expected a list of repository paths")
+    validated = data.get("validated_on")
+    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence))
+

@@ -31,7 +31,7 @@ class LogicalLine:
     end: int  # last physical line
     key: tuple  # tokens with formatting, comments and quote style dropped
     loose_key: tuple  # key without parentheses and commas: equal keys here go to libcst
-    text: str  # the physical lines, stripped and joined
+    text: str  # the code tokens joined by spaces (comments dropped)
 
 
 class PythonSyntaxProblem(Exception):
@@ -147,7 +147,6 @@ def _build_index(text: str) -> PythonIndex:
 def logical_lines(text: str, line_offset: int = 0) -> list[LogicalLine] | None:
     """Split code into logical lines with formatting-free keys; None if it does not tokenize."""
     out: list[LogicalLine] = []
-    physical = text.splitlines()
     tokens: list[tokenize.TokenInfo] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -155,7 +154,8 @@ def logical_lines(text: str, line_offset: int = 0) -> list[LogicalLine] | None:
                 start, end = tokens[0].start[0], tokens[-1].end[0]
                 key = tuple(_token_key(t) for t in tokens)
                 loose = tuple(k for k in key if k not in ("(", ")", ","))
-                joined = "\n".join(s.strip() for s in physical[start - 1 : end])
+                # Tokens joined by spaces: valid Python without comments or line breaks.
+                joined = " ".join(t.string for t in tokens)
                 out.append(LogicalLine(start + line_offset, end + line_offset, key, loose, joined))
                 tokens = []
             elif tok.type not in _NOT_CODE:

@@ -1,0 +1,88 @@
+"""Shared fixtures: real git repositories built in temporary directories."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+DEMO = FIXTURES / "demo"
+SHARED_SKILL = ROOT.parent / "shared" / "skills" / "nemo-mbridge-perf-tp-dp-comm-overlap"
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV, "HOME": str(cwd)}
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@dataclass
+class GitRepo:
+    """A real repository with a work tree; tests commit and tag in it."""
+
+    path: Path
+
+    def write(self, rel: str, text: str) -> None:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+    def read(self, rel: str) -> str:
+        return (self.path / rel).read_text(encoding="utf-8")
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        """Replace ``old`` by ``new`` once; fail loudly if ``old`` is not there."""
+        text = self.read(rel)
+        assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {rel}"
+        self.write(rel, text.replace(old, new))
+
+    def remove(self, rel: str) -> None:
+        git(self.path, "rm", "-q", rel)
+
+    def commit(self, message: str, tag: str | None = None, date: str = "2026-01-01T00:00:00") -> str:
+        git(self.path, "add", "-A")
+        env_date = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+        os.environ.update(env_date)
+        try:
+            git(self.path, "commit", "-q", "-m", message)
+        finally:
+            for key in env_date:
+                os.environ.pop(key, None)
+        if tag:
+            git(self.path, "tag", tag)
+        return git(self.path, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):
+    """Build a repository holding the demo sources, committed and tagged v1."""
+
+    def make(name: str = "code") -> GitRepo:
+        path = tmp_path / name
+        path.mkdir()
+        git(path, "init", "-q", "-b", "main")
+        repo = GitRepo(path)
+        shutil.copytree(DEMO / "src", path / "src")
+        repo.commit("demo sources", tag="v1")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "cache"

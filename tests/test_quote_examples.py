@@ -1,0 +1,84 @@
+"""Run every example the quote matcher owns (anchor_audit/match/quote_examples.py)."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from anchor_audit.match.pysource import SourceFile
+from anchor_audit.match.quote import match_quote
+from anchor_audit.match.quote_examples import DRIFTS, HOLDS, QuoteExample
+from anchor_audit.model import AnchorStatus, LineRange, Quote
+
+
+def run(example: QuoteExample):
+    lines = dedent(example.fence).splitlines()
+    start, end = (int(x) for x in lines[0].split(":"))
+    quote = Quote(example.path, LineRange(start, end), tuple(lines[1:]), skill_line=1)
+    return match_quote(quote, SourceFile(example.path, example.code))
+
+
+def check(example: QuoteExample) -> None:
+    match = run(example)
+    assert match.status is example.status, match.detail
+    if example.found is not None:
+        assert match.found == LineRange(*example.found)
+    if example.suggested is not None:
+        assert match.suggested == LineRange(*example.suggested)
+    if match.status is AnchorStatus.MOVED:
+        # A suggestion must itself be exact: span <= suggested <= region.
+        assert match.found in match.suggested and match.suggested in match.region
+    if match.status is AnchorStatus.EXACT:
+        assert match.suggested is None
+
+
+@pytest.mark.parametrize("example", HOLDS, ids=[e.name for e in HOLDS])
+def test_holds(example: QuoteExample) -> None:
+    assert example.status is AnchorStatus.EXACT
+    check(example)
+
+
+@pytest.mark.parametrize("example", DRIFTS, ids=[e.name for e in DRIFTS])
+def test_drifts(example: QuoteExample) -> None:
+    assert example.status is not AnchorStatus.EXACT
+    check(example)
+
+
+def test_missing_file() -> None:
+    quote = Quote("gone.py", LineRange(1, 1), ("x = 1",), 1)
+    assert match_quote(quote, None).status is AnchorStatus.MISSING
+
+
+def test_changed_shows_closest_candidate_and_diff() -> None:
+    code = "def f(cfg):\n    if cfg.tp > 1:\n        go()\n"
+    quote = Quote("m.py", LineRange(2, 3), ("if cfg.tp >= 1:", "    go()"), 1)
+    match = match_quote(quote, SourceFile("m.py", code))
+    assert match.status is AnchorStatus.CHANGED
+    assert match.candidate == LineRange(2, 3)
+    assert "-if cfg.tp >= 1:" in match.diff and "+if cfg.tp > 1:" in match.diff
+
+
+def test_syntax_error_falls_back_to_text_with_a_note() -> None:
+    code = "def f(:\n    x = 1\n"
+    quote = Quote("bad.py", LineRange(2, 2), ("x = 1",), 1)
+    match = match_quote(quote, SourceFile("bad.py", code))
+    assert match.status is AnchorStatus.EXACT  # region is the whole file
+    assert "does not parse" in match.detail
+
+
+def test_real_shape_of_region_spanning_two_methods() -> None:
+    # Quoted lines from two methods: the enclosing statement is the class.
+    code = dedent(
+        """\
+        class Plugin:
+            def a(self, ex):
+                ex.env["A"] = "1"
+
+            def b(self, ex):
+                ex.env["B"] = "2"
+        """
+    )
+    quote = Quote("p.py", LineRange(1, 6), ('ex.env["A"] = "1"', "...", 'ex.env["B"] = "2"'), 1)
+    match = match_quote(quote, SourceFile("p.py", code))
+    assert (match.status, match.found, match.region) == (AnchorStatus.EXACT, LineRange(3, 6), LineRange(1, 6))

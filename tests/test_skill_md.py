@@ -1,0 +1,85 @@
+"""SKILL.md quotes and card.yaml claims, parsed as a maintainer writes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from anchor_audit.errors import SpecError
+from anchor_audit.model import LineRange
+from anchor_audit.spec.skill import load_skill, parse_card, parse_skill_md
+
+from .conftest import DEMO
+
+
+def test_demo_skill_fences_of_every_kind() -> None:
+    skill = load_skill(DEMO / "skills" / "demo-overlap")
+    assert [(q.path, q.declared, q.skill_line) for q in skill.quotes] == [
+        ("src/demo/overlap.py", LineRange(32, 38), 10),  # ``` fence
+        ("src/demo/overlap.py", LineRange(41, 47), 22),  # ~~~ fence
+        ("src/demo/overlap.py", LineRange(55, 57), 36),  # ```` fence inside a list item
+        ("src/demo/launch.py", LineRange(10, 13), 44),  # ``` fence inside a list item
+    ]
+    # The list item's indentation is not part of the quote body.
+    assert skill.quotes[2].body[0] == "if self.world.dp_size > 1:"
+    assert skill.quotes[3].body[1] == "..."
+    assert skill.name == "demo-overlap"
+    assert skill.card is not None and [c.id for c in skill.card.claims][:2] == ["tp_gate", "pp_selection"]
+
+
+def test_front_matter_keeps_line_numbers_and_info_words_after_the_anchor() -> None:
+    text = dedent(
+        """\
+        ---
+        name: x
+        ---
+        ```3:4:a.py python
+        x = 1
+        ```
+        """
+    )
+    (quote,) = parse_skill_md(text)
+    assert quote.skill_line == 4 and quote.path == "a.py" and quote.body == ("x = 1",)
+
+
+def test_fence_inside_a_longer_fence_is_not_a_quote() -> None:
+    text = "````markdown\n```1:2:a.py\nx = 1\n```\n````\n"
+    assert parse_skill_md(text) == ()
+
+
+def test_crlf_skill() -> None:
+    (quote,) = parse_skill_md("```1:1:a.py\r\nx = 1\r\n```\r\n")
+    assert quote.body == ("x = 1",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("```9:3:a.py\nx\n```\n", "SKILL.md:1: quote 9:3:a.py: START 9 is greater than END 3"),
+        ("\n```0:3:a.py\nx\n```\n", "SKILL.md:2: quote 0:3:a.py: line numbers start at 1"),
+        ("```1:3:/etc/passwd\nx\n```\n", "SKILL.md:1: quote 1:3:/etc/passwd: path '/etc/passwd' is absolute"),
+        ("```1:3:src/../../x.py\nx\n```\n", "climbs out of the repository with '..'"),
+        ("```1:3:a.py\n...\n\n```\n", "SKILL.md:1: quote 1:3:a.py: the quote is empty"),
+        ("---\nname: [x\n---\n", "SKILL.md:2: not valid YAML"),
+        ("---\nname: x\n", "SKILL.md:1: front matter opened with '---' is never closed"),
+    ],
+)
+def test_bad_skill_md(text: str, message: str) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_skill_md(text, "SKILL.md")
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_card_keeps_unknown_tags_and_reports_bad_shapes(tmp_path: Path) -> None:
+    card = parse_card("validation_status:\n  a: [code_verified, benchmarked]\n  b: doc_only\n", tmp_path / "card.yaml")
+    assert [(c.id, c.tags) for c in card.claims] == [("a", ("code_verified", "benchmarked")), ("b", ("doc_only",))]
+    with pytest.raises(SpecError, match=r"card.yaml:2: validation_status.a: expected a list of tags"):
+        parse_card("validation_status:\n  a: {x: 1}\n", tmp_path / "card.yaml")
+
+
+def test_not_a_skill_directory(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match="no SKILL.md"):
+        load_skill(tmp_path)

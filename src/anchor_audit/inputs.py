@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .model import Skill, SkillSpec, Spec
-from .source import Progress, SourceTree, no_progress
+from .source import Progress, SourceTree, is_remote, no_progress
 from .spec.registry import load_spec
 from .spec.skill import load_skill
 
@@ -34,7 +34,10 @@ def load_inputs(
         spec = load_spec(Path(spec_path))
     elif Path(default_spec).is_file():
         spec = load_spec(Path(default_spec))
-    repo = repo or (spec.source.repo if spec else None)
+    if repo is None and spec is not None:
+        repo = spec.source.repo
+        if not is_remote(repo) and not Path(repo).is_absolute():
+            repo = os.path.relpath(spec.path.parent / repo)  # a registry's local path is relative to it
     ref = ref or (spec.source.ref if spec else None)
     if repo is None or ref is None:
         raise UsageError(f"no {default_spec} here: give --spec, or both --repo and --ref")

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, QuoteMatch, SkillReport, Verdict
+from ..model import AnchorStatus, AuditReport, ExitCode, SkillReport, Verdict
 
 STYLE = {
     AnchorStatus.EXACT: "green",
@@ -63,7 +63,18 @@ class TerminalRenderer:
                     for line in match.diff:
                         console.print(Text("    " + line, style=_diff_style(line)))
         if skill.claims:
-            console.print(_claims_table(skill, self.verbose))
+            console.print(_claims_table(skill))
+        for claim in skill.claims:
+            shown = [e for e in claim.evidence if self.verbose or not e.ok]
+            if shown or claim.unknown_tags:
+                console.print(Text.assemble(f"  {claim.id}: ", (claim.verdict.value, STYLE[claim.verdict])))
+            for item in shown:
+                where = f" at {item.location}" if item.location else ""
+                detail = f": {item.detail}" if item.detail else ""
+                style = "" if item.ok else "red"
+                console.print(Text(f"    {item.status}: {item.kind} {item.ref}{where}{detail}", style=style))
+            if claim.unknown_tags:
+                console.print(Text(f"    unknown tags kept: {', '.join(claim.unknown_tags)}", style="yellow"))
 
 
 def _quotes_table(skill: SkillReport) -> Table:
@@ -82,41 +93,20 @@ def _quotes_table(skill: SkillReport) -> Table:
     return table
 
 
-def _claims_table(skill: SkillReport, verbose: bool) -> Table:
+def _claims_table(skill: SkillReport) -> Table:
     table = Table(title="claims", title_justify="left", show_edge=False, pad_edge=False)
-    for column in ("claim", "declared", "verdict", "evidence"):
-        table.add_column(column, no_wrap=column in ("claim", "verdict"))
+    for column in ("claim", "declared", "verdict", "evidence", "card.yaml"):
+        table.add_column(column, no_wrap=column != "card.yaml")
     for claim in skill.claims:
+        held = sum(1 for e in claim.evidence if e.ok)
         table.add_row(
             escape(claim.id),
             escape(", ".join(claim.declared) or "-"),
             Text(claim.verdict.value, style=STYLE[claim.verdict]),
-            _evidence_cell(claim, verbose),
+            f"{held}/{len(claim.evidence)} hold" if claim.evidence else "none registered",
+            Text(claim.mismatch or "agrees", style="bold red" if claim.mismatch else ""),
         )
     return table
-
-
-def _evidence_cell(claim: ClaimVerdict, verbose: bool) -> Text:
-    text = Text()
-    for item in claim.evidence:
-        if item.ok and not verbose:
-            continue
-        mark = "ok" if item.ok else item.status
-        where = f" at {item.location}" if item.location else ""
-        text.append(f"{mark}: {item.kind} {item.ref}{where}", style="" if item.ok else "red")
-        if item.detail and not item.ok:
-            text.append(f" ({item.detail})")
-        text.append("\n")
-    held = sum(1 for e in claim.evidence if e.ok)
-    if claim.evidence:
-        text.append(f"{held}/{len(claim.evidence)} evidence holds")
-    else:
-        text.append("no evidence registered")
-    if claim.mismatch:
-        text.append(f"\nmismatch: {claim.mismatch}", style="bold red")
-    if claim.unknown_tags:
-        text.append(f"\nunknown tags: {', '.join(claim.unknown_tags)}", style="yellow")
-    return text
 
 
 def summary_line(report: AuditReport) -> str:

@@ -10,6 +10,7 @@ of tree cannot know (a release wheel has no ``docs/``), or
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Callable, Protocol
 
 from ..errors import UnreadableFile
@@ -17,6 +18,8 @@ from ..match.pysource import SourceFile
 from ..model import SourceInfo
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
 
 # progress(message, fraction or None); the CLI passes a rich display or nothing.
 Progress = Callable[[str, "float | None"], None]
@@ -32,6 +35,11 @@ class SourceTree(Protocol):
     def read(self, path: str) -> SourceFile | None:
         """The file at ``path``, or None if the tree has no such file."""
         ...
+
+
+def is_remote(repo: str) -> bool:
+    """A URL (``scheme://``) or scp-like ``user@host:path``, as git reads it; else a local path."""
+    return bool(_URL.match(repo) or _SCP.match(repo))
 
 
 def git_blob_sha(data: bytes) -> str:

@@ -18,19 +18,13 @@ import git
 from ..errors import SourceError, UnreadableFile, UsageError
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
-from . import Progress, decode, no_progress
+from . import _URL, Progress, decode, is_remote, no_progress
 from .cache import cache_root, locked, slug
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
 # Transports that can run commands (ext::, fd::) are never allowed; git checks this list too.
 ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
 _GIT_ENV = {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
 SYMLINK_MODE = 0o120000
-
-
-def is_remote(repo: str) -> bool:
-    return bool(_URL.match(repo) or _SCP.match(repo))
 
 
 def check_ref(ref: str) -> None:

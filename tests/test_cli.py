@@ -1,0 +1,147 @@
+"""The command line as a user meets it: exit codes, output formats, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.cli import main
+
+from .conftest import DEMO, ROOT, GitRepo
+
+SPEC = str(DEMO / "anchors.yaml")
+
+
+@pytest.fixture
+def repo(make_repo) -> GitRepo:
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    repo.commit("add imports", tag="v2")
+    return repo
+
+
+def check(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", "--spec", SPEC, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exit_0_when_everything_holds(repo: GitRepo, capsys) -> None:
+    code, out, err = check(capsys, "--repo", str(repo.path))
+    assert code == 0 and err == ""
+    assert out.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · exit 0 (all hold)"
+
+
+def test_exit_1_on_drift_with_suggestions_in_the_table(repo: GitRepo, capsys) -> None:
+    code, out, _ = check(capsys, "--repo", str(repo.path), "--ref", "v2")
+    assert code == 1
+    assert out.splitlines()[-1] == "4 quotes: 1 exact, 3 moved · 5 claims: 4 code_verified, 1 doc_only · exit 1 (drift)"
+    row = next(line for line in out.splitlines() if line.startswith("moved") and "│ 22 " in line)
+    assert row.split("│")[3:] == [" 41:47    ", " 43-49 ", " 43:49    "]
+    assert "\x1b[" not in out  # not a terminal: no colour codes
+
+
+def test_json_report_shape_and_byte_identical_runs(repo: GitRepo, capsys, tmp_path: Path) -> None:
+    code, first, _ = check(capsys, "--repo", str(repo.path), "--ref", "v2", "--format", "json")
+    _, second, _ = check(capsys, "--repo", str(repo.path), "--ref", "v2", "--format", "json")
+    assert first == second
+    data = json.loads(first)
+    assert code == 1 and data["summary"]["exit_code"] == 1
+    assert data["source"] == {
+        "repo": str(repo.path), "ref": "v2", "commit": data["source"]["commit"], "kind": "git",
+    } and len(data["source"]["commit"]) == 40
+    (skill,) = data["skills"]
+    assert skill["name"] == "demo-overlap"
+    assert skill["anchors"][0] == {
+        "path": "src/demo/overlap.py", "declared": [32, 38], "status": "moved", "line": 10,
+        "found": [34, 39], "suggested": [34, 40], "region": [33, 40],
+    }
+    assert skill["claims"][-1] == {"id": "perf_notes", "declared": ["doc_only"], "verdict": "doc_only", "evidence": []}
+    assert data["summary"]["anchors"] == {
+        "exact": 1, "moved": 3, "changed": 0, "missing": 0, "unverifiable": 0, "error": 0,
+    }
+    assert list(data) == sorted(data)
+
+
+def test_output_file_is_written_whole(repo: GitRepo, capsys, tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    code, out, _ = check(capsys, "--repo", str(repo.path), "--format", "json", "--output", str(target))
+    assert code == 0 and out == ""
+    assert json.loads(target.read_text())["summary"]["exit_code"] == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []
+
+
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text("source: {repo: ., ref: v1}\nskills:\n  x:\n    claims:\n      y:\n        conditions:\n          - path: a.py\n            if: [a]\n")
+    target = tmp_path / "out.json"
+    code = main(["check", "--spec", str(spec), "--output", str(target), str(DEMO / "skills" / "demo-overlap")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == f"anchor-audit: error: {spec}:8: skills.x.claims.y.conditions[0].if: expected a string\n"
+    assert not target.exists()
+
+
+def test_unknown_ref_is_exit_2(repo: GitRepo, capsys) -> None:
+    code, _, err = check(capsys, "--repo", str(repo.path), "--ref", "v9")
+    assert code == 2 and err == f"anchor-audit: error: {repo.path}: unknown ref 'v9'\n"
+
+
+def test_without_registry_needs_repo_and_ref(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", str(DEMO / "skills" / "demo-overlap")])
+    assert code == 2
+    assert capsys.readouterr().err == "anchor-audit: error: no anchors.yaml here: give --spec, or both --repo and --ref\n"
+
+
+def test_skill_without_registry_entry_is_audited_on_its_own(repo: GitRepo, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(DEMO / "skills" / "demo-overlap")])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1  # its card says code_verified, and nothing backs that
+    assert [a["status"] for a in data["skills"][0]["anchors"]] == ["exact"] * 4
+    claims = {c["id"]: c for c in data["skills"][0]["claims"]}
+    assert claims["tp_gate"]["verdict"] == "doc_only"
+    assert claims["tp_gate"]["mismatch"] == "card.yaml says code_verified, but anchors.yaml registers no evidence"
+    assert "no entry in anchors.yaml" in data["skills"][0]["notes"][0]
+
+
+def test_as_a_process_no_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "anchor_audit", "check", "--spec", str(tmp_path / "nope.yaml")],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"anchor-audit: error: {tmp_path / 'nope.yaml'}: no such file (give the registry with --spec)\n"
+    usage = subprocess.run([sys.executable, "-m", "anchor_audit", "check", "--format", "xml"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr and "invalid choice" in usage.stderr
+
+
+def test_release_needs_a_release_section(repo: GitRepo, capsys) -> None:
+    code, _, err = check(capsys, "--repo", str(repo.path), "--release")
+    assert code == 2 and "--release needs source.release" in err
+
+
+def test_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "anchor_audit", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.startswith("anchor-audit ")
+
+
+def test_registry_repo_path_is_relative_to_the_registry(repo: GitRepo, tmp_path: Path, capsys, monkeypatch) -> None:
+    spec = repo.path.parent / "anchors.yaml"
+    spec.write_text(
+        (DEMO / "anchors.yaml").read_text()
+        .replace("https://git.example.invalid/demo-trainer.git", repo.path.name)
+        .replace("path: skills/demo-overlap", f"path: {DEMO / 'skills' / 'demo-overlap'}")
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["check", "--spec", str(spec), "--ref", "v2", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["source"]["repo"] == f"../{repo.path.name}"

@@ -1,0 +1,89 @@
+"""The real skill against the real code: published Megatron-Bridge wheels 0.3.0 and 0.6.0.
+
+Needs ../shared beside the checkout and the package index (pip download);
+skipped, with the reason, where either is missing.  The expected results are
+the known truth checked by hand against the code (see the README).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.audit import audit
+from anchor_audit.errors import NotCarried, SourceError
+from anchor_audit.model import AnchorStatus, ExitCode, LineRange, Verdict
+from anchor_audit.source.wheel import open_release
+from anchor_audit.spec.registry import load_spec
+from anchor_audit.spec.skill import load_skill
+
+from .conftest import ROOT, SHARED_SKILL
+
+pytestmark = pytest.mark.network
+
+COMM = "src/megatron/bridge/training/comm_overlap.py"
+PLUGINS = "src/megatron/bridge/recipes/run_plugins.py"
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> Path:
+    if not SHARED_SKILL.is_dir():
+        pytest.skip(f"{SHARED_SKILL} not found: ../shared is not beside this checkout")
+    cache = tmp_path_factory.mktemp("cache")
+    spec = load_spec(ROOT / "anchors.yaml")
+    assert spec.source.release is not None
+    for version in ("0.3.0", "0.6.0"):
+        try:
+            open_release(spec.source.repo, f"v{version}", spec.source.release, cache_dir=str(cache))
+        except SourceError as exc:
+            pytest.skip(f"the package index is unreachable: {exc}")
+    return cache
+
+
+def run(ref: str, cache: Path):
+    spec = load_spec(ROOT / "anchors.yaml")
+    skill = load_skill(SHARED_SKILL)
+    assert spec.source.release is not None
+    tree = open_release(spec.source.repo, ref, spec.source.release, cache_dir=str(cache))
+    return audit([(skill, spec.skills[0])], tree, spec)
+
+
+def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: Path) -> None:
+    report = run("v0.6.0", wheels)
+    assert report.source.label.endswith("read from release wheel megatron-bridge 0.6.0, not git")
+    got = [(m.quote.key, m.status, m.found) for m in report.skills[0].anchors]
+    assert got == [
+        (f"{COMM}:439-449", AnchorStatus.MOVED, LineRange(442, 449)),
+        (f"{COMM}:451-458", AnchorStatus.MOVED, LineRange(454, 460)),
+        (f"{COMM}:572-579", AnchorStatus.MOVED, LineRange(576, 579)),
+        (f"{PLUGINS}:570-609", AnchorStatus.CHANGED, None),
+    ]
+    verdicts = {c.id: c.verdict for c in report.skills[0].claims}
+    assert verdicts == {
+        "tp_overlap_gating": Verdict.CODE_VERIFIED,
+        "dp_overlap_defaults": Verdict.CODE_VERIFIED,
+        "pp_overlap_auto_selection": Verdict.CODE_VERIFIED,
+        "launch_env_wiring": Verdict.BROKEN,
+        "overlap_perf_claims": Verdict.DOC_ONLY,
+    }
+    assert report.exit_code is ExitCode.DRIFT
+
+
+def test_v0_3_0_two_quotes_exact(wheels: Path) -> None:
+    report = run("v0.3.0", wheels)
+    status = {m.quote.key: m.status for m in report.skills[0].anchors}
+    assert status[f"{COMM}:451-458"] is AnchorStatus.EXACT
+    assert status[f"{PLUGINS}:570-609"] is AnchorStatus.EXACT
+    assert status[f"{COMM}:439-449"] is AnchorStatus.MOVED  # line 449 is the blank after the block
+    launch = next(c for c in report.skills[0].claims if c.id == "launch_env_wiring")
+    assert launch.verdict is Verdict.CODE_VERIFIED
+
+
+def test_paths_a_wheel_does_not_carry_are_unverifiable(wheels: Path) -> None:
+    spec = load_spec(ROOT / "anchors.yaml")
+    assert spec.source.release is not None
+    tree = open_release(spec.source.repo, "v0.6.0", spec.source.release, cache_dir=str(wheels))
+    with pytest.raises(NotCarried, match="does not carry docs/training/communication-overlap.md"):
+        tree.read("docs/training/communication-overlap.md")
+    assert tree.read("src/megatron/bridge/no_such_module.py") is None

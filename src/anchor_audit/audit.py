@@ -59,7 +59,14 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> Skil
     for cid in ids:
         card = card_claims.get(cid)
         claims.append(
-            _verdict(cid, card.tags if card else (), spec_claims.get(cid), by_key, tree, skill.card is not None and card is None)
+            _verdict(
+                cid,
+                card.tags if card else (),
+                spec_claims.get(cid),
+                by_key,
+                tree,
+                skill.card is not None and card is None,
+            )
         )
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes))
 
@@ -126,7 +133,9 @@ def _verdict(
         ok = result.status is ConditionStatus.HOLDS
         unchecked |= result.status in _UNCHECKED_CONDITION
         failed |= not ok and result.status not in _UNCHECKED_CONDITION
-        evidence.append(Evidence("condition", condition.describe(), ok, result.status.value, result.detail, result.location))
+        evidence.append(
+            Evidence("condition", condition.describe(), ok, result.status.value, result.detail, result.location)
+        )
 
     if not evidence:
         verdict = Verdict.DOC_ONLY

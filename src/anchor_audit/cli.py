@@ -12,11 +12,15 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 from . import __version__
 from .errors import AuditError, UsageError
 from .model import ExitCode
+from .source import Progress, no_progress
+
+if TYPE_CHECKING:
+    from rich.status import Status
 
 DEFAULT_SPEC = "anchors.yaml"
 
@@ -42,19 +46,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="anchor-audit",
-        description="Check that the line-anchored quotes and gating conditions of agent skills still hold at a pinned git ref.",
+        description="Check that the line-anchored quotes and gating conditions of agent skills "
+        "still hold at a pinned git ref.",
     )
     parser.add_argument("--version", action="version", version=f"anchor-audit {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
-    check.add_argument("skill_dirs", nargs="*", metavar="SKILL_DIR",
-                       help="skill directories (default: the skills anchors.yaml names)")
+    check.add_argument(
+        "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
+    )
     check.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
     check.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
     check.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
-    check.add_argument("--release", nargs="?", const="", metavar="VERSION",
-                       help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')")
+    check.add_argument(
+        "--release",
+        nargs="?",
+        const="",
+        metavar="VERSION",
+        help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
+    )
     check.add_argument("--format", choices=("terminal", "json"), default="terminal")
     check.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     check.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories and wheels are kept")
@@ -67,8 +78,8 @@ def _parser() -> argparse.ArgumentParser:
 def cmd_check(args: argparse.Namespace) -> ExitCode:
     """``anchor-audit check``: audit at one ref and report."""
     from .audit import audit
-    from .report import renderer
     from .inputs import load_inputs, open_tree
+    from .report import renderer
 
     inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC)
     tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
@@ -78,7 +89,7 @@ def cmd_check(args: argparse.Namespace) -> ExitCode:
     return report.exit_code
 
 
-def _emit(write, output: str | None) -> None:  # type: ignore[no-untyped-def]
+def _emit(write: Callable[[TextIO], None], output: str | None) -> None:
     """Write to stdout, or to ``output`` atomically: all of it or nothing."""
     if output is None:
         write(sys.stdout)
@@ -95,24 +106,21 @@ def _emit(write, output: str | None) -> None:  # type: ignore[no-untyped-def]
         raise UsageError(f"--output {output}: cannot write: {exc.strerror}") from None
 
 
-def _progress(quiet: bool):  # type: ignore[no-untyped-def]
+def _progress(quiet: bool) -> Progress:
     """A progress display on stderr when it is a terminal and not --quiet."""
-    from .source import no_progress
-
     if quiet or not sys.stderr.isatty():
         return no_progress
     from rich.console import Console
 
     console = Console(file=sys.stderr, no_color="NO_COLOR" in os.environ)
-    status = {"live": None}
+    shown: list[Status] = []
 
     def show(message: str, fraction: float | None) -> None:
-        if status["live"] is not None:
-            status["live"].stop()
-            status["live"] = None
+        while shown:
+            shown.pop().stop()
         if message:
-            status["live"] = console.status(message)
-            status["live"].start()
+            status = console.status(message)
+            status.start()
+            shown.append(status)
 
     return show
-

@@ -50,7 +50,9 @@ def load_inputs(
     elif spec is not None:
         for entry in spec.skills:
             if entry.path is None:
-                raise UsageError(f"{spec.path}: skills.{entry.name} has no path; give its directory on the command line")
+                raise UsageError(
+                    f"{spec.path}: skills.{entry.name} has no path; give its directory on the command line"
+                )
             skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
@@ -71,4 +73,3 @@ def open_tree(
     from .source.git import open_git
 
     return open_git(inputs.repo, inputs.ref, cache_dir, progress)
-

@@ -93,11 +93,15 @@ def compile_statement(text: str) -> StatementPattern:
 def check_condition(condition: Condition, source: SourceFile | None) -> ConditionResult:
     """Judge ``condition`` against ``source`` (None: the file is not at the ref)."""
     if source is None:
-        return ConditionResult(condition, ConditionStatus.MISSING, detail=f"{condition.path} is not in the tree at this ref")
+        return ConditionResult(
+            condition, ConditionStatus.MISSING, detail=f"{condition.path} is not in the tree at this ref"
+        )
     try:
         index = source.python()
     except PythonSyntaxProblem as problem:
-        return ConditionResult(condition, ConditionStatus.ERROR, problem.line, f"{condition.path} does not parse: {problem}")
+        return ConditionResult(
+            condition, ConditionStatus.ERROR, problem.line, f"{condition.path} does not parse: {problem}"
+        )
     if condition.defines is not None:
         return _check_defines(condition, index)
     scopes = _scopes(index.module, condition.scope)
@@ -140,6 +144,7 @@ def _defs(body: Sequence[cst.BaseStatement]) -> Iterator[cst.FunctionDef | cst.C
 def _block(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if isinstance(suite, cst.IndentedBlock):
         return suite.body
+    assert isinstance(suite, cst.SimpleStatementSuite)
     return [cst.SimpleStatementLine(body=suite.body)]  # one-line suite: `if x: y = 1`
 
 
@@ -178,7 +183,9 @@ def _check_defines(condition: Condition, index: PythonIndex) -> ConditionResult:
     for node in _module_bindings(index.module.body):
         if _binds(node, name):
             return ConditionResult(condition, ConditionStatus.HOLDS, index.line_of(node), f"{name} is bound here")
-    return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"{condition.path} binds no {name} at module level")
+    return ConditionResult(
+        condition, ConditionStatus.ABSENT, detail=f"{condition.path} binds no {name} at module level"
+    )
 
 
 def _module_bindings(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
@@ -245,7 +252,9 @@ def _require(
             continue
         near = next((s for s in smalls if pattern.kind == "assign" and pattern.same_target(s)), None)
         if near is not None:
-            problems.append((f"line {index.line_of(near)} has `{code(near)}`, not `{pattern.text}`", index.line_of(near)))
+            problems.append(
+                (f"line {index.line_of(near)} has `{code(near)}`, not `{pattern.text}`", index.line_of(near))
+            )
         else:
             problems.append((f"no `{pattern.text}` in {where}", None))
     return problems, first_line
@@ -297,7 +306,9 @@ def _check_gate(condition: Condition, index: PythonIndex, scopes: list[Sequence[
         _, near = max(scored, key=lambda s: s[0])
         line = index.line_of(near.node)
         return ConditionResult(
-            condition, ConditionStatus.DIFFERENT, line,
+            condition,
+            ConditionStatus.DIFFERENT,
+            line,
             f"line {line} tests `{code(near.node.test)}`, not `{condition.if_test}`",
         )
     scope = condition.scope or "the module"

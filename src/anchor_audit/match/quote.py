@@ -203,7 +203,7 @@ def _chain(
     for first_start, first_end in occurrences[0]:
         end, last_start = first_end, first_start
         ok = True
-        for occ, occ_starts in zip(occurrences[1:], starts[1:]):
+        for occ, occ_starts in zip(occurrences[1:], starts[1:], strict=True):
             k = bisect_left(occ_starts, end + 1)
             if k == len(occ):
                 ok = False
@@ -231,28 +231,28 @@ def _changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[st
     """The quote is gone: show the most similar window of code and a diff."""
     want = shape.lines
     code = [(i + 1, s) for i, s in enumerate(source.stripped) if s]
-    best: tuple[float, int] | None = None
     n = len(want)
-    for k in range(0, max(1, len(code) - n + 1)):
+    best_score, best_k, best_distance = -1.0, 0, 0
+    for k in range(max(1, len(code) - n + 1)):
         window = code[k : k + n]
         if not window:
             break
-        score = sum(_similar(a, b) for a, (_, b) in zip(want, window)) / n
+        score = sum(_similar(a, b) for a, (_, b) in zip(want, window, strict=False)) / n  # a short file: fewer lines
         distance = abs(window[0][0] - quote.declared.start)
-        if best is None or score > best[0] + 1e-9 or (abs(score - best[0]) <= 1e-9 and distance < best[2]):
-            best = (score, k, distance)  # type: ignore[assignment]
+        if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and distance < best_distance):
+            best_score, best_k, best_distance = score, k, distance
     detail = "the quoted code is not in the file"
-    if best is None or best[0] < CANDIDATE_THRESHOLD:
+    if best_score < CANDIDATE_THRESHOLD:
         notes.insert(0, detail + "; nothing similar found")
         return QuoteMatch(quote, AnchorStatus.CHANGED, detail="; ".join(notes))
-    window = code[best[1] : best[1] + n]
+    window = code[best_k : best_k + n]
     candidate = LineRange(window[0][0], window[-1][0])
     label = f"{quote.path}:{candidate}"
     diff = tuple(
         line.rstrip("\n")
         for line in difflib.unified_diff(want, [s for _, s in window], "quote", label, lineterm="", n=n)
     )
-    notes.insert(0, f"{detail}; closest: lines {candidate} ({best[0]:.0%} similar)")
+    notes.insert(0, f"{detail}; closest: lines {candidate} ({best_score:.0%} similar)")
     return QuoteMatch(quote, AnchorStatus.CHANGED, candidate=candidate, diff=diff, detail="; ".join(notes))
 
 

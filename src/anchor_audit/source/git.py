@@ -9,7 +9,6 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -136,7 +135,10 @@ def _mirror(url: str, ref: str, root: Path, progress: Progress) -> git.Repo:
         progress(f"fetching {ref} from {url}", None)
         try:
             handle.git.fetch(
-                "--filter=blob:none", "--depth=1", "--no-tags", "origin",
+                "--filter=blob:none",
+                "--depth=1",
+                "--no-tags",
+                "origin",
                 f"+{ref}:refs/anchor-audit/{ref}",
             )
         except git.GitCommandError as exc:

@@ -63,8 +63,12 @@ class WheelTree:
 
 
 def open_release(
-    repo: str, ref: str, release: ReleaseSpec, version: str | None = None,
-    cache_dir: str | None = None, progress: Progress = no_progress,
+    repo: str,
+    ref: str,
+    release: ReleaseSpec,
+    version: str | None = None,
+    cache_dir: str | None = None,
+    progress: Progress = no_progress,
 ) -> WheelTree:
     """Fetch (or reuse) the wheel of ``release.dist`` at ``version`` (default: from ``ref``)."""
     version = version or version_of(ref)
@@ -89,9 +93,19 @@ def _download(dist: str, version: str, wheels: Path, stem: str) -> Path:
     wheels.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=wheels, prefix=".download-") as tmp:
         cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-            "--ignore-requires-python", "--disable-pip-version-check", "--quiet",
-            "--dest", tmp, f"{dist}=={version}",
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--ignore-requires-python",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--dest",
+            tmp,
+            f"{dist}=={version}",
         ]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT, stdin=subprocess.DEVNULL)

@@ -78,11 +78,11 @@ def _claim(doc: YamlDoc, where: KeyPath, claim_id: str, data: dict[str, Any]) ->
         _check_path(doc, where + ("quotes", i), qpath)
         start, end = (int(x) for x in rng.split("-"))
         if not 1 <= start <= end:
-            raise SpecError(f"{doc.where(where + ('quotes', i))}: range {rng}: START must be at least 1 and at most END")
+            raise SpecError(
+                f"{doc.where(where + ('quotes', i))}: range {rng}: START must be at least 1 and at most END"
+            )
         quotes.append(f"{normalize(qpath)}:{start}-{end}")
-    conditions = [
-        _condition(doc, where + ("conditions", i), c) for i, c in enumerate(data.get("conditions", []))
-    ]
+    conditions = [_condition(doc, where + ("conditions", i), c) for i, c in enumerate(data.get("conditions", []))]
     return ClaimSpec(claim_id, tuple(quotes), tuple(conditions))
 
 

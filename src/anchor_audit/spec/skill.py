@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
 from markdown_it import MarkdownIt
 
 from ..errors import SpecError
@@ -121,4 +122,3 @@ def parse_card(text: str, path: Path) -> Card:
         raise SpecError(f"{doc.where(('evidence',))}: expected a list of repository paths")
     validated = data.get("validated_on")
     return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence))
-

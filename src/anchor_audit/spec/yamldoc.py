@@ -73,7 +73,9 @@ def load_yaml(text: str, name: str) -> YamlDoc:
 def _convert(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], name: str, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
-        raise SpecError(f"{name}:{node.start_mark.line + 1}: document too large (more than {MAX_NODES} values after aliases)")
+        raise SpecError(
+            f"{name}:{node.start_mark.line + 1}: document too large (more than {MAX_NODES} values after aliases)"
+        )
     if len(path) > MAX_DEPTH:
         raise SpecError(f"{name}:{node.start_mark.line + 1}: document nested deeper than {MAX_DEPTH} levels")
     lines.setdefault(path, node.start_mark.line + 1)
@@ -81,7 +83,9 @@ def _convert(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], name: st
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise SpecError(f"{name}:{key_node.start_mark.line + 1}: {format_path(path)}: keys must be plain scalars")
+                raise SpecError(
+                    f"{name}:{key_node.start_mark.line + 1}: {format_path(path)}: keys must be plain scalars"
+                )
             key = str(key_node.value)  # keys stay as written: `on:` is "on", not True
             if key in out:
                 raise SpecError(f"{name}:{key_node.start_mark.line + 1}: {format_path(path + (key,))}: duplicate key")

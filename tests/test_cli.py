@@ -53,7 +53,7 @@ def test_json_report_shape_and_byte_identical_runs(repo: GitRepo, capsys, tmp_pa
     data = json.loads(first)
     assert code == 1 and data["summary"]["exit_code"] == 1
     assert data["source"] == {
-        "repo": str(repo.path), "ref": "v2", "commit": data["source"]["commit"], "kind": "git",
+        "repo": str(repo.path), "ref": "v2", "commit": data["source"]["commit"], "kind": "git", "date": "2026-01-01",
     } and len(data["source"]["commit"]) == 40
     (skill,) = data["skills"]
     assert skill["name"] == "demo-overlap"

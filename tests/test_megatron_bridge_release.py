@@ -87,3 +87,33 @@ def test_paths_a_wheel_does_not_carry_are_unverifiable(wheels: Path) -> None:
     with pytest.raises(NotCarried, match="does not carry docs/training/communication-overlap.md"):
         tree.read("docs/training/communication-overlap.md")
     assert tree.read("src/megatron/bridge/no_such_module.py") is None
+
+
+def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(wheels: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from anchor_audit.fix import plan_fix
+    from anchor_audit.fsutil import apply_edits
+
+    skill_dir = tmp_path / SHARED_SKILL.name
+    shutil.copytree(SHARED_SKILL, skill_dir)
+    for item in skill_dir.iterdir():
+        item.chmod(0o644)  # ../shared is read-only
+    registry = tmp_path / "anchors.yaml"
+    registry.write_text((ROOT / "anchors.yaml").read_text().replace("../shared/skills/", ""))
+    spec = load_spec(registry)
+    assert spec.source.release is not None
+    tree = open_release(spec.source.repo, "v0.6.0", spec.source.release, cache_dir=str(wheels))
+    skills = [(load_skill(skill_dir), spec.skills[0])]
+    plan = plan_fix(audit(skills, tree, spec), skills, spec, tree, refresh=True)
+    assert len([line for line in plan.done if "moved: range ->" in line]) == 3
+    assert any(f"{PLUGINS}:570-609 is changed; not rewritten" in line for line in plan.left)
+    apply_edits(plan.edits)
+
+    spec = load_spec(registry)
+    skills = [(load_skill(skill_dir), spec.skills[0])]
+    report = audit(skills, tree, spec)
+    assert [m.status for m in report.skills[0].anchors] == [AnchorStatus.EXACT] * 3 + [AnchorStatus.CHANGED]
+    assert "```570:609:src/megatron/bridge/recipes/run_plugins.py" in (skill_dir / "SKILL.md").read_text()
+    verdicts = {c.id: c.verdict for c in report.skills[0].claims}
+    assert verdicts["tp_overlap_gating"] is Verdict.CODE_VERIFIED  # the registry followed the new ranges

@@ -31,6 +31,9 @@ def check(example: QuoteExample) -> None:
         assert match.found in match.suggested and match.suggested in match.region
     if match.status is AnchorStatus.EXACT:
         assert match.suggested is None
+    if match.found is not None:  # the runs between "..." tile the span, in order
+        assert match.runs[0].start == match.found.start and match.runs[-1].end == match.found.end
+        assert all(a.end < b.start for a, b in zip(match.runs, match.runs[1:], strict=False))
 
 
 @pytest.mark.parametrize("example", HOLDS, ids=[e.name for e in HOLDS])

@@ -7,20 +7,25 @@ exit code 2, here and nowhere else.
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 from . import __version__
 from .errors import AuditError, UsageError
+from .fsutil import write_atomic
 from .model import ExitCode
 from .source import Progress, no_progress
 
 if TYPE_CHECKING:
     from rich.status import Status
+
+    from .inputs import AuditInputs
+    from .model import AuditReport
+    from .source import SourceTree
 
 DEFAULT_SPEC = "anchors.yaml"
 
@@ -53,40 +58,96 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
-    check.add_argument(
+    _source_options(check)
+    check.add_argument("--format", choices=("terminal", "json"), default="terminal")
+    check.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
+    check.set_defaults(command=cmd_check)
+
+    fix = commands.add_parser(
+        "fix",
+        help="heal moved quotes (and card.yaml tags); a dry run unless --write",
+        description="Rewrite the START:END of moved quotes (and the registry keys naming them). "
+        "Prints a unified diff and writes nothing unless --write.",
+    )
+    _source_options(fix)
+    fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
+    fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
+    fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
+    fix.set_defaults(command=cmd_fix)
+    return parser
+
+
+def _source_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
         "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
     )
-    check.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
-    check.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
-    check.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
-    check.add_argument(
+    command.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
+    command.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
+    command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
+    command.add_argument(
         "--release",
         nargs="?",
         const="",
         metavar="VERSION",
         help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
     )
-    check.add_argument("--format", choices=("terminal", "json"), default="terminal")
-    check.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
-    check.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories and wheels are kept")
-    check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
-    check.add_argument("--quiet", "-q", action="store_true", help="no progress display")
-    check.set_defaults(command=cmd_check)
-    return parser
+    command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories and wheels are kept")
+    command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 
 
 def cmd_check(args: argparse.Namespace) -> ExitCode:
     """``anchor-audit check``: audit at one ref and report."""
-    from .audit import audit
-    from .inputs import load_inputs, open_tree
     from .report import renderer
 
-    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC)
-    tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
-    report = audit(inputs.skills, tree, inputs.spec)
+    inputs, tree, report = _audit(args)
     render = renderer(args.format, verbose=args.verbose) if args.format == "terminal" else renderer(args.format)
     _emit(lambda stream: render(report, stream), args.output)
     return report.exit_code
+
+
+def cmd_fix(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit fix``: heal what only moved; report what needs a person."""
+    from .fix import plan_fix
+    from .fsutil import apply_edits
+
+    inputs, tree, report = _audit(args)
+    plan = plan_fix(report, inputs.skills, inputs.spec, tree, args.refresh_quotes, args.update_card)
+    out = sys.stdout
+    if args.write:
+        apply_edits(plan.edits)
+    else:
+        for edit in plan.edits:
+            out.writelines(
+                difflib.unified_diff(
+                    edit.before.decode("utf-8-sig").splitlines(keepends=True),
+                    edit.after.decode("utf-8-sig").splitlines(keepends=True),
+                    f"a/{edit.path}",
+                    f"b/{edit.path}",
+                )
+            )
+    verb = "" if args.write else "would fix "
+    for line in plan.done:
+        out.write(f"{verb}{line}\n")
+    for line in plan.notes:
+        out.write(f"note: {line}\n")
+    for line in plan.left:
+        out.write(f"left for a person: {line}\n")
+    files = len(plan.edits)
+    state = "written" if args.write else "dry run, nothing written (--write applies)"
+    out.write(f"fix: {files} file{'s' if files != 1 else ''} to change, {state}; {len(plan.left)} left for a person\n")
+    if plan.left or (plan.edits and not args.write):
+        return ExitCode.DRIFT
+    return ExitCode.OK
+
+
+def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditReport]:
+    from .audit import audit
+    from .inputs import load_inputs, open_tree
+
+    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC)
+    tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
+    return inputs, tree, audit(inputs.skills, tree, inputs.spec)
 
 
 def _emit(write: Callable[[TextIO], None], output: str | None) -> None:
@@ -94,14 +155,10 @@ def _emit(write: Callable[[TextIO], None], output: str | None) -> None:
     if output is None:
         write(sys.stdout)
         return
-    target = Path(output)
     buffer = io.StringIO()
     write(buffer)
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(buffer.getvalue())
-        os.replace(tmp, target)
+        write_atomic(Path(output), buffer.getvalue().encode("utf-8"))
     except OSError as exc:
         raise UsageError(f"--output {output}: cannot write: {exc.strerror}") from None
 

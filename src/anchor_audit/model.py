@@ -240,6 +240,7 @@ class QuoteMatch:
     suggested: LineRange | None = None
     candidate: LineRange | None = None
     diff: tuple[str, ...] = ()
+    runs: tuple[LineRange, ...] = ()  # the source lines each run between "..." matched
     detail: str = ""
 
 
@@ -302,6 +303,7 @@ class SourceInfo:
     commit: str | None  # full sha; None for a release wheel
     kind: str = "git"  # "git" | "release"
     release: str | None = None  # "megatron-bridge 0.6.0"
+    date: str | None = None  # the commit's date, YYYY-MM-DD (committer time zone)
 
     @property
     def label(self) -> str:

@@ -87,7 +87,8 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
     if found is None:
         return _changed(quote, shape, source, notes)
 
-    span, last_unit_start = found
+    runs, last_unit_start = found
+    span = LineRange(runs[0].start, runs[-1].end)
     if index is not None:
         region = index.enclosing(span) or source.whole
         region = _widen_over_comments(region, source.stripped)
@@ -109,6 +110,7 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
         found=span,
         region=region,
         suggested=None if exact else suggested,
+        runs=tuple(runs),
         detail="; ".join(notes),
     )
 
@@ -116,7 +118,11 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
 # ------------------------------------------------------------------ finding
 
 
-def _find_text(shape: QuoteShape, src: Sequence[str], near: int) -> tuple[LineRange, int] | None:
+# A match: the source lines each run covers, and the first line of the last matched statement.
+_Found = tuple[list[LineRange], int]
+
+
+def _find_text(shape: QuoteShape, src: Sequence[str], near: int) -> _Found | None:
     """Match runs line by line on stripped text (stage 1)."""
     skippable = [not s or s.startswith("#") for s in src]
 
@@ -150,11 +156,10 @@ def _find_text(shape: QuoteShape, src: Sequence[str], near: int) -> tuple[LineRa
     hit = _chain([occurrences(run) for run in shape.runs], near - 1)
     if hit is None:
         return None
-    first, last, last_start = hit
-    return LineRange(first + 1, last + 1), last_start + 1
+    return [LineRange(a + 1, b + 1) for a, b in hit], hit[-1][1] + 1
 
 
-def _find_logical(shape: QuoteShape, units: Sequence[LogicalLine], near: int) -> tuple[LineRange, int] | None:
+def _find_logical(shape: QuoteShape, units: Sequence[LogicalLine], near: int) -> _Found | None:
     """Match runs by logical line, tolerant of re-wrapping and formatting (stage 2)."""
     runs: list[list[LogicalLine]] = []
     for run in shape.runs:
@@ -181,39 +186,36 @@ def _find_logical(shape: QuoteShape, units: Sequence[LogicalLine], near: int) ->
     hit = _chain([occurrences(run) for run in runs], near - 1, position=lambda i: units[i].start - 1)
     if hit is None:
         return None
-    first, last, last_start = hit
-    return LineRange(units[first].start, units[last].end), units[last_start].start
+    return [LineRange(units[a].start, units[b].end) for a, b in hit], units[hit[-1][1]].start
 
 
 def _chain(
     occurrences: list[list[tuple[int, int]]],
-    near: int | None,
+    near: int,
     position: Callable[[int], int] | None = None,
-) -> tuple[int, int, int] | None:
+) -> list[tuple[int, int]] | None:
     """Pick one occurrence per run, in order, the first nearest ``near``.
 
     Later runs take their earliest occurrence after the previous one, which
-    gives the tightest span for a given first line.  Returns (first index,
-    last index, start index of the last run's occurrence).
+    gives the tightest span for a given first line.  Returns the chosen
+    (start, end) index pair of each run.
     """
     pos = position or (lambda i: i)
-    best: tuple[int, int, int] | None = None
+    best: list[tuple[int, int]] | None = None
     best_distance = 0
     starts = [[o[0] for o in occ] for occ in occurrences]
-    for first_start, first_end in occurrences[0]:
-        end, last_start = first_end, first_start
-        ok = True
+    for first in occurrences[0]:
+        chosen = [first]
         for occ, occ_starts in zip(occurrences[1:], starts[1:], strict=True):
-            k = bisect_left(occ_starts, end + 1)
+            k = bisect_left(occ_starts, chosen[-1][1] + 1)
             if k == len(occ):
-                ok = False
                 break
-            last_start, end = occ[k]
-        if not ok:
+            chosen.append(occ[k])
+        if len(chosen) < len(occurrences):
             continue
-        distance = abs(pos(first_start) - near) if near is not None else 0
+        distance = abs(pos(first[0]) - near)
         if best is None or distance < best_distance:
-            best, best_distance = (first_start, end, last_start), distance
+            best, best_distance = chosen, distance
     return best
 
 

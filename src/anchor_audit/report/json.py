@@ -42,6 +42,8 @@ def _source(info: SourceInfo) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": info.repo, "ref": info.ref, "commit": info.commit, "kind": info.kind}
     if info.release:
         out["release"] = info.release
+    if info.date:
+        out["date"] = info.date
     return out
 
 

@@ -91,7 +91,8 @@ def open_git(repo: str, ref: str, cache_dir: str | None = None, progress: Progre
     if sha is None:
         raise SourceError(f"{repo}: unknown ref {ref!r}")
     commit = handle.commit(sha)
-    return GitTree(handle, commit, SourceInfo(repo=repo, ref=ref, commit=sha, kind="git"))
+    date = commit.committed_datetime.date().isoformat()
+    return GitTree(handle, commit, SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=date))
 
 
 def _open_local(path: str) -> git.Repo:

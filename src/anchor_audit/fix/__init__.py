@@ -1,0 +1,99 @@
+"""``anchor-audit fix``: verdicts -> edited SKILL.md, anchors.yaml and card.yaml.
+
+Planning reads the files and computes new bytes with the pure helpers in
+:mod:`.skill` and :mod:`.card`; :func:`anchor_audit.fsutil.apply_edits`
+writes them atomically, refusing files that changed since they were read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import NotCarried, UnreadableFile
+from ..fsutil import FileEdit, WriteConflict
+from ..match.pysource import SourceFile
+from ..model import AnchorStatus, AuditReport, Skill, SkillSpec, Spec, Verdict
+from ..source import SourceTree
+from ..spec.skill import parse_skill_md
+from .card import reconcile_card
+from .skill import heal_registry, heal_skill_md
+from .text import DiskText
+
+_HEALED_BY_CARD = ("card.yaml says doc_only, but the registered evidence holds",)
+
+
+@dataclass
+class FixPlan:
+    edits: list[FileEdit] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)  # what the edits heal
+    left: list[str] = field(default_factory=list)  # drift fix cannot heal
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.left
+
+
+def plan_fix(
+    report: AuditReport,
+    skills: list[tuple[Skill, SkillSpec | None]],
+    spec: Spec | None,
+    tree: SourceTree,
+    refresh: bool = False,
+    update_card: bool = False,
+) -> FixPlan:
+    plan = FixPlan()
+    registry = DiskText.decode(spec.path.read_bytes()) if spec else None
+    registry_text = registry.text if registry else ""
+    for (skill, entry), result in zip(skills, report.skills, strict=True):
+        skill_md = Path(skill.path) / "SKILL.md"
+        disk = DiskText.decode(skill_md.read_bytes())
+        if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
+            raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
+        moved = [m for m in result.anchors if m.status is AnchorStatus.MOVED]
+        sources = _sources(tree, {m.quote.path for m in moved}) if refresh else {}
+        new_text = heal_skill_md(disk.text, moved, sources, refresh)
+        if new_text != disk.text:
+            plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
+        for m in moved:
+            assert m.suggested is not None
+            new_range = f"{m.suggested.start}:{m.suggested.end}"
+            plan.done.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}")
+        for m in result.anchors:
+            if m.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED):
+                plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
+        if entry is not None and moved:
+            renamed = {m.quote.key: f"{m.quote.path}:{m.suggested}" for m in moved}
+            registry_text = heal_registry(registry_text, entry.name, renamed)
+
+        card_healed: set[str] = set()
+        if update_card and skill.card is not None:
+            card_disk = DiskText.decode(skill.card.path.read_bytes())
+            new_card, changes = reconcile_card(card_disk.text, result.claims, report.source)
+            if new_card != card_disk.text:
+                plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
+            for c in changes:
+                line = f"{skill.card.path}: {c.claim + ': ' if c.claim else ''}{c.message}"
+                (plan.done if c.changed else plan.notes).append(line)
+            card_healed = {c.id for c in result.claims if c.mismatch in _HEALED_BY_CARD}
+        for claim in result.claims:
+            if claim.verdict in (Verdict.BROKEN, Verdict.UNVERIFIABLE):
+                plan.left.append(f"{skill.name}: claim {claim.id} is {claim.verdict.value}")
+            elif claim.mismatch and claim.id not in card_healed:
+                plan.left.append(f"{skill.name}: claim {claim.id}: {claim.mismatch}")
+    if registry is not None and spec is not None and registry_text != registry.text:
+        plan.edits.insert(0, FileEdit(spec.path, registry.raw, registry.encode(registry_text)))
+    return plan
+
+
+def _sources(tree: SourceTree, paths: set[str]) -> dict[str, SourceFile]:
+    out: dict[str, SourceFile] = {}
+    for path in sorted(paths):
+        try:
+            source = tree.read(path)
+        except (NotCarried, UnreadableFile):
+            continue
+        if source is not None:
+            out[path] = source
+    return out

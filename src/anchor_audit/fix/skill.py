@@ -1,0 +1,95 @@
+"""Heal moved quotes in SKILL.md (and the registry keys that name them).
+
+Only the ``START:END`` of a moved quote's fence changes, and with
+``refresh=True`` its body (re-copied from the source at the ref, the
+author's ``...`` elisions kept where they were).  Changed and missing
+quotes are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from ..match.pysource import SourceFile
+from ..model import LineRange, QuoteMatch
+from .text import Splice, apply_splices, compose, mapping_get, scalar_text
+
+_FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):")
+
+
+def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceFile], refresh: bool) -> str:
+    """``text`` with each moved quote's range (and, with ``refresh``, body) rewritten."""
+    lines = text.splitlines(keepends=True)
+    for match in sorted(moved, key=lambda m: m.quote.skill_line, reverse=True):  # bottom up: indices stay valid
+        assert match.suggested is not None
+        i = match.quote.skill_line - 1
+        fence = _FENCE.match(lines[i])
+        if fence is None:  # the file is not the one the quote was read from
+            continue
+        new = f"{match.suggested.start}:{match.suggested.end}:"
+        lines[i] = lines[i][: fence.start("start")] + new + lines[i][fence.end() :]
+        source = sources.get(match.quote.path)
+        if refresh and source is not None and match.runs:
+            newline = "\r\n" if lines[i].endswith("\r\n") else "\n"
+            indent = re.match(r"[ \t>]*", lines[i]).group(0)  # type: ignore[union-attr]
+            body = refreshed_body(list(match.quote.body), list(match.runs), source)
+            start, count = i + 1, len(match.quote.body)
+            lines[start : start + count] = [(indent + b if b else b.rstrip()) + newline for b in body]
+    return "".join(lines)
+
+
+def refreshed_body(body: list[str], runs: list[LineRange], source: SourceFile) -> list[str]:
+    """The quote body re-copied from ``source``: each run of lines between ``...`` replaced
+    by the source lines it matched, common indentation removed; ``...`` lines and blank
+    lines at the edges of a run kept as the author wrote them."""
+    segments: list[list[str]] = [[]]
+    for line in body:
+        if line.strip() == "...":
+            segments.append([line])
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    copied = [[source.lines[n - 1] for n in range(r.start, r.end + 1)] for r in runs]
+    indents = [len(s) - len(s.lstrip()) for run in copied for s in run if s.strip()]
+    base = min(indents, default=0)
+    out: list[str] = []
+    next_run = 0
+    for segment in segments:
+        content = [k for k, s in enumerate(segment) if s.strip() and s.strip() != "..."]
+        if not content or next_run >= len(copied):
+            out += segment
+            continue
+        first, last = content[0], content[-1]
+        out += segment[:first]
+        out += [s[base:].rstrip() if s.strip() else "" for s in copied[next_run]]
+        out += segment[last + 1 :]
+        next_run += 1
+    return out
+
+
+def heal_registry(text: str, skill: str, renamed: dict[str, str]) -> str:
+    """anchors.yaml with quote keys ``PATH:S-E`` of ``skill`` renamed (old key -> new key)."""
+    skills = mapping_get(compose(text), "skills")
+    entry = mapping_get(skills[1], skill) if skills else None
+    claims = mapping_get(entry[1], "claims") if entry else None
+    if claims is None or not isinstance(claims[1], yaml.MappingNode):
+        return text
+    splices: list[Splice] = []
+    for _, claim in claims[1].value:
+        quotes = mapping_get(claim, "quotes")
+        if quotes is None:
+            continue
+        for node in getattr(quotes[1], "value", []):
+            key = getattr(node, "value", None)
+            normal = _normal_key(key) if isinstance(key, str) else None
+            if normal in renamed:
+                new_key = renamed[normal]
+                splices.append(Splice(node.start_mark.index, node.end_mark.index, scalar_text(node, new_key)))
+    return apply_splices(text, splices)
+
+
+def _normal_key(key: str) -> str:
+    path, _, rng = key.rpartition(":")
+    return "/".join(p for p in path.split("/") if p not in ("", ".")) + ":" + rng

@@ -83,6 +83,9 @@ def make_repo(tmp_path: Path):
     return make
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path) -> Path:
-    return tmp_path / "cache"
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own cache directory; none touches the user's."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("ANCHOR_AUDIT_CACHE", str(path))
+    return path

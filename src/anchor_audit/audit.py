@@ -8,6 +8,7 @@ fails, becomes a result for the quotes and claims that needed it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, TypeVar
 
 from .errors import NotCarried, UnreadableFile
@@ -31,6 +32,15 @@ from .model import (
     Spec,
     Verdict,
 )
+from .resultcache import (
+    ResultStore,
+    condition_key,
+    dump_condition,
+    dump_quote,
+    load_condition,
+    load_quote,
+    quote_key,
+)
 from .source import SourceTree
 
 _FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED)
@@ -40,15 +50,91 @@ _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.ERROR)
 R = TypeVar("R")
 
 
-def audit(skills: list[tuple[Skill, SkillSpec | None]], tree: SourceTree, spec: Spec | None = None) -> AuditReport:
+class Judge:
+    """Judges quotes and conditions, sharing work by content.
+
+    A result depends only on the blob and the quote (or condition), so it is
+    kept in memory for the run and, with a :class:`ResultStore`, on disk for
+    later runs; a hit reads and parses nothing.
+    """
+
+    def __init__(self, store: ResultStore | None = None) -> None:
+        self.store = store
+        self._quotes: dict[str, QuoteMatch] = {}
+        self._conditions: dict[str, ConditionResult] = {}
+        self.computed = 0  # results a matcher had to compute (cache misses)
+
+    def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
+        def unchecked(status: AnchorStatus, detail: str) -> QuoteMatch:
+            return QuoteMatch(quote, status, detail=detail)
+
+        return _guarded(
+            lambda: self._quote(quote, tree),
+            not_carried=lambda msg: unchecked(AnchorStatus.UNVERIFIABLE, msg),
+            failed=lambda msg: unchecked(AnchorStatus.ERROR, msg),
+        )
+
+    def condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
+        def unchecked(status: ConditionStatus, detail: str) -> ConditionResult:
+            return ConditionResult(condition, status, detail=detail)
+
+        return _guarded(
+            lambda: self._condition(condition, tree),
+            not_carried=lambda msg: unchecked(ConditionStatus.UNVERIFIABLE, msg),
+            failed=lambda msg: unchecked(ConditionStatus.ERROR, msg),
+        )
+
+    def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
+        blob = tree.blob_id(quote.path)
+        if blob is None:
+            return match_quote(quote, None)
+        key = quote_key(blob, quote)
+        hit = self._quotes.get(key)
+        if hit is None and self.store is not None:
+            data = self.store.get(key)
+            hit = load_quote(quote, data) if data is not None else None
+        if hit is None:
+            self.computed += 1
+            hit = match_quote(quote, tree.read(quote.path))
+            if self.store is not None:
+                self.store.put(key, dump_quote(hit))
+        self._quotes[key] = hit
+        return replace(hit, quote=quote)  # the same content may sit at another line of SKILL.md
+
+    def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
+        blob = tree.blob_id(condition.path)
+        if blob is None:
+            return check_condition(condition, None)
+        key = condition_key(blob, condition)
+        hit = self._conditions.get(key)
+        if hit is None and self.store is not None:
+            data = self.store.get(key)
+            hit = load_condition(condition, data) if data is not None else None
+        if hit is None:
+            self.computed += 1
+            hit = check_condition(condition, tree.read(condition.path))
+            if self.store is not None:
+                self.store.put(key, dump_condition(hit))
+        self._conditions[key] = hit
+        return replace(hit, condition=condition)
+
+
+def audit(
+    skills: list[tuple[Skill, SkillSpec | None]],
+    tree: SourceTree,
+    spec: Spec | None = None,
+    judge: Judge | None = None,
+) -> AuditReport:
     """Audit each skill (with its registry entry, if any) against ``tree``."""
-    reports = tuple(audit_skill(skill, entry, tree) for skill, entry in skills)
+    judge = judge or Judge()
+    reports = tuple(audit_skill(skill, entry, tree, judge) for skill, entry in skills)
     return AuditReport(tree.info, reports, spec.warnings if spec else ())
 
 
-def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> SkillReport:
+def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None) -> SkillReport:
+    judge = judge or Judge()
     notes: list[str] = []
-    anchors = tuple(_judge_quote(q, tree) for q in skill.quotes)
+    anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:
         notes.append("no entry in anchors.yaml: quotes are checked on their own, claims have no evidence")
     by_key = {m.quote.key: m for m in anchors}
@@ -58,39 +144,10 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> Skil
     claims = []
     for cid in ids:
         card = card_claims.get(cid)
-        claims.append(
-            _verdict(
-                cid,
-                card.tags if card else (),
-                spec_claims.get(cid),
-                by_key,
-                tree,
-                skill.card is not None and card is None,
-            )
-        )
+        missing_from_card = skill.card is not None and card is None
+        tags = card.tags if card else ()
+        claims.append(_verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card))
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes))
-
-
-def _judge_quote(quote: Quote, tree: SourceTree) -> QuoteMatch:
-    def unchecked(status: AnchorStatus, detail: str) -> QuoteMatch:
-        return QuoteMatch(quote, status, detail=detail)
-
-    return _guarded(
-        lambda: match_quote(quote, tree.read(quote.path)),
-        not_carried=lambda msg: unchecked(AnchorStatus.UNVERIFIABLE, msg),
-        failed=lambda msg: unchecked(AnchorStatus.ERROR, msg),
-    )
-
-
-def _judge_condition(condition: Condition, tree: SourceTree) -> ConditionResult:
-    def unchecked(status: ConditionStatus, detail: str) -> ConditionResult:
-        return ConditionResult(condition, status, detail=detail)
-
-    return _guarded(
-        lambda: check_condition(condition, tree.read(condition.path)),
-        not_carried=lambda msg: unchecked(ConditionStatus.UNVERIFIABLE, msg),
-        failed=lambda msg: unchecked(ConditionStatus.ERROR, msg),
-    )
 
 
 def _guarded(run: Callable[[], R], not_carried: Callable[[str], R], failed: Callable[[str], R]) -> R:
@@ -113,6 +170,7 @@ def _verdict(
     entry: ClaimSpec | None,
     anchors: dict[str, QuoteMatch],
     tree: SourceTree,
+    judge: Judge,
     missing_from_card: bool,
 ) -> ClaimVerdict:
     evidence: list[Evidence] = []
@@ -129,7 +187,7 @@ def _verdict(
         location = f"{match.quote.path}:{match.found}" if match.found else None
         evidence.append(Evidence("quote", key, ok, match.status.value, match.detail, location))
     for condition in entry.conditions if entry else ():
-        result = _judge_condition(condition, tree)
+        result = judge.condition(condition, tree)
         ok = result.status is ConditionStatus.HOLDS
         unchecked |= result.status in _UNCHECKED_CONDITION
         failed |= not ok and result.status not in _UNCHECKED_CONDITION

@@ -7,12 +7,14 @@ exit code 2, here and nowhere else.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import io
 import os
+import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from . import __version__
 from .errors import AuditError, UsageError
@@ -23,6 +25,7 @@ from .source import Progress, no_progress
 if TYPE_CHECKING:
     from rich.status import Status
 
+    from .audit import Judge
     from .inputs import AuditInputs
     from .model import AuditReport
     from .source import SourceTree
@@ -75,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
     fix.set_defaults(command=cmd_fix)
+
+    cache = commands.add_parser("cache", help="show or remove the cache directory")
+    cache.add_argument("action", choices=("dir", "clean"))
+    cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see README)")
+    cache.set_defaults(command=cmd_cache)
     return parser
 
 
@@ -92,7 +100,8 @@ def _source_options(command: argparse.ArgumentParser) -> None:
         metavar="VERSION",
         help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
     )
-    command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories and wheels are kept")
+    command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
+    command.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk result cache")
     command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 
 
@@ -147,7 +156,40 @@ def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditRepo
 
     inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC)
     tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
-    return inputs, tree, audit(inputs.skills, tree, inputs.spec)
+    with _judge(args) as judge:
+        return inputs, tree, audit(inputs.skills, tree, inputs.spec, judge)
+
+
+@contextlib.contextmanager
+def _judge(args: argparse.Namespace) -> Iterator[Judge]:
+    """A judge backed by the on-disk result cache (unless --no-cache)."""
+    from .audit import Judge
+    from .resultcache import ResultStore
+    from .source.cache import cache_root
+
+    store = None if args.no_cache else ResultStore(cache_root(args.cache_dir) / "results.sqlite3")
+    try:
+        yield Judge(store)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def cmd_cache(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit cache dir|clean``."""
+    from .source.cache import cache_root
+
+    root = cache_root(args.cache_dir)
+    if args.action == "dir":
+        print(root)
+    elif root.exists():
+        if not (root / "results.sqlite3").exists() and not (root / "git").exists() and not (root / "wheels").exists():
+            raise UsageError(f"{root}: does not look like an anchor-audit cache; not removed")
+        shutil.rmtree(root)
+        print(f"removed {root}")
+    else:
+        print(f"{root} is already empty")
+    return ExitCode.OK
 
 
 def _emit(write: Callable[[TextIO], None], output: str | None) -> None:

@@ -36,6 +36,10 @@ class SourceTree(Protocol):
         """The file at ``path``, or None if the tree has no such file."""
         ...
 
+    def blob_id(self, path: str) -> str | None:
+        """The git blob sha of the file at ``path`` (None: no such file), as cheaply as the tree can."""
+        ...
+
 
 def is_remote(repo: str) -> bool:
     """A URL (``scheme://``) or scp-like ``user@host:path``, as git reads it; else a local path."""

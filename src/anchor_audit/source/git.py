@@ -43,40 +43,58 @@ def check_repo(repo: str) -> None:
 
 
 class GitTree:
-    """The tree of one commit."""
+    """The tree of one commit.  Trees of other commits of the same repository share its blob cache."""
 
-    def __init__(self, repo: git.Repo, commit: git.Commit, info: SourceInfo) -> None:
-        self._repo = repo
-        self._commit = commit
+    def __init__(
+        self, repo: git.Repo, commit: git.Commit, info: SourceInfo, blobs: dict[str, SourceFile] | None = None
+    ) -> None:
+        self.repo = repo
+        self.commit = commit
         self.info = info
-        self._files: dict[str, SourceFile | None] = {}
+        self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
 
-    @property
-    def commit(self) -> git.Commit:
-        return self._commit
+    def at(self, sha: str, ref: str | None = None) -> "GitTree":
+        """The tree of another commit of this repository."""
+        commit = self.repo.commit(sha)
+        info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, "git", date=_date(commit))
+        return GitTree(self.repo, commit, info, self._blobs)
+
+    def blob_id(self, path: str) -> str | None:
+        """The sha of the blob at ``path`` (None: no such file); reads no content."""
+        obj = self._entry(path)
+        return None if obj is None else obj.hexsha
 
     def read(self, path: str) -> SourceFile | None:
-        if path in self._files:
-            return self._files[path]
-        try:
-            obj = self._commit.tree / path
-        except KeyError:
-            self._files[path] = None
+        obj = self._entry(path)
+        if obj is None:
             return None
-        if obj.type == "commit":
-            raise UnreadableFile(f"{path} is in a submodule; not read")
-        if obj.type != "blob":
-            self._files[path] = None  # a folder where a file was quoted
-            return None
-        if obj.mode == SYMLINK_MODE:
-            raise UnreadableFile(f"{path} is a symbolic link; links are not followed")
+        cached = self._blobs.get(obj.hexsha)
+        if cached is not None and cached.path == path:
+            return cached
         try:
             data = obj.data_stream.read()
         except (ValueError, OSError, git.GitError) as exc:
             raise UnreadableFile(f"{path}: git could not read blob {obj.hexsha[:12]} ({_first_line(exc)})") from None
         source = decode(path, data, obj.hexsha)
-        self._files[path] = source
+        self._blobs[obj.hexsha] = source
         return source
+
+    def _entry(self, path: str) -> git.Blob | None:
+        try:
+            obj = self.commit.tree / path
+        except KeyError:
+            return None
+        if obj.type == "commit":
+            raise UnreadableFile(f"{path} is in a submodule; not read")
+        if obj.type != "blob":
+            return None  # a folder where a file was quoted
+        if obj.mode == SYMLINK_MODE:
+            raise UnreadableFile(f"{path} is a symbolic link; links are not followed")
+        return obj
+
+
+def _date(commit: git.Commit) -> str:
+    return commit.committed_datetime.date().isoformat()
 
 
 def open_git(repo: str, ref: str, cache_dir: str | None = None, progress: Progress = no_progress) -> GitTree:
@@ -91,8 +109,7 @@ def open_git(repo: str, ref: str, cache_dir: str | None = None, progress: Progre
     if sha is None:
         raise SourceError(f"{repo}: unknown ref {ref!r}")
     commit = handle.commit(sha)
-    date = commit.committed_datetime.date().isoformat()
-    return GitTree(handle, commit, SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=date))
+    return GitTree(handle, commit, SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=_date(commit)))
 
 
 def _open_local(path: str) -> git.Repo:

@@ -39,6 +39,10 @@ class WheelTree:
         self._files: dict[str, SourceFile | None] = {}
         self._label = f"release wheel {release.dist} {version}"
 
+    def blob_id(self, path: str) -> str | None:
+        source = self.read(path)
+        return None if source is None else source.blob
+
     def read(self, path: str) -> SourceFile | None:
         if path in self._files:
             return self._files[path]

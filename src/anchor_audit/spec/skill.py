@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 
 from ..errors import SpecError
 from ..model import Card, CardClaim, LineRange, Quote, Skill
 from .repopath import normalize, repo_path_problem
+
+if TYPE_CHECKING:
+    from ..source import SourceTree
 from .yamldoc import load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
@@ -32,10 +36,30 @@ def load_skill(path: Path, shown_as: str | None = None) -> Skill:
         raise SpecError(f"{shown}: not a skill directory (no such folder)")
     if not skill_md.is_file():
         raise SpecError(f"{shown}: not a skill directory (no SKILL.md)")
-    quotes = parse_skill_md(_read_text(skill_md), str(skill_md))
     card_path = path / "card.yaml"
-    card = parse_card(_read_text(card_path), card_path) if card_path.is_file() else None
-    return Skill(name=path.resolve().name, path=shown, quotes=quotes, card=card)
+    card = _read_text(card_path) if card_path.is_file() else None
+    return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path)
+
+
+def load_skill_from_tree(tree: SourceTree, path: str) -> Skill:
+    """Read the skill directory ``path`` inside the repository, from the tree at its ref."""
+    path = path.strip("/")
+    skill_md = tree.read(f"{path}/SKILL.md")
+    if skill_md is None:
+        raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
+    card = tree.read(f"{path}/card.yaml")
+    name = path.rsplit("/", 1)[-1]
+    return skill_from_text(
+        name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml"
+    )
+
+
+def skill_from_text(
+    name: str, shown: str, skill_md: str, skill_md_path: Path, card: str | None, card_path: Path
+) -> Skill:
+    """A skill from the text of its files (``card`` None: it has no card.yaml)."""
+    quotes = parse_skill_md(skill_md, str(skill_md_path))
+    return Skill(name=name, path=shown, quotes=quotes, card=parse_card(card, card_path) if card is not None else None)
 
 
 def _read_text(path: Path) -> str:
@@ -43,6 +67,10 @@ def _read_text(path: Path) -> str:
         raw = path.read_bytes()
     except OSError as exc:
         raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
+    return _decode(raw, path)
+
+
+def _decode(raw: bytes, path: Path) -> str:
     if len(raw) > MAX_SKILL_BYTES:
         raise SpecError(f"{path}: larger than {MAX_SKILL_BYTES // (1024 * 1024)} MiB; not a skill file")
     try:

@@ -12,7 +12,8 @@ import pytest
 
 from anchor_audit.cli import main
 from anchor_audit.fix.card import reconcile_card
-from anchor_audit.fix.skill import heal_registry, heal_skill_md
+from anchor_audit.fix.registry import heal_registry, rewrite_pin
+from anchor_audit.fix.skill import heal_skill_md
 from anchor_audit.fsutil import FileEdit, WriteConflict, apply_edits
 from anchor_audit.match.pysource import SourceFile
 from anchor_audit.match.quote import match_quote
@@ -261,3 +262,8 @@ def test_fix_dry_run_writes_nothing_then_write_heals_and_is_idempotent(workspace
     capsys.readouterr()
     assert main([*args, "--refresh-quotes"]) == 0  # a second fix finds nothing to do
     assert "fix: 0 files to change" in capsys.readouterr().out
+
+
+def test_rewrite_pin_keeps_comments_and_quoting() -> None:
+    text = "source:\n  repo: x  # upstream\n  ref: 'v0.6.0'   # pinned\nskills: {}\n"
+    assert rewrite_pin(text, "v0.6.2") == "source:\n  repo: x  # upstream\n  ref: 'v0.6.2'   # pinned\nskills: {}\n"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rich.status import Status
 
     from .audit import Judge
+    from .compare import Comparison
     from .inputs import AuditInputs
     from .model import AuditReport
     from .source import SourceTree
@@ -62,8 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
     _source_options(check)
-    check.add_argument("--format", choices=("terminal", "json"), default="terminal")
-    check.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    _format_options(check, ("terminal", "json"))
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
     check.set_defaults(command=cmd_check)
 
@@ -79,6 +79,42 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
     fix.set_defaults(command=cmd_fix)
 
+    diff = commands.add_parser(
+        "diff",
+        help="audit at two refs; what changed, and what breaks",
+        description="Audit the same skills at OLD and NEW and list every quote and claim whose status changes. "
+        "Exit 1 when a claim that held at OLD is broken at NEW.",
+    )
+    diff.add_argument("old", metavar="OLD")
+    diff.add_argument("new", metavar="NEW")
+    _source_options(diff, ref=False)
+    _format_options(diff, ("terminal", "json", "markdown"))
+    diff.set_defaults(command=cmd_diff)
+
+    bump = commands.add_parser(
+        "bump",
+        help="move the registry's pinned ref to NEW when nothing breaks",
+        description="diff from the pinned ref to NEW; when no claim breaks (or with --force) rewrite source.ref "
+        "in anchors.yaml, comments and layout kept.",
+    )
+    bump.add_argument("new", metavar="NEW")
+    _source_options(bump, ref=False)
+    _format_options(bump, ("terminal", "json", "markdown"))
+    bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
+    bump.set_defaults(command=cmd_bump)
+
+    hist = commands.add_parser(
+        "history",
+        help="when each quote and claim changed, commit by commit",
+        description="The timeline of status changes of every quote and claim over --since..--until, "
+        "each named by the first commit where it happened. Git only.",
+    )
+    _source_options(hist, ref=False, release=False)
+    hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
+    hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
+    _format_options(hist, ("terminal", "json"))
+    hist.set_defaults(command=cmd_history)
+
     cache = commands.add_parser("cache", help="show or remove the cache directory")
     cache.add_argument("action", choices=("dir", "clean"))
     cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see README)")
@@ -86,19 +122,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _source_options(command: argparse.ArgumentParser) -> None:
+def _format_options(command: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    command.add_argument("--format", choices=formats, default="terminal")
+    command.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+
+
+def _source_options(command: argparse.ArgumentParser, ref: bool = True, release: bool = True) -> None:
     command.add_argument(
         "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
     )
     command.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
     command.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
-    command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
+    if ref:
+        command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
+    if release:
+        command.add_argument(
+            "--release",
+            nargs="?",
+            const="",
+            metavar="VERSION",
+            help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
+        )
     command.add_argument(
-        "--release",
-        nargs="?",
-        const="",
-        metavar="VERSION",
-        help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
+        "--in-repo", action="store_true", help="SKILL_DIRs are folders inside the repository, read at each ref"
     )
     command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
     command.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk result cache")
@@ -120,8 +166,10 @@ def cmd_fix(args: argparse.Namespace) -> ExitCode:
     from .fix import plan_fix
     from .fsutil import apply_edits
 
+    if args.in_repo:
+        raise UsageError("fix edits skill files on disk; it cannot be used with --in-repo")
     inputs, tree, report = _audit(args)
-    plan = plan_fix(report, inputs.skills, inputs.spec, tree, args.refresh_quotes, args.update_card)
+    plan = plan_fix(report, inputs.disk_skills, inputs.spec, tree, args.refresh_quotes, args.update_card)
     out = sys.stdout
     if args.write:
         apply_edits(plan.edits)
@@ -150,14 +198,96 @@ def cmd_fix(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def cmd_diff(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit diff OLD NEW``."""
+    comparison = _compare(args, args.old, args.new)
+    _emit(lambda stream: _render_comparison(args.format, comparison, stream), args.output)
+    return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
+
+
+def cmd_bump(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit bump NEW``: diff from the pinned ref; rewrite the pin when nothing breaks."""
+    from .fix.registry import rewrite_pin
+    from .fix.text import DiskText
+    from .fsutil import FileEdit, apply_edits
+    from .spec.registry import load_spec
+
+    spec = load_spec(Path(args.spec or DEFAULT_SPEC))
+    comparison = _compare(args, spec.source.ref, args.new, spec_path=str(spec.path))
+    _emit(lambda stream: _render_comparison(args.format, comparison, stream), args.output)
+    if comparison.breaks and not args.force:
+        print(f"anchor-audit: not bumped: claims break at {args.new}; --force bumps anyway", file=sys.stderr)
+        return ExitCode.DRIFT
+    disk = DiskText.decode(spec.path.read_bytes())
+    try:
+        text = rewrite_pin(disk.text, args.new)
+    except ValueError as exc:
+        raise UsageError(f"{spec.path}: {exc}") from None
+    apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
+    print(f"anchor-audit: {spec.path}: source.ref {spec.source.ref} -> {args.new}", file=sys.stderr)
+    return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
+
+
+def cmd_history(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit history``: the timeline of every quote and claim."""
+    from .history import SkillSource, history
+    from .inputs import load_inputs, open_tree
+    from .report.history import render_history_json, render_history_terminal
+    from .source.git import GitTree
+
+    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.until, DEFAULT_SPEC, args.in_repo)
+    progress = _progress(args.quiet)
+    tree = open_tree(inputs, ref=args.until, cache_dir=args.cache_dir, progress=progress, full_history=True)
+    assert isinstance(tree, GitTree)
+    sources = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
+    sources += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
+
+    def step(i: int, total: int) -> None:
+        progress(f"auditing commit {i + 1} of {total}", None)
+
+    with _judge(args) as judge:
+        result = history(tree, sources, inputs.spec, args.since, args.until, judge, on_commit=step)
+    progress("", 1.0)
+    render = render_history_json if args.format == "json" else render_history_terminal
+    _emit(lambda stream: render(result, stream), args.output)
+    return ExitCode.OK
+
+
+def _compare(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: str | None = None) -> Comparison:
+    from .audit import audit
+    from .compare import compare
+    from .inputs import load_inputs, open_tree
+
+    inputs = load_inputs(spec_path or args.spec, args.skill_dirs, args.repo, old_ref, DEFAULT_SPEC, args.in_repo)
+    progress = _progress(args.quiet)
+    reports = []
+    with _judge(args) as judge:
+        for ref in (old_ref, new_ref):
+            tree = open_tree(inputs, ref=ref, release=args.release, cache_dir=args.cache_dir, progress=progress)
+            reports.append(audit(inputs.skills_at(tree), tree, inputs.spec, judge))
+    return compare(reports[0], reports[1])
+
+
+def _render_comparison(fmt: str, comparison: Comparison, stream: TextIO) -> None:
+    from .report.compare import (
+        render_comparison_json,
+        render_comparison_markdown,
+        render_comparison_terminal,
+    )
+
+    {"json": render_comparison_json, "markdown": render_comparison_markdown}.get(fmt, render_comparison_terminal)(
+        comparison, stream
+    )
+
+
 def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditReport]:
     from .audit import audit
     from .inputs import load_inputs, open_tree
 
-    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC)
+    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC, args.in_repo)
     tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
     with _judge(args) as judge:
-        return inputs, tree, audit(inputs.skills, tree, inputs.spec, judge)
+        return inputs, tree, audit(inputs.skills_at(tree), tree, inputs.spec, judge)
 
 
 @contextlib.contextmanager

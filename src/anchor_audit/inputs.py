@@ -2,32 +2,49 @@
 
 Precedence: ``--repo``/``--ref`` override the registry's ``source``; skill
 directories on the command line override the registry's ``path`` entries;
-a skill's registry entry is found by its directory's name.
+a skill's registry entry is found by its directory's name.  With
+``--in-repo`` the skill directories are paths inside the audited repository,
+read from the tree at each ref.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import UsageError
 from .model import Skill, SkillSpec, Spec
 from .source import Progress, SourceTree, is_remote, no_progress
 from .spec.registry import load_spec
-from .spec.skill import load_skill
+from .spec.skill import load_skill, load_skill_from_tree
 
 
 @dataclass(frozen=True)
 class AuditInputs:
     spec: Spec | None
-    skills: list[tuple[Skill, SkillSpec | None]]
+    disk_skills: list[tuple[Skill, SkillSpec | None]]  # read from disk once
+    repo_skills: list[str]  # --in-repo: folders inside the repository
     repo: str
     ref: str
 
+    def skills_at(self, tree: SourceTree) -> list[tuple[Skill, SkillSpec | None]]:
+        """The skills to audit against ``tree`` (in-repo skills as they are in that tree)."""
+        out = list(self.disk_skills)
+        for folder in self.repo_skills:
+            name = folder.strip("/").rsplit("/", 1)[-1]
+            skill = replace(load_skill_from_tree(tree, folder), name=name)
+            out.append((skill, self.spec.skill(name) if self.spec else None))
+        return out
+
 
 def load_inputs(
-    spec_path: str | None, skill_dirs: list[str], repo: str | None, ref: str | None, default_spec: str
+    spec_path: str | None,
+    skill_dirs: list[str],
+    repo: str | None,
+    ref: str | None,
+    default_spec: str,
+    in_repo: bool = False,
 ) -> AuditInputs:
     spec = None
     if spec_path is not None:
@@ -42,6 +59,10 @@ def load_inputs(
     if repo is None or ref is None:
         raise UsageError(f"no {default_spec} here: give --spec, or both --repo and --ref")
 
+    if in_repo:
+        if not skill_dirs:
+            raise UsageError("--in-repo needs SKILL_DIR arguments: paths of skill folders inside the repository")
+        return AuditInputs(spec, [], list(skill_dirs), repo, ref)
     skills: list[tuple[Skill, SkillSpec | None]] = []
     if skill_dirs:
         for d in skill_dirs:
@@ -56,20 +77,29 @@ def load_inputs(
             skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
-    return AuditInputs(spec, skills, repo, ref)
+    return AuditInputs(spec, skills, [], repo, ref)
 
 
 def open_tree(
-    inputs: AuditInputs, release: str | None = None, cache_dir: str | None = None, progress: Progress = no_progress
+    inputs: AuditInputs,
+    ref: str | None = None,
+    release: str | None = None,
+    cache_dir: str | None = None,
+    progress: Progress = no_progress,
+    full_history: bool = False,
 ) -> SourceTree:
-    """The tree to audit: git at the ref, or (``release`` not None) the published wheel."""
+    """The tree at ``ref`` (default: the inputs' ref): git, or (``release`` not None) the published wheel."""
+    ref = ref or inputs.ref
     if release is not None:
         from .source.wheel import open_release
 
+        if inputs.repo_skills:
+            raise UsageError("--in-repo reads skills from git; it cannot be used with --release")
         spec_release = inputs.spec.source.release if inputs.spec else None
         if spec_release is None:
             raise UsageError("--release needs source.release (dist and paths) in anchors.yaml")
-        return open_release(inputs.repo, inputs.ref, spec_release, release or None, cache_dir, progress)
+        version = release if release and ref == inputs.ref else None
+        return open_release(inputs.repo, ref, spec_release, version, cache_dir, progress)
     from .source.git import open_git
 
-    return open_git(inputs.repo, inputs.ref, cache_dir, progress)
+    return open_git(inputs.repo, ref, cache_dir, progress, full_history=full_history)

@@ -17,7 +17,8 @@ from ..model import AnchorStatus, AuditReport, Skill, SkillSpec, Spec, Verdict
 from ..source import SourceTree
 from ..spec.skill import parse_skill_md
 from .card import reconcile_card
-from .skill import heal_registry, heal_skill_md
+from .registry import heal_registry
+from .skill import heal_skill_md
 from .text import DiskText
 
 _HEALED_BY_CARD = ("card.yaml says doc_only, but the registered evidence holds",)

@@ -1,4 +1,4 @@
-"""Heal moved quotes in SKILL.md (and the registry keys that name them).
+"""Heal moved quotes in SKILL.md.
 
 Only the ``START:END`` of a moved quote's fence changes, and with
 ``refresh=True`` its body (re-copied from the source at the ref, the
@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 from ..match.pysource import SourceFile
 from ..model import LineRange, QuoteMatch
-from .text import Splice, apply_splices, compose, mapping_get, scalar_text
 
 _FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):")
 
@@ -67,29 +64,3 @@ def refreshed_body(body: list[str], runs: list[LineRange], source: SourceFile) -
         out += segment[last + 1 :]
         next_run += 1
     return out
-
-
-def heal_registry(text: str, skill: str, renamed: dict[str, str]) -> str:
-    """anchors.yaml with quote keys ``PATH:S-E`` of ``skill`` renamed (old key -> new key)."""
-    skills = mapping_get(compose(text), "skills")
-    entry = mapping_get(skills[1], skill) if skills else None
-    claims = mapping_get(entry[1], "claims") if entry else None
-    if claims is None or not isinstance(claims[1], yaml.MappingNode):
-        return text
-    splices: list[Splice] = []
-    for _, claim in claims[1].value:
-        quotes = mapping_get(claim, "quotes")
-        if quotes is None:
-            continue
-        for node in getattr(quotes[1], "value", []):
-            key = getattr(node, "value", None)
-            normal = _normal_key(key) if isinstance(key, str) else None
-            if normal in renamed:
-                new_key = renamed[normal]
-                splices.append(Splice(node.start_mark.index, node.end_mark.index, scalar_text(node, new_key)))
-    return apply_splices(text, splices)
-
-
-def _normal_key(key: str) -> str:
-    path, _, rng = key.rpartition(":")
-    return "/".join(p for p in path.split("/") if p not in ("", ".")) + ":" + rng

@@ -18,7 +18,7 @@ SCHEMA_VERSION = 1
 def report_dict(report: AuditReport) -> dict[str, Any]:
     return {
         "version": SCHEMA_VERSION,
-        "source": _source(report.source),
+        "source": source_dict(report.source),
         "skills": [_skill(s) for s in report.skills],
         "summary": {
             "anchors": report.anchor_counts(),
@@ -38,7 +38,7 @@ def render_json(report: AuditReport, stream: TextIO) -> None:
     stream.write(_PAIR.sub(r"[\1, \2]", text) + "\n")  # line ranges on one line: [442, 449]
 
 
-def _source(info: SourceInfo) -> dict[str, Any]:
+def source_dict(info: SourceInfo) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": info.repo, "ref": info.ref, "commit": info.commit, "kind": info.kind}
     if info.release:
         out["release"] = info.release

@@ -28,20 +28,25 @@ STYLE = {
 EXIT_WORDS = {ExitCode.OK: "all hold", ExitCode.DRIFT: "drift"}
 
 
+def make_console(stream: TextIO, width: int | None = None) -> Console:
+    """A console on ``stream``: colour only on a terminal and without NO_COLOR; 120 columns otherwise."""
+    is_tty = hasattr(stream, "isatty") and stream.isatty()
+    return Console(
+        file=stream,
+        width=width or (None if is_tty else 120),
+        no_color="NO_COLOR" in os.environ or not is_tty,
+        highlight=False,
+        emoji=False,
+    )
+
+
 @dataclass
 class TerminalRenderer:
     verbose: bool = False
     width: int | None = None
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
-        is_tty = hasattr(stream, "isatty") and stream.isatty()
-        console = Console(
-            file=stream,
-            width=self.width or (None if is_tty else 120),
-            no_color="NO_COLOR" in os.environ or not is_tty,
-            highlight=False,
-            emoji=False,
-        )
+        console = make_console(stream, self.width)
         console.print(Text(f"source: {report.source.label}", style="bold"))
         for warning in report.warnings:
             console.print(Text(f"warning: {warning}", style="yellow"))

@@ -97,12 +97,22 @@ def _date(commit: git.Commit) -> str:
     return commit.committed_datetime.date().isoformat()
 
 
-def open_git(repo: str, ref: str, cache_dir: str | None = None, progress: Progress = no_progress) -> GitTree:
-    """The tree of ``ref`` in ``repo`` (a URL or a local path)."""
+def open_git(
+    repo: str,
+    ref: str,
+    cache_dir: str | None = None,
+    progress: Progress = no_progress,
+    full_history: bool = False,
+) -> GitTree:
+    """The tree of ``ref`` in ``repo`` (a URL or a local path).
+
+    ``full_history``: a remote mirror gets every commit up to ``ref`` (still
+    without blobs), as ``history`` needs; otherwise only the one commit.
+    """
     check_repo(repo)
     check_ref(ref)
     if is_remote(repo):
-        handle = _mirror(repo, ref, cache_root(cache_dir), progress)
+        handle = _mirror(repo, ref, cache_root(cache_dir), progress, full_history)
     else:
         handle = _open_local(repo)
     sha = _resolve(handle, ref)
@@ -132,7 +142,7 @@ def _resolve(handle: git.Repo, ref: str) -> str | None:
     return None
 
 
-def _mirror(url: str, ref: str, root: Path, progress: Progress) -> git.Repo:
+def _mirror(url: str, ref: str, root: Path, progress: Progress, full_history: bool = False) -> git.Repo:
     """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
     path = root / "git" / f"{slug(url)}.git"
     with locked(path):

@@ -1,0 +1,72 @@
+"""Two audits of the same skills at two refs: what changed, and does the new ref break anything?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import AuditReport, LineRange, SourceInfo, Verdict
+
+_HELD = (Verdict.CODE_VERIFIED, Verdict.DOC_ONLY)
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # "anchor" | "claim"
+    skill: str
+    key: str  # PATH:START-END or the claim id
+    before: str | None  # None: not there at OLD
+    after: str | None  # None: not there at NEW
+    suggested: LineRange | None = None  # at NEW, for a moved quote
+    detail: str = ""
+
+
+@dataclass
+class Comparison:
+    old: SourceInfo
+    new: SourceInfo
+    changes: list[Change] = field(default_factory=list)
+    newly_broken: list[Change] = field(default_factory=list)  # claims broken at NEW that held at OLD
+
+    @property
+    def breaks(self) -> bool:
+        return bool(self.newly_broken)
+
+
+def compare(old: AuditReport, new: AuditReport) -> Comparison:
+    """Every quote and claim whose status differs between ``old`` and ``new``."""
+    result = Comparison(old.source, new.source)
+    before = _index(old)
+    after = _index(new)
+    for key in _ordered(before, after):
+        was, now = before.get(key), after.get(key)
+        if (was[0] if was else None) == (now[0] if now else None):
+            continue
+        kind, skill, item = key
+        change = Change(
+            kind, skill, item, was[0] if was else None, now[0] if now else None,
+            now[1] if now else None, now[2] if now else "",
+        )  # fmt: skip
+        result.changes.append(change)
+        if kind == "claim" and change.after == Verdict.BROKEN.value and change.before in [v.value for v in _HELD]:
+            result.newly_broken.append(change)
+    return result
+
+
+_Key = tuple[str, str, str]
+_Value = tuple[str, LineRange | None, str]
+
+
+def _index(report: AuditReport) -> dict[_Key, _Value]:
+    out: dict[_Key, _Value] = {}
+    for skill in report.skills:
+        for match in skill.anchors:
+            out[("anchor", skill.name, match.quote.key)] = (match.status.value, match.suggested, match.detail)
+        for claim in skill.claims:
+            failing = "; ".join(f"{e.ref}: {e.status}" for e in claim.evidence if not e.ok)
+            out[("claim", skill.name, claim.id)] = (claim.verdict.value, None, failing)
+    return out
+
+
+def _ordered(before: dict[_Key, _Value], after: dict[_Key, _Value]) -> list[_Key]:
+    """Keys in report order: NEW's order, then what only OLD had."""
+    return list(after) + [k for k in before if k not in after]

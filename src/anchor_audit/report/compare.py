@@ -1,0 +1,101 @@
+"""Renderers for ``diff`` and ``bump``: a :class:`~anchor_audit.compare.Comparison` -> text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from rich.table import Table
+from rich.text import Text
+
+from ..compare import Change, Comparison
+from ..model import SourceInfo
+from .json import source_dict
+from .terminal import make_console
+
+
+def _label(info: SourceInfo) -> str:
+    return info.ref
+
+
+def _range(change: Change) -> str:
+    return f"{change.suggested.start}:{change.suggested.end}" if change.suggested else ""
+
+
+def comparison_dict(comparison: Comparison) -> dict[str, Any]:
+    def change(c: Change) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": c.kind, "skill": c.skill, "key": c.key, "from": c.before, "to": c.after}
+        if c.suggested:
+            out["suggested"] = c.suggested.as_list()
+        if c.detail:
+            out["detail"] = c.detail
+        return out
+
+    return {
+        "old": source_dict(comparison.old),
+        "new": source_dict(comparison.new),
+        "changes": [change(c) for c in comparison.changes],
+        "breaks": [{"skill": c.skill, "claim": c.key} for c in comparison.newly_broken],
+        "exit_code": 1 if comparison.breaks else 0,
+    }
+
+
+def render_comparison_json(comparison: Comparison, stream: TextIO) -> None:
+    stream.write(json.dumps(comparison_dict(comparison), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
+    """A comment ready to paste into a pull request."""
+    old, new = _label(comparison.old), _label(comparison.new)
+    w = stream.write
+    w(f"### anchor-audit: `{old}` → `{new}`\n\n")
+    w(f"Source: {comparison.new.repo} — {_where(comparison.old)} → {_where(comparison.new)}\n\n")
+    if not comparison.changes:
+        w("No quote or claim changes status.\n")
+    else:
+        w(f"| skill | quote or claim | {old} | {new} | suggested range |\n| --- | --- | --- | --- | --- |\n")
+        for c in comparison.changes:
+            item = f"`{_cell(c.key)}`" if c.kind == "anchor" else f"claim `{_cell(c.key)}`"
+            after = c.after or "(gone)"
+            if c in comparison.newly_broken:
+                after = f"**{after}**"
+            suggested = f"`{_range(c)}`" if c.suggested else ""
+            w(f"| {_cell(c.skill)} | {item} | {c.before or '(new)'} | {after} | {suggested} |\n")
+    w("\n")
+    if comparison.newly_broken:
+        n = len(comparison.newly_broken)
+        w(f"**{n} claim{'s' if n != 1 else ''} break{'s' if n == 1 else ''} at `{new}`:**\n\n")
+        for c in comparison.newly_broken:
+            w(f"- `{c.key}` ({c.skill}): {c.detail}\n" if c.detail else f"- `{c.key}` ({c.skill})\n")
+    else:
+        w(f"No claim that held at `{old}` breaks at `{new}`.\n")
+
+
+def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
+    console = make_console(stream)
+    old, new = _label(comparison.old), _label(comparison.new)
+    console.print(Text(f"diff: {_where(comparison.old)} -> {_where(comparison.new)}", style="bold"))
+    if comparison.changes:
+        several = len({c.skill for c in comparison.changes}) > 1
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("kind", "skill", "quote or claim", old, new, "suggested")[0 if several else 0 :]:
+            if column != "skill" or several:
+                table.add_column(column, overflow="fold")
+        for c in comparison.changes:
+            style = "bold red" if c in comparison.newly_broken else ""
+            cells = [c.kind] + ([c.skill] if several else []) + [c.key, c.before or "-"]
+            table.add_row(*cells, Text(c.after or "-", style=style), _range(c))
+        console.print(table)
+    n = len(comparison.newly_broken)
+    verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and break at {new}" if n else "no claim breaks"
+    console.print(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}")
+
+
+def _where(info: SourceInfo) -> str:
+    if info.kind == "release":
+        return f"release {info.release}"
+    return f"{info.ref} ({(info.commit or '')[:12]})"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")

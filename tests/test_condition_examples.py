@@ -52,3 +52,19 @@ def test_missing_file_and_syntax_error() -> None:
     assert check_condition(condition, None).status is ConditionStatus.MISSING
     broken = check_condition(condition, SourceFile(PATH, "class Planner(:\n"))
     assert broken.status is ConditionStatus.ERROR and "does not parse" in broken.detail
+
+
+def test_scope_cut_keeps_lines_with_two_space_and_tab_indentation() -> None:
+    for indent in ("  ", "\t"):
+        code = f"class A:\n{indent}def f(self, x):\n{indent}{indent}if x > 1:\n{indent}{indent}{indent}self.y = 2\n"
+        condition = condition_of(ConditionExample("x", {"in": "A.f", "if": "x > 1", "then": ["self.y = 2"]}, ConditionStatus.HOLDS))
+        result = check_condition(condition, SourceFile(PATH, code))
+        assert (result.status, result.line) == (ConditionStatus.HOLDS, 3), repr(indent)
+
+
+def test_newer_syntax_than_this_python_falls_back_to_libcst() -> None:
+    # `type X = ...` (Python 3.12) is not readable by ast on older Pythons; libcst reads it either way.
+    code = "type Alias = int\n\nclass A:\n    def f(self, x):\n        if x > 1:\n            self.y = 2\n"
+    condition = condition_of(ConditionExample("x", {"in": "A.f", "if": "x > 1", "then": ["self.y = 2"]}, ConditionStatus.HOLDS))
+    result = check_condition(condition, SourceFile(PATH, code))
+    assert (result.status, result.line) == (ConditionStatus.HOLDS, 5)

@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..model import Condition, ConditionResult, ConditionStatus
 from .canon import Canon, canonical, code, expression_key
-from .pysource import PythonIndex, PythonSyntaxProblem, SourceFile
+from .pysource import PythonIndex, PythonSyntaxProblem, ScopeView, SourceFile
 
 NEAR_MISS = 0.75  # an if test this similar to the wanted one is "different", not "absent"
 
@@ -98,27 +98,25 @@ def check_condition(condition: Condition, source: SourceFile | None) -> Conditio
         )
     try:
         index = source.python()
+        if condition.defines is not None:
+            return _check_defines(condition, index)
+        scopes = index.scopes(condition.scope)
     except PythonSyntaxProblem as problem:
         return ConditionResult(
             condition, ConditionStatus.ERROR, problem.line, f"{condition.path} does not parse: {problem}"
         )
-    if condition.defines is not None:
-        return _check_defines(condition, index)
-    scopes = _scopes(index.module, condition.scope)
     if not scopes:
         return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no {condition.scope} in {condition.path}")
     if condition.if_test is not None:
-        return _check_gate(condition, index, scopes)
-    return _check_has(condition, index, scopes)
+        return _check_gate(condition, scopes)
+    return _check_has(condition, scopes)
 
 
 # ------------------------------------------------------------------ scopes
 
 
-def _scopes(module: cst.Module, qualname: str | None) -> list[Sequence[cst.BaseStatement]]:
+def find_scopes(module: cst.Module, qualname: str) -> list[Sequence[cst.BaseStatement]]:
     """The statement lists of every def/class named ``qualname`` (several: conditional defs)."""
-    if not qualname:
-        return [module.body]
     found: list[Sequence[cst.BaseStatement]] = []
     frontier: list[Sequence[cst.BaseStatement]] = [module.body]
     for part in qualname.split("."):
@@ -180,9 +178,15 @@ def _smalls(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatemen
 
 def _check_defines(condition: Condition, index: PythonIndex) -> ConditionResult:
     name = condition.defines
-    for node in _module_bindings(index.module.body):
-        if _binds(node, name):
-            return ConditionResult(condition, ConditionStatus.HOLDS, index.line_of(node), f"{name} is bound here")
+    if index.parsed_by_ast:
+        for names, line in index.module_bindings():
+            if name in names:
+                return ConditionResult(condition, ConditionStatus.HOLDS, line, f"{name} is bound here")
+    else:
+        (view,) = index.scopes(None)
+        for node in _module_bindings(view.body):
+            if _binds(node, name):
+                return ConditionResult(condition, ConditionStatus.HOLDS, view.line_of(node), f"{name} is bound here")
     return ConditionResult(
         condition, ConditionStatus.ABSENT, detail=f"{condition.path} binds no {name} at module level"
     )
@@ -223,12 +227,12 @@ def _names_in(target: cst.BaseExpression, name: str | None) -> bool:
     return False
 
 
-def _check_has(condition: Condition, index: PythonIndex, scopes: list[Sequence[cst.BaseStatement]]) -> ConditionResult:
+def _check_has(condition: Condition, scopes: list[ScopeView]) -> ConditionResult:
     patterns = [compile_statement(s) for s in condition.has]
     best: ConditionResult | None = None
-    for body in scopes:
-        smalls = list(_smalls(body))
-        problems, line = _require(patterns, smalls, index, "the scope")
+    for view in scopes:
+        smalls = list(_smalls(view.body))
+        problems, line = _require(patterns, smalls, view, "the scope")
         if not problems:
             return ConditionResult(condition, ConditionStatus.HOLDS, line)
         status = ConditionStatus.DIFFERENT if any(p[1] for p in problems) else ConditionStatus.ABSENT
@@ -239,7 +243,7 @@ def _check_has(condition: Condition, index: PythonIndex, scopes: list[Sequence[c
 
 
 def _require(
-    patterns: list[StatementPattern], smalls: list[cst.BaseSmallStatement], index: PythonIndex, where: str
+    patterns: list[StatementPattern], smalls: list[cst.BaseSmallStatement], view: ScopeView, where: str
 ) -> tuple[list[tuple[str, int | None]], int | None]:
     """Which patterns are not among ``smalls``: (message, line of a near miss) each; and the first hit's line."""
     problems: list[tuple[str, int | None]] = []
@@ -247,14 +251,12 @@ def _require(
     for pattern in patterns:
         hit = next((s for s in smalls if pattern.matches(s)), None)
         if hit is not None:
-            line = index.line_of(hit)
+            line = view.line_of(hit)
             first_line = line if first_line is None else min(first_line, line)
             continue
         near = next((s for s in smalls if pattern.kind == "assign" and pattern.same_target(s)), None)
         if near is not None:
-            problems.append(
-                (f"line {index.line_of(near)} has `{code(near)}`, not `{pattern.text}`", index.line_of(near))
-            )
+            problems.append((f"line {view.line_of(near)} has `{code(near)}`, not `{pattern.text}`", view.line_of(near)))
         else:
             problems.append((f"no `{pattern.text}` in {where}", None))
     return problems, first_line
@@ -284,27 +286,27 @@ def _if_chain(node: cst.If, enclosing: tuple[Canon, ...]) -> Iterator[_FoundIf]:
         yield from _ifs(_block(node.orelse.body), enclosing)
 
 
-def _check_gate(condition: Condition, index: PythonIndex, scopes: list[Sequence[cst.BaseStatement]]) -> ConditionResult:
+def _check_gate(condition: Condition, scopes: list[ScopeView]) -> ConditionResult:
     assert condition.if_test is not None
     want = compile_expression(condition.if_test)
-    found = [f for body in scopes for f in _ifs(body)]
-    candidates = [f for f in found if canonical(f.node.test) == want]
-    best: tuple[list[str], cst.If] | None = None
-    for cand in candidates:
-        problems = _gate_problems(condition, cand, index)
+    found = [(f, view) for view in scopes for f in _ifs(view.body)]
+    candidates = [(f, view) for f, view in found if canonical(f.node.test) == want]
+    best: tuple[list[str], int] | None = None
+    for cand, view in candidates:
+        problems = _gate_problems(condition, cand, view)
         if not problems:
-            return ConditionResult(condition, ConditionStatus.HOLDS, index.line_of(cand.node))
+            return ConditionResult(condition, ConditionStatus.HOLDS, view.line_of(cand.node))
         if best is None or len(problems) < len(best[0]):
-            best = (problems, cand.node)
+            best = (problems, view.line_of(cand.node))
     if best is not None:
-        return ConditionResult(condition, ConditionStatus.DIFFERENT, index.line_of(best[1]), "; ".join(best[0]))
+        return ConditionResult(condition, ConditionStatus.DIFFERENT, best[1], "; ".join(best[0]))
     # No if with that test: is there one that is nearly it (a changed operator or constant)?
     wanted_text = " ".join(condition.if_test.split())
-    scored = [(difflib.SequenceMatcher(None, wanted_text, code(f.node.test)).ratio(), f) for f in found]
+    scored = [(difflib.SequenceMatcher(None, wanted_text, code(f.node.test)).ratio(), f, v) for f, v in found]
     scored = [s for s in scored if s[0] >= NEAR_MISS]
     if scored:
-        _, near = max(scored, key=lambda s: s[0])
-        line = index.line_of(near.node)
+        _, near, view = max(scored, key=lambda s: s[0])
+        line = view.line_of(near.node)
         return ConditionResult(
             condition,
             ConditionStatus.DIFFERENT,
@@ -315,9 +317,9 @@ def _check_gate(condition: Condition, index: PythonIndex, scopes: list[Sequence[
     return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no `if {condition.if_test}` in {scope}")
 
 
-def _gate_problems(condition: Condition, found: _FoundIf, index: PythonIndex) -> list[str]:
+def _gate_problems(condition: Condition, found: _FoundIf, view: ScopeView) -> list[str]:
     node = found.node
-    line = index.line_of(node)
+    line = view.line_of(node)
     problems: list[str] = []
     chain: list[cst.If] = []
     tail: cst.If | cst.Else | None = node.orelse
@@ -348,7 +350,7 @@ def _gate_problems(condition: Condition, found: _FoundIf, index: PythonIndex) ->
         if block is None:
             problems.append(f"line {line}: the chain has no else")
             continue
-        missing, _ = _require([compile_statement(s) for s in wanted], list(_smalls(block)), index, where)
+        missing, _ = _require([compile_statement(s) for s in wanted], list(_smalls(block)), view, where)
         problems += [m for m, _ in missing]
     return problems
 

@@ -1,8 +1,19 @@
-"""One file's text at the ref, and (for Python) what libcst and tokenize make of it.
+"""One file's text at the ref, and (for Python) what the parsers make of it.
 
 A :class:`SourceFile` is content, not a path on disk.  Its Python index is
-built once per blob: the in-memory cache is keyed by the blob's sha, so two
-quotes, two skills or two refs that share a blob share the parse.
+built once per blob (the in-memory cache is keyed by the blob's sha), and
+built in layers, each only when a matcher needs it:
+
+* statement line ranges, from the stdlib parser (``ast``): every quote needs
+  them, and they cost milliseconds;
+* logical lines with formatting-free keys (``tokenize``): only for a quote
+  that does not match as text;
+* libcst trees: only for gating conditions, and only of the scope a
+  condition names (the def or class is cut out with its exact text and
+  parsed alone), so a large file is never run through libcst whole.
+
+If the stdlib parser cannot read the file (newer syntax than this Python),
+libcst parses it whole instead.
 """
 
 from __future__ import annotations
@@ -11,14 +22,15 @@ import ast
 import io
 import tokenize
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Mapping
-
-import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from ..model import LineRange
+
+if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
+    import libcst as cst
+    from libcst.metadata import CodeRange
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -71,17 +83,46 @@ class SourceFile:
         return python_index(self)
 
 
-@dataclass
+@dataclass(frozen=True)
+class ScopeView:
+    """The statements of one def, class or module as libcst nodes, with their lines in the file."""
+
+    body: Sequence["cst.BaseStatement"]
+    line_of: Callable[["cst.CSTNode"], int]
+
+
 class PythonIndex:
-    """A parsed Python file: the libcst tree, node positions, statement ranges, logical lines."""
+    """A parsed Python file (see the module docstring for what is built when)."""
 
-    module: cst.Module
-    positions: Mapping[cst.CSTNode, CodeRange]
-    statements: list[LineRange]  # every statement (with decorators), outermost first at equal start
-    logical: list[LogicalLine] = field(default_factory=list)
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines = text.splitlines(keepends=True)
+        try:
+            self._ast: ast.Module | None = ast.parse(text)
+        except SyntaxError:
+            self._ast = None  # newer syntax than this Python reads, or invalid: libcst decides below
+        except (RecursionError, MemoryError, ValueError):
+            raise PythonSyntaxProblem(1, "too deeply nested or too large to parse") from None
+        if self._ast is None:
+            self._whole_cst()  # raises PythonSyntaxProblem if libcst cannot read it either
 
-    def line_of(self, node: cst.CSTNode) -> int:
-        return self.positions[node].start.line
+    @cached_property
+    def statements(self) -> list[LineRange]:
+        """Every statement's lines (a def or class with its decorators), outermost first at equal start."""
+        if self._ast is None:
+            module, positions = self._whole_cst()
+            return _cst_statements(positions)
+        out = []
+        for node in ast.walk(self._ast):
+            if isinstance(node, ast.stmt):
+                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+                out.append(LineRange(start, node.end_lineno or node.lineno))
+        out.sort(key=lambda r: (r.start, -r.end))
+        return out
+
+    @cached_property
+    def logical(self) -> list[LogicalLine]:
+        return logical_lines(self.text) or []
 
     def enclosing(self, span: LineRange) -> LineRange | None:
         """The smallest statement whose lines contain ``span``."""
@@ -98,19 +139,147 @@ class PythonIndex:
                 best = rng
         return best
 
+    # ------------------------------------------------------------- libcst views
+
+    def scopes(self, qualname: str | None) -> list[ScopeView]:
+        """libcst views of every def/class named ``qualname`` (None: the module)."""
+        if qualname is None or self._ast is None:
+            module, positions = self._whole_cst()
+            if qualname is None:
+                return [ScopeView(module.body, lambda n: positions[n].start.line)]
+            from .condition import find_scopes
+
+            return [ScopeView(body, lambda n: positions[n].start.line) for body in find_scopes(module, qualname)]
+        return [self._cut(node) for node in _ast_scopes(self._ast, qualname)]
+
+    def module_bindings(self) -> Iterator[tuple[set[str], int]]:
+        """(names bound, line) for each module-level binding, also under if/try/with."""
+        if self._ast is None:
+            return
+        yield from _ast_bindings(self._ast.body)
+
+    @property
+    def parsed_by_ast(self) -> bool:
+        return self._ast is not None
+
+    def _cut(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> ScopeView:
+        """Parse just this def or class with libcst, its text untouched, nested in stand-in classes."""
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        end = node.end_lineno or node.lineno
+        # An indented def stays as it is, as the body of one stand-in class, so every line keeps its text.
+        depth = 1 if node.col_offset else 0
+        wrapper = "class _anchor_audit_scope:\n" if depth else ""
+        try:
+            module = cst.parse_module(wrapper + "".join(self._lines[start - 1 : end]))
+        except cst.ParserSyntaxError as exc:
+            raise PythonSyntaxProblem(start + exc.raw_line - 1 - depth, exc.message) from None
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        inner: cst.CSTNode = module.body[0]
+        if depth:
+            inner = inner.body.body[0]  # type: ignore[attr-defined]
+        offset = start - 1 - depth
+        body = inner.body.body if isinstance(inner.body, cst.IndentedBlock) else [inner.body]  # type: ignore[attr-defined]
+        return ScopeView(body, lambda n: positions[n].start.line + offset)
+
+    def _whole_cst(self) -> tuple["cst.Module", Mapping["cst.CSTNode", "CodeRange"]]:
+        cached = getattr(self, "_cst", None)
+        if cached is not None:
+            return cached
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        try:
+            module = cst.parse_module(self.text)
+        except cst.ParserSyntaxError as exc:
+            raise PythonSyntaxProblem(exc.raw_line, exc.message) from None
+        except RecursionError:
+            raise PythonSyntaxProblem(1, "nested too deeply to parse") from None
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self._cst = (module, positions)
+        return self._cst
+
+
+def _cst_statements(positions: Mapping["cst.CSTNode", "CodeRange"]) -> list[LineRange]:
+    import libcst as cst
+
+    out = []
+    for node, pos in positions.items():
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            start = pos.start.line
+            for deco in getattr(node, "decorators", ()):
+                start = min(start, positions[deco].start.line)
+            out.append(LineRange(start, pos.end.line))
+    out.sort(key=lambda r: (r.start, -r.end))
+    return out
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _ast_scopes(module: ast.Module, qualname: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    frontier: list[list[ast.stmt]] = [module.body]
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
+    for part in qualname.split("."):
+        found = [node for body in frontier for node in _ast_defs(body) if node.name == part]
+        frontier = [node.body for node in found]
+    return found
+
+
+def _ast_defs(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    for stmt in body:
+        if isinstance(stmt, _DEFS):
+            yield stmt
+        else:
+            for block in _ast_blocks(stmt):
+                yield from _ast_defs(block)
+
+
+def _ast_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield case.body
+
+
+def _ast_bindings(body: list[ast.stmt]) -> Iterator[tuple[set[str], int]]:
+    for stmt in body:
+        names: set[str] = set()
+        if isinstance(stmt, _DEFS):
+            names = {stmt.name}
+        elif isinstance(stmt, ast.Assign):
+            names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+            names = {stmt.target.id}
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+        else:
+            for block in _ast_blocks(stmt):
+                yield from _ast_bindings(block)
+            continue
+        yield names, stmt.lineno
+
 
 # The in-memory cache: blob sha -> index (or the syntax problem it raised).
 _CACHE: "OrderedDict[str, PythonIndex | PythonSyntaxProblem]" = OrderedDict()
 _CACHE_SIZE = 256
-parse_count = 0  # how many parses this process did; the benchmarks read it
+parse_count = 0  # how many files this process parsed; the benchmarks read it
 
 
 def python_index(source: SourceFile) -> PythonIndex:
     key = source.blob or f"text:{hash(source.text)}"
     hit = _CACHE.get(key)
     if hit is None:
+        global parse_count
+        parse_count += 1
         try:
-            hit = _build_index(source.text)
+            hit = PythonIndex(source.text)
         except PythonSyntaxProblem as problem:
             hit = problem
         _CACHE[key] = hit
@@ -121,27 +290,6 @@ def python_index(source: SourceFile) -> PythonIndex:
     if isinstance(hit, PythonSyntaxProblem):
         raise hit
     return hit
-
-
-def _build_index(text: str) -> PythonIndex:
-    global parse_count
-    parse_count += 1
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise PythonSyntaxProblem(exc.raw_line, exc.message) from None
-    except RecursionError:
-        raise PythonSyntaxProblem(1, "nested too deeply to parse") from None
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    statements: list[LineRange] = []
-    for node, pos in positions.items():
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            start = pos.start.line
-            for deco in getattr(node, "decorators", ()):
-                start = min(start, positions[deco].start.line)
-            statements.append(LineRange(start, pos.end.line))
-    statements.sort(key=lambda r: (r.start, -r.end))
-    return PythonIndex(module, positions, statements, logical_lines(text) or [])
 
 
 def logical_lines(text: str, line_offset: int = 0) -> list[LogicalLine] | None:

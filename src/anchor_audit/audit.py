@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Callable, TypeVar
 
 from .errors import NotCarried, UnreadableFile
-from .match.condition import check_condition
 from .match.quote import match_quote
 from .model import (
     KNOWN_TAGS,
@@ -103,19 +102,23 @@ class Judge:
 
     def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
         blob = tree.blob_id(condition.path)
-        if blob is None:
-            return check_condition(condition, None)
-        key = condition_key(blob, condition)
-        hit = self._conditions.get(key)
-        if hit is None and self.store is not None:
+        key = condition_key(blob, condition) if blob else None
+        hit = self._conditions.get(key) if key else None
+        if hit is None and key and self.store is not None:
             data = self.store.get(key)
             hit = load_condition(condition, data) if data is not None else None
         if hit is None:
+            # libcst is imported here, where a condition is really checked, never on a cache hit.
+            from .match.condition import check_condition
+
+            if key is None:
+                return check_condition(condition, None)
             self.computed += 1
             hit = check_condition(condition, tree.read(condition.path))
             if self.store is not None:
                 self.store.put(key, dump_condition(hit))
-        self._conditions[key] = hit
+        if key is not None:
+            self._conditions[key] = hit
         return replace(hit, condition=condition)
 
 

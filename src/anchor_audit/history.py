@@ -76,12 +76,18 @@ def history(
 ) -> History:
     """The timeline of every quote and claim of ``skills`` over ``since..until``."""
     repo = base.repo
-    until_sha = _resolve(repo, until)
+    until_sha = base.commit.hexsha
     since_sha = _resolve(repo, since) if since else None
     result = History(since, until)
-    span = f"{since_sha}..{until_sha}" if since_sha else until_sha
-
     locations = {s.name: _locations(repo, until_sha, s.in_repo) for s in skills if s.in_repo}
+    if since_sha is None and locations and not any(s.disk for s in skills):
+        # Skills that live in the repository have no history before they first appear.
+        firsts = [locs[0][0] for locs in locations.values()]
+        first = firsts[0] if len(firsts) == 1 else repo.git.merge_base("--octopus", *firsts).strip()
+        parents = repo.commit(first).parents
+        span = f"{parents[0].hexsha}..{until_sha}" if parents else until_sha
+    else:
+        span = f"{since_sha}..{until_sha}" if since_sha else until_sha
     paths: set[str] = set()
     for source in skills:
         entry = spec.skill(source.name) if spec else None
@@ -89,12 +95,9 @@ def history(
         if source.disk is not None:
             paths |= {q.path for q in source.disk.quotes}
         for _, folder in locations.get(source.name, []):
-            if folder is None:
-                continue
-            paths.add(folder)
-            if folder not in result.skill_paths:
+            if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)
-            paths |= _quoted_paths(repo, until_sha, folder)
+    paths |= set(result.skill_paths) | _quoted_paths(repo, until_sha, result.skill_paths)
 
     result.commits_in_range = int(repo.git.rev_list("--first-parent", "--count", span))
     touching = repo.git.rev_list("--first-parent", "--reverse", span, "--", *sorted(paths)).split() if paths else []
@@ -118,7 +121,7 @@ def history(
             if sha in follow[source.name]:
                 folder_at[source.name] = follow[source.name][sha]
             elif source.name not in folder_at:
-                folder_at[source.name] = _folder_before(repo, sha, locations[source.name])
+                folder_at[source.name] = _folder_in(tree, locations[source.name])
             folder = folder_at[source.name]
             skill = _skill_at(tree, folder, source.name, skill_cache) if folder else None
             if skill is not None:
@@ -150,8 +153,8 @@ def _snapshot(report: AuditReport, names: list[str]) -> Snapshot:
 def _resolve(repo: git.Repo, ref: str) -> str:
     check_ref(ref)
     try:
-        return repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{commit}}").strip()
-    except git.GitCommandError:
+        return repo.commit(ref).hexsha
+    except (git.BadName, ValueError, git.GitError):
         raise SourceError(f"{repo.git_dir}: unknown ref {ref!r}") from None
 
 
@@ -178,7 +181,7 @@ def _locations(repo: git.Repo, until: str, folder: str | None) -> list[tuple[str
         if not added:
             break
         chain.append((added, folder))
-        parents = repo.git.rev_list("--parents", "-n", "1", added).split()[1:]
+        parents = [p.hexsha for p in repo.commit(added).parents]
         if not parents:
             break
         renames = repo.git.diff(
@@ -194,14 +197,11 @@ def _locations(repo: git.Repo, until: str, folder: str | None) -> list[tuple[str
     return chain
 
 
-def _folder_before(repo: git.Repo, sha: str, locations: list[tuple[str, str | None]]) -> str | None:
-    """Where the skill was at ``sha``: the newest location commit that is an ancestor of it."""
-    for loc_sha, folder in reversed(locations):
-        try:
-            repo.git.merge_base("--is-ancestor", loc_sha, sha)
-        except git.GitCommandError:
-            continue
-        return folder
+def _folder_in(tree: GitTree, locations: list[tuple[str, str | None]]) -> str | None:
+    """Where the skill is in ``tree``: the newest of its known folders that holds a SKILL.md there."""
+    for _, folder in reversed(locations):
+        if folder is not None and tree.blob_id(f"{folder}/SKILL.md") is not None:
+            return folder
     return None
 
 
@@ -218,13 +218,19 @@ def _skill_at(
     return cache[key]
 
 
-def _quoted_paths(repo: git.Repo, until: str, folder: str) -> set[str]:
-    """Every path any version of ``folder``/SKILL.md up to ``until`` quotes."""
+def _quoted_paths(repo: git.Repo, until: str, folders: list[str]) -> set[str]:
+    """Every path any version of the SKILL.md in ``folders`` up to ``until`` quotes (one git log)."""
+    if not folders:
+        return set()
+    skill_mds = [f"{folder}/SKILL.md" for folder in folders]
+    out = repo.git.log("--first-parent", "--format=%x00%H", "--name-only", until, "--", *skill_mds)
     paths: set[str] = set()
-    versions = repo.git.log("--first-parent", "--format=%H", until, "--", f"{folder}/SKILL.md").split()
-    for sha in versions:
-        try:
-            paths |= {q.path for q in parse_skill_md(repo.git.show(f"{sha}:{folder}/SKILL.md"))}
-        except (git.GitCommandError, SpecError):
-            continue  # deleted there, or a version that does not parse: it quotes nothing we can use
+    for chunk in out.split("\x00")[1:]:
+        sha, *changed = [line for line in chunk.splitlines() if line.strip()]
+        for path in changed:
+            try:
+                blob = repo.commit(sha).tree / path  # through git's object reader, no new process
+                paths |= {q.path for q in parse_skill_md(blob.data_stream.read().decode("utf-8", "replace"))}
+            except (KeyError, ValueError, git.GitError, SpecError):
+                continue  # deleted there, or a version that does not parse: it quotes nothing we can use
     return paths

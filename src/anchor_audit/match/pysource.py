@@ -89,6 +89,7 @@ class ScopeView:
 
     body: Sequence["cst.BaseStatement"]
     line_of: Callable[["cst.CSTNode"], int]
+    keep: object = None  # the parsed module, kept alive while line numbers are looked up by node identity
 
 
 class PythonIndex:
@@ -97,6 +98,7 @@ class PythonIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         self._lines = text.splitlines(keepends=True)
+        self._scopes: dict[str | None, list[ScopeView]] = {}
         try:
             self._ast: ast.Module | None = ast.parse(text)
         except SyntaxError:
@@ -142,14 +144,25 @@ class PythonIndex:
     # ------------------------------------------------------------- libcst views
 
     def scopes(self, qualname: str | None) -> list[ScopeView]:
-        """libcst views of every def/class named ``qualname`` (None: the module)."""
-        if qualname is None or self._ast is None:
+        """libcst views of every def/class named ``qualname`` (None: the module), built once each."""
+        cached = self._scopes.get(qualname)
+        if cached is None:
+            cached = self._scopes[qualname] = self._build_scopes(qualname)
+        return cached
+
+    def _build_scopes(self, qualname: str | None) -> list[ScopeView]:
+        if self._ast is None:
             module, positions = self._whole_cst()
             if qualname is None:
                 return [ScopeView(module.body, lambda n: positions[n].start.line)]
             from .condition import find_scopes
 
             return [ScopeView(body, lambda n: positions[n].start.line) for body in find_scopes(module, qualname)]
+        if qualname is None:
+            import libcst as cst
+
+            module = cst.parse_module(self.text)
+            return [_view(module.body, self._ast.body, 0, module)]
         return [self._cut(node) for node in _ast_scopes(self._ast, qualname)]
 
     def module_bindings(self) -> Iterator[tuple[set[str], int]]:
@@ -163,9 +176,8 @@ class PythonIndex:
         return self._ast is not None
 
     def _cut(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> ScopeView:
-        """Parse just this def or class with libcst, its text untouched, nested in stand-in classes."""
+        """Parse just this def or class with libcst, its text untouched."""
         import libcst as cst
-        from libcst.metadata import MetadataWrapper, PositionProvider
 
         start = min([node.lineno] + [d.lineno for d in node.decorator_list])
         end = node.end_lineno or node.lineno
@@ -176,13 +188,12 @@ class PythonIndex:
             module = cst.parse_module(wrapper + "".join(self._lines[start - 1 : end]))
         except cst.ParserSyntaxError as exc:
             raise PythonSyntaxProblem(start + exc.raw_line - 1 - depth, exc.message) from None
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         inner: cst.CSTNode = module.body[0]
         if depth:
             inner = inner.body.body[0]  # type: ignore[attr-defined]
-        offset = start - 1 - depth
-        body = inner.body.body if isinstance(inner.body, cst.IndentedBlock) else [inner.body]  # type: ignore[attr-defined]
-        return ScopeView(body, lambda n: positions[n].start.line + offset)
+        suite = inner.body  # type: ignore[attr-defined]
+        body = suite.body if isinstance(suite, cst.IndentedBlock) else [cst.SimpleStatementLine(body=suite.body)]
+        return _view(body, node.body, start - 1 - depth, module)
 
     def _whole_cst(self) -> tuple["cst.Module", Mapping["cst.CSTNode", "CodeRange"]]:
         cached = getattr(self, "_cst", None)
@@ -200,6 +211,78 @@ class PythonIndex:
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         self._cst = (module, positions)
         return self._cst
+
+
+def _view(
+    body: Sequence["cst.BaseStatement"], ast_body: list[ast.stmt], offset: int, module: "cst.Module"
+) -> ScopeView:
+    """A view whose line numbers come from the stdlib tree of the same code.
+
+    Both parsers list the statements of the same text in the same order, so
+    the n-th libcst statement has the n-th ast statement's line; that spares
+    libcst's position pass, which costs more than the parse.  Should the two
+    ever disagree on the count, libcst computes the positions itself.
+    """
+    cst_nodes = list(_cst_preorder(body))
+    ast_nodes = list(_ast_preorder(ast_body))
+    if len(cst_nodes) == len(ast_nodes):
+        lines = {id(c): a.lineno for c, a in zip(cst_nodes, ast_nodes, strict=True)}
+        return ScopeView(body, lambda n: lines[id(n)], keep=module)
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return ScopeView(body, lambda n: positions[n].start.line + offset, keep=module)
+
+
+def _cst_preorder(body: Sequence["cst.BaseStatement"]) -> Iterator["cst.CSTNode"]:
+    import libcst as cst
+
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+            continue
+        yield stmt
+        suite = getattr(stmt, "body", None)
+        if isinstance(suite, cst.IndentedBlock):
+            yield from _cst_preorder(suite.body)
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            yield from suite.body
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _cst_preorder(_suite(handler.body))
+        for case in getattr(stmt, "cases", ()):
+            yield from _cst_preorder(_suite(case.body))
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.If):
+            yield from _cst_preorder([orelse])
+        elif orelse is not None:
+            yield from _cst_preorder(_suite(orelse.body))
+        final = getattr(stmt, "finalbody", None)
+        if final is not None:
+            yield from _cst_preorder(_suite(final.body))
+
+
+def _suite(suite: "cst.BaseSuite") -> Sequence["cst.BaseStatement"]:
+    import libcst as cst
+
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=suite.body)]
+
+
+def _ast_preorder(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for stmt in body:
+        yield stmt
+        for name in ("body",):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                yield from _ast_preorder(block)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _ast_preorder(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _ast_preorder(case.body)
+        yield from _ast_preorder(getattr(stmt, "orelse", []) or [])
+        yield from _ast_preorder(getattr(stmt, "finalbody", []) or [])
 
 
 def _cst_statements(positions: Mapping["cst.CSTNode", "CodeRange"]) -> list[LineRange]:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
-from .canon import statement_key
 from .pysource import LogicalLine, PythonSyntaxProblem, SourceFile, logical_lines
 
 ELISION = "..."
@@ -167,6 +166,8 @@ def _find_logical(shape: QuoteShape, units: Sequence[LogicalLine], near: int) ->
         if not parsed:
             return None  # a fragment that does not tokenize (e.g. half a call): text match only
         runs.append(parsed)
+
+    from .canon import statement_key  # libcst: only here, where formatting must be compared
 
     def same(q: LogicalLine, s: LogicalLine) -> bool:
         if q.key == s.key:

@@ -52,6 +52,7 @@ class GitTree:
         self.commit = commit
         self.info = info
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
+        self._entries: dict[str, git.Blob | None] = {}
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
@@ -80,9 +81,12 @@ class GitTree:
         return source
 
     def _entry(self, path: str) -> git.Blob | None:
+        if path in self._entries:
+            return self._entries[path]
         try:
             obj = self.commit.tree / path
         except KeyError:
+            self._entries[path] = None
             return None
         if obj.type == "commit":
             raise UnreadableFile(f"{path} is in a submodule; not read")
@@ -90,6 +94,7 @@ class GitTree:
             return None  # a folder where a file was quoted
         if obj.mode == SYMLINK_MODE:
             raise UnreadableFile(f"{path} is a symbolic link; links are not followed")
+        self._entries[path] = obj
         return obj
 
 

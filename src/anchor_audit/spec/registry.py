@@ -9,11 +9,11 @@ key.path: what is wrong``.  Unknown keys are warnings.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from ..match.condition import PatternError, compile_expression, compile_statement
 from ..model import ClaimSpec, Condition, ReleaseSpec, SkillSpec, SourceSpec, Spec
 from .repopath import normalize, repo_path_problem
 from .schema import validate
@@ -109,10 +109,9 @@ def _condition(doc: YamlDoc, where: KeyPath, data: dict[str, Any]) -> Condition:
             _expression(doc, where + (key, i), text)
     for key in ("then", "else", "each", "has"):
         for i, text in enumerate(data.get(key, [])):
-            try:
-                compile_statement(text)
-            except PatternError as exc:
-                raise SpecError(f"{doc.where(where + (key, i))}: {exc}") from None
+            problem = statement_problem(text)
+            if problem:
+                raise SpecError(f"{doc.where(where + (key, i))}: {problem}")
     if "has" in data and not data["has"]:
         raise SpecError(f"{doc.where(where + ('has',))}: list at least one statement")
     return Condition(
@@ -131,10 +130,36 @@ def _condition(doc: YamlDoc, where: KeyPath, data: dict[str, Any]) -> Condition:
 
 
 def _expression(doc: YamlDoc, where: KeyPath, text: str) -> None:
+    problem = expression_problem(text)
+    if problem:
+        raise SpecError(f"{doc.where(where)}: {problem}")
+
+
+# Syntax is checked at load time with the stdlib parser, which is cheap to import;
+# libcst parses these again, for comparison, only when a condition is checked.
+
+
+def expression_problem(text: str) -> str | None:
+    """Why ``text`` is not one Python expression, or None."""
     try:
-        compile_expression(text)
-    except PatternError as exc:
-        raise SpecError(f"{doc.where(where)}: {exc}") from None
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        return f"not a Python expression: {text!r} ({exc.msg})"
+    return None
+
+
+def statement_problem(text: str) -> str | None:
+    """Why ``text`` is not one simple statement (``target = value``, value may be ``...``), or None."""
+    try:
+        body = ast.parse(text.strip()).body
+    except SyntaxError as exc:
+        return f"not a Python statement: {text!r} ({exc.msg})"
+    if len(body) != 1 or isinstance(body[0], _COMPOUND):
+        return f"expected one simple statement such as 'target = value', got {text!r}"
+    return None
+
+
+_COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _check_path(doc: YamlDoc, where: KeyPath, path: str) -> None:

@@ -16,6 +16,8 @@ import yaml
 
 from ..errors import SpecError
 
+# libyaml's safe loader where PyYAML has it (several times faster), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_NODES = 200_000  # values after alias expansion
 MAX_DEPTH = 64
 
@@ -55,9 +57,11 @@ def format_path(path: KeyPath) -> str:
 def load_yaml(text: str, name: str) -> YamlDoc:
     """Parse ``text`` as one YAML document; raise :class:`SpecError` naming ``name:line``."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and (mark is None or mark.index >= len(text.rstrip())):
+            mark = exc.context_mark  # the problem is "end of file": where the open construct began says more
         line = mark.line + 1 if mark else 1
         raise SpecError(f"{name}:{line}: not valid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:  # e.g. a reader error on control characters

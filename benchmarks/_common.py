@@ -36,7 +36,21 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
 
 
-def generated_repo(where: Path, commits: int = 600, touch_every: int = 20) -> Path:
+def _filler_function(k: int) -> str:
+    return (
+        f"\n\ndef helper_{k}(cfg, world):\n"
+        f'    """Generated helper {k}."""\n'
+        f"    total = 0\n"
+        f"    for rank in range(world.size):\n"
+        f"        if rank % {k + 2} == 0:\n"
+        f"            total += cfg.bucket or {k}\n"
+        f"        elif cfg.tp_overlap:\n"
+        f"            total -= {k}\n"
+        f"    return {{'helper': {k}, 'total': total}}\n"
+    )
+
+
+def generated_repo(where: Path, commits: int = 600, touch_every: int = 50) -> Path:
     """A repository shaped like Megatron-Bridge's history around one skill.
 
     The demo skill lives in ``skills/demo-overlap``; its code in
@@ -52,6 +66,9 @@ def generated_repo(where: Path, commits: int = 600, touch_every: int = 20) -> Pa
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}  # fmt: skip
     git(repo, "init", "-q", "-b", "main", env=env)
     shutil.copytree(DEMO / "src", repo / "src")
+    for name in ("overlap.py", "launch.py"):  # the real files are ~650 lines: pad below the quoted code
+        path = repo / "src" / "demo" / name
+        path.write_text(path.read_text() + "".join(_filler_function(k) for k in range(40)))
     shutil.copytree(DEMO / "skills" / "demo-overlap", repo / "skills" / "overlap-guide")
     for i in range(40):  # a tree with other code in it
         (repo / "src" / "other").mkdir(parents=True, exist_ok=True)
@@ -64,8 +81,10 @@ def generated_repo(where: Path, commits: int = 600, touch_every: int = 20) -> Pa
             git(repo, "mv", "skills/overlap-guide", "skills/demo-overlap", env=env)
         elif n % touch_every == 0:
             text = overlap.read_text()
-            overlap.write_text(text.replace("from dataclasses import dataclass\n", f"import mod{n}\nfrom dataclasses import dataclass\n", 1))
+            new_import = f"import mod{n}\nfrom dataclasses import dataclass\n"
+            overlap.write_text(text.replace("from dataclasses import dataclass\n", new_import, 1))
         else:
-            (repo / "src" / "other" / f"mod{n % 40}.py").write_text(f"VALUE = {n}\n" * 200)
+            target = repo / "src" / "other" / f"mod{n % 40}.py"
+            target.write_text(target.read_text() + f"# revision {n}\n")
         git(repo, "commit", "-q", "-a", "-m", f"change {n}", env=env)
     return repo

@@ -26,10 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 import libcst
-
 from _common import ROOT, anchor_audit, generated_repo, git, median_of, timed
 
 GOALS = {"warm history / warm one-ref": 2.0, "cold history / warm one-ref": 5.0}
@@ -52,10 +52,10 @@ def main() -> int:
     else:
         repo, skill = generated_repo(work), args.skill or "skills/demo-overlap"
         spec = args.spec or str(ROOT / "fixtures" / "demo" / "anchors.yaml")
-        kind = "generated repository (600 commits, the skill renamed once)"
+        kind = "generated repository (600 commits, 1 in 50 moves the quoted code, the skill renamed once)"
     cache = work / "cache"
     env = {**os.environ, "ANCHOR_AUDIT_CACHE": str(cache)}
-    base = [*anchor_audit(), "--quiet"] if False else anchor_audit()
+    base = anchor_audit()
     hist = [*base, "history", "--quiet", "--spec", spec, "--repo", str(repo), "--in-repo", skill, "--format", "json"]
     one = [*base, "check", "--quiet", "--spec", spec, "--repo", str(repo), "--ref", "HEAD", "--in-repo", skill]
 
@@ -73,18 +73,22 @@ def main() -> int:
     info = json.loads(out)["range"]
     first = git(repo, "log", "--format=%H", "--diff-filter=A", "--first-parent", "--reverse", "HEAD", "--",
                 f"{info['skill_paths'][0]}/SKILL.md").split()[0]  # fmt: skip
-    commits = git(repo, "rev-list", "--first-parent", f"{first}^..HEAD").split()
+    mainline = git(repo, "rev-list", "--first-parent", "HEAD").split()  # newest first
+    commits = mainline[: mainline.index(first) + 1] if first in mainline else mainline
     files = _files_of(repo, info, spec)
-    blobs = {git(repo, "rev-parse", f"{c}:{f}").strip() for c in commits[:: max(1, len(commits) // 400)] for f in files
+    touching = set(git(repo, "rev-list", "--first-parent", "HEAD", "--", *files).split()) & set(commits)
+    blobs = {git(repo, "rev-parse", f"{c}:{f}").strip() for c in touching | {commits[-1]} for f in files
              if _exists(repo, c, f)}  # fmt: skip
     naive_per_commit = _naive(repo, commits, files, args.naive_sample)
     naive = naive_per_commit * len(commits)
 
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, libcst {libcst.__version__ if hasattr(libcst, '__version__') else '?'}")  # noqa: E501
+    versions = f"Python {sys.version.split()[0]}, libcst {metadata.version('libcst')}, git {_git_version()}"
+    print(f"machine: {os.cpu_count()} cores, {versions}")
     print(f"input: {kind}, skill {skill} (folders over time: {' -> '.join(info['skill_paths'])})")
     print(f"commits in range: {len(commits)} from the skill's first commit {first[:10]} to HEAD")
     print(f"commits that touch the skill or its files: {info['commits_touching']}")
-    print(f"files the skill quotes or conditions: {len(files)}; distinct blobs of them (sampled commits): {len(blobs)}")
+    print(f"files the skill quotes or conditions: {len(files)}; distinct blobs of them in the range: {len(blobs)} "
+          "(a cold history parses each once; the naive way parses a file per commit)")  # fmt: skip
     print(f"warm one-ref audit (check --in-repo at HEAD): {one_ref:.3f} s")
     print(f"history, cold cache: {cold:.3f} s")
     print(f"history, warm cache: {warm:.3f} s")
@@ -115,6 +119,10 @@ def _files_of(repo: Path, info: dict, spec: str) -> list[str]:
     for skill in load_spec(Path(spec)).skills:
         paths |= {c.path for claim in skill.claims for c in claim.conditions}
     return sorted(p for p in paths if p.endswith(".py"))
+
+
+def _git_version() -> str:
+    return subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.split()[-1]
 
 
 def _exists(repo: Path, commit: str, path: str) -> bool:

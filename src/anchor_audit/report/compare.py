@@ -84,11 +84,11 @@ def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
         for c in comparison.changes:
             style = "bold red" if c in comparison.newly_broken else ""
             cells = [c.kind] + ([c.skill] if several else []) + [c.key, c.before or "-"]
-            table.add_row(*cells, Text(c.after or "-", style=style), _range(c))
+            table.add_row(*(Text(x) for x in cells), Text(c.after or "-", style=style), Text(_range(c)))
         console.print(table)
     n = len(comparison.newly_broken)
     verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and break at {new}" if n else "no claim breaks"
-    console.print(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}")
+    console.print(Text(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}"))
 
 
 def _where(info: SourceInfo) -> str:

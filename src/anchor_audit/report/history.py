@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any, TextIO
 
 from rich.table import Table
@@ -49,15 +50,26 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
         )
     )
     if result.skill_paths:
-        console.print(f"skill folders over time: {' -> '.join(result.skill_paths)}")
+        console.print(Text(f"skill folders over time: {' -> '.join(result.skill_paths)}"))
+    events = result.events
+    if events:
+        # What everything was where the history starts, in one line; the table holds the changes.
+        start = events[0].commit
+        first = [e for e in events if e.commit == start and e.before is None]
+        counts = Counter(e.after for e in first)
+        summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        console.print(Text(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}"))
+        events = [e for e in events if e not in first]
     table = Table(show_edge=False, pad_edge=False)
     for column in ("commit", "date", "kind", "quote or claim", "change", "subject"):
         table.add_column(column, overflow="fold")
-    for e in result.events:
+    for e in events:
         change = f"{e.before or '(new)'} -> {e.after or '(gone)'}"
         if e.suggested is not None and e.after == "moved":
             change += f" (suggest {e.suggested.start}:{e.suggested.end})"
         style = "red" if e.after in ("broken", "changed", "missing") else ""
-        table.add_row(e.commit.sha[:10], e.commit.date[:10], e.kind, e.key, Text(change, style=style), e.commit.subject)
-    console.print(table)
-    console.print(f"{len(result.events)} status changes")
+        cells = [e.commit.sha[:10], e.commit.date[:10], e.kind, e.key]
+        table.add_row(*(Text(c) for c in cells), Text(change, style=style), Text(e.commit.subject))
+    if events:
+        console.print(table)
+    console.print(Text(f"{len(events)} status changes after the start"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -50,7 +51,7 @@ def _filler_function(k: int) -> str:
     )
 
 
-def generated_repo(where: Path, commits: int = 600, touch_every: int = 50) -> Path:
+def generated_repo(where: Path, commits: int = 600, touch_every: int = 50, other_files: int = 40) -> Path:
     """A repository shaped like Megatron-Bridge's history around one skill.
 
     The demo skill lives in ``skills/demo-overlap``; its code in
@@ -70,9 +71,12 @@ def generated_repo(where: Path, commits: int = 600, touch_every: int = 50) -> Pa
         path = repo / "src" / "demo" / name
         path.write_text(path.read_text() + "".join(_filler_function(k) for k in range(40)))
     shutil.copytree(DEMO / "skills" / "demo-overlap", repo / "skills" / "overlap-guide")
-    for i in range(40):  # a tree with other code in it
-        (repo / "src" / "other").mkdir(parents=True, exist_ok=True)
-        (repo / "src" / "other" / f"mod{i}.py").write_text(f"VALUE = {i}\n" * 200)
+    rng = random.Random(1234)
+    for i in range(other_files):  # a tree with other code in it, not too compressible
+        folder = repo / "src" / "other" / f"pkg{i // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        names = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz_") for _ in range(12)) for _ in range(60)]
+        (folder / f"mod{i}.py").write_text("".join(f"{n} = {rng.randint(0, 10**9)}  # {n[::-1]}\n" for n in names))
     git(repo, "add", "-A", env=env)
     git(repo, "commit", "-q", "-m", "start", env=env)
     overlap = repo / "src" / "demo" / "overlap.py"
@@ -84,7 +88,8 @@ def generated_repo(where: Path, commits: int = 600, touch_every: int = 50) -> Pa
             new_import = f"import mod{n}\nfrom dataclasses import dataclass\n"
             overlap.write_text(text.replace("from dataclasses import dataclass\n", new_import, 1))
         else:
-            target = repo / "src" / "other" / f"mod{n % 40}.py"
+            k = n % other_files
+            target = repo / "src" / "other" / f"pkg{k // 100}" / f"mod{k}.py"
             target.write_text(target.read_text() + f"# revision {n}\n")
         git(repo, "commit", "-q", "-a", "-m", f"change {n}", env=env)
     return repo

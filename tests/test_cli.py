@@ -63,7 +63,7 @@ def test_json_report_shape_and_byte_identical_runs(repo: GitRepo, capsys, tmp_pa
     }
     assert skill["claims"][-1] == {"id": "perf_notes", "declared": ["doc_only"], "verdict": "doc_only", "evidence": []}
     assert data["summary"]["anchors"] == {
-        "exact": 1, "moved": 3, "changed": 0, "missing": 0, "unverifiable": 0, "error": 0,
+        "exact": 1, "moved": 3, "changed": 0, "missing": 0, "unverifiable": 0, "incomplete": 0, "error": 0,
     }
     assert list(data) == sorted(data)
 

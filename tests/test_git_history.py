@@ -174,7 +174,7 @@ def test_remote_is_mirrored_lean_and_fetched_only_when_the_ref_is_missing(histor
 
 
 def test_refuses_command_running_transports(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="transports that run commands are refused"):
+    with pytest.raises(UsageError, match=r"the ext:: transport can run commands; refused \(--allow-protocol ext\)"):
         open_git("ext::sh -c touch% /tmp/pwned", "v1", str(tmp_path))
     with pytest.raises(UsageError, match="begins with '-'"):
         open_git("--upload-pack=touch /tmp/pwned", "v1", str(tmp_path))

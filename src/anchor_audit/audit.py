@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, TypeVar
 
-from .errors import NotCarried, UnreadableFile
+from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote
 from .model import (
     KNOWN_TAGS,
@@ -43,8 +43,8 @@ from .resultcache import (
 from .source import SourceTree
 
 _FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED)
-_UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.ERROR)
-_UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.ERROR)
+_UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
+_UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
 R = TypeVar("R")
 
@@ -70,6 +70,7 @@ class Judge:
         return _guarded(
             lambda: self._quote(quote, tree),
             not_carried=lambda msg: unchecked(AnchorStatus.UNVERIFIABLE, msg),
+            bounded=lambda msg: unchecked(AnchorStatus.INCOMPLETE, msg),
             failed=lambda msg: unchecked(AnchorStatus.ERROR, msg),
         )
 
@@ -80,6 +81,7 @@ class Judge:
         return _guarded(
             lambda: self._condition(condition, tree),
             not_carried=lambda msg: unchecked(ConditionStatus.UNVERIFIABLE, msg),
+            bounded=lambda msg: unchecked(ConditionStatus.INCOMPLETE, msg),
             failed=lambda msg: unchecked(ConditionStatus.ERROR, msg),
         )
 
@@ -153,16 +155,23 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: 
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes))
 
 
-def _guarded(run: Callable[[], R], not_carried: Callable[[str], R], failed: Callable[[str], R]) -> R:
+def _guarded(
+    run: Callable[[], R],
+    not_carried: Callable[[str], R],
+    bounded: Callable[[str], R],
+    failed: Callable[[str], R],
+) -> R:
     """Run one check; whatever goes wrong becomes that check's result."""
     try:
         return run()
     except NotCarried as exc:
         return not_carried(str(exc))
+    except BoundExceeded as exc:
+        return bounded(str(exc))
     except UnreadableFile as exc:
         return failed(str(exc))
     except RecursionError:
-        return failed("the code is nested too deeply to check")
+        return bounded("the code is nested too deeply to check")
     except Exception as exc:  # noqa: BLE001 - the boundary where one check may not crash the run
         return failed(f"internal error while checking: {type(exc).__name__}: {exc}")
 

@@ -148,6 +148,13 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
     )
     command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
     command.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk result cache")
+    command.add_argument(
+        "--allow-protocol",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also allow this git transport (e.g. ext, which runs commands); repeatable",
+    )
     command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 
 
@@ -237,7 +244,14 @@ def cmd_history(args: argparse.Namespace) -> ExitCode:
 
     inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.until, DEFAULT_SPEC, args.in_repo)
     progress = _progress(args.quiet)
-    tree = open_tree(inputs, ref=args.until, cache_dir=args.cache_dir, progress=progress, full_history=True)
+    tree = open_tree(
+        inputs,
+        ref=args.until,
+        cache_dir=args.cache_dir,
+        progress=progress,
+        full_history=True,
+        allow=tuple(args.allow_protocol),
+    )
     assert isinstance(tree, GitTree)
     sources = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
     sources += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
@@ -263,7 +277,14 @@ def _compare(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: st
     reports = []
     with _judge(args) as judge:
         for ref in (old_ref, new_ref):
-            tree = open_tree(inputs, ref=ref, release=args.release, cache_dir=args.cache_dir, progress=progress)
+            tree = open_tree(
+                inputs,
+                ref=ref,
+                release=args.release,
+                cache_dir=args.cache_dir,
+                progress=progress,
+                allow=tuple(args.allow_protocol),
+            )
             reports.append(audit(inputs.skills_at(tree), tree, inputs.spec, judge))
     return compare(reports[0], reports[1])
 
@@ -285,7 +306,13 @@ def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditRepo
     from .inputs import load_inputs, open_tree
 
     inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC, args.in_repo)
-    tree = open_tree(inputs, release=args.release, cache_dir=args.cache_dir, progress=_progress(args.quiet))
+    tree = open_tree(
+        inputs,
+        release=args.release,
+        cache_dir=args.cache_dir,
+        progress=_progress(args.quiet),
+        allow=tuple(args.allow_protocol),
+    )
     with _judge(args) as judge:
         return inputs, tree, audit(inputs.skills_at(tree), tree, inputs.spec, judge)
 

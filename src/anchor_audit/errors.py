@@ -39,8 +39,15 @@ class NotCarried(Exception):
 
 
 class UnreadableFile(Exception):
-    """Internal: the file is at the ref but cannot be audited (binary, not UTF-8, too large, a link).
+    """Internal: the file is at the ref but cannot be audited (binary, not UTF-8, a link).
 
     The audit turns it into an ``error`` result for the quotes and
     conditions that need the file.
+    """
+
+
+class BoundExceeded(UnreadableFile):
+    """Internal: checking would pass one of anchor-audit's bounds (size, nesting).
+
+    The result is ``incomplete``: never ``exact``, never ``holds``.
     """

@@ -87,6 +87,7 @@ def open_tree(
     cache_dir: str | None = None,
     progress: Progress = no_progress,
     full_history: bool = False,
+    allow: tuple[str, ...] = (),
 ) -> SourceTree:
     """The tree at ``ref`` (default: the inputs' ref): git, or (``release`` not None) the published wheel."""
     ref = ref or inputs.ref
@@ -102,4 +103,4 @@ def open_tree(
         return open_release(inputs.repo, ref, spec_release, version, cache_dir, progress)
     from .source.git import open_git
 
-    return open_git(inputs.repo, ref, cache_dir, progress, full_history=full_history)
+    return open_git(inputs.repo, ref, cache_dir, progress, full_history=full_history, allow=allow)

@@ -29,6 +29,7 @@ class AnchorStatus(str, enum.Enum):
     CHANGED = "changed"  # the file is there, the quoted code is not
     MISSING = "missing"  # the file is not at the ref
     UNVERIFIABLE = "unverifiable"  # the source cannot show this path (e.g. a wheel has no docs/)
+    INCOMPLETE = "incomplete"  # checking would pass a bound (file size, nesting): not checked
     ERROR = "error"  # the file could not be read or decoded
 
 
@@ -40,6 +41,7 @@ class ConditionStatus(str, enum.Enum):
     ABSENT = "absent"  # the scope, the if or the statement is not there at all
     MISSING = "missing"  # the file is not at the ref
     UNVERIFIABLE = "unverifiable"
+    INCOMPLETE = "incomplete"  # checking would pass a bound (file size, nesting)
     ERROR = "error"  # e.g. the file does not parse
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
+from ..errors import BoundExceeded
 from ..model import LineRange
 
 if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
@@ -103,8 +104,10 @@ class PythonIndex:
             self._ast: ast.Module | None = ast.parse(text)
         except SyntaxError:
             self._ast = None  # newer syntax than this Python reads, or invalid: libcst decides below
-        except (RecursionError, MemoryError, ValueError):
-            raise PythonSyntaxProblem(1, "too deeply nested or too large to parse") from None
+        except (RecursionError, MemoryError):
+            raise BoundExceeded("the code is nested too deeply to parse") from None
+        except ValueError:  # e.g. a NUL byte
+            self._ast = None
         if self._ast is None:
             self._whole_cst()  # raises PythonSyntaxProblem if libcst cannot read it either
 
@@ -207,7 +210,7 @@ class PythonIndex:
         except cst.ParserSyntaxError as exc:
             raise PythonSyntaxProblem(exc.raw_line, exc.message) from None
         except RecursionError:
-            raise PythonSyntaxProblem(1, "nested too deeply to parse") from None
+            raise BoundExceeded("the code is nested too deeply to parse") from None
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         self._cst = (module, positions)
         return self._cst

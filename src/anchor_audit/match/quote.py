@@ -28,6 +28,7 @@ from .pysource import LogicalLine, PythonSyntaxProblem, SourceFile, logical_line
 
 ELISION = "..."
 CANDIDATE_THRESHOLD = 0.5  # below this similarity a "closest candidate" is noise
+MAX_CANDIDATE_WORK = 2_000_000  # line comparisons the search for a closest candidate may make
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,9 @@ def _changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[st
     want = shape.lines
     code = [(i + 1, s) for i, s in enumerate(source.stripped) if s]
     n = len(want)
+    if n * len(code) > MAX_CANDIDATE_WORK:
+        notes.insert(0, "the quoted code is not in the file; the file is too large to search for the closest code")
+        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="; ".join(notes))
     best_score, best_k, best_distance = -1.0, 0, 0
     for k in range(max(1, len(code) - n + 1)):
         window = code[k : k + n]

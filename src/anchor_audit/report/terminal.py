@@ -19,6 +19,7 @@ STYLE = {
     AnchorStatus.CHANGED: "bold red",
     AnchorStatus.MISSING: "bold red",
     AnchorStatus.UNVERIFIABLE: "magenta",
+    AnchorStatus.INCOMPLETE: "magenta",
     AnchorStatus.ERROR: "magenta",
     Verdict.CODE_VERIFIED: "green",
     Verdict.BROKEN: "bold red",

@@ -13,7 +13,7 @@ import hashlib
 import re
 from typing import Callable, Protocol
 
-from ..errors import UnreadableFile
+from ..errors import BoundExceeded, UnreadableFile
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
 
@@ -51,10 +51,14 @@ def git_blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
 
 
+def too_large(path: str) -> BoundExceeded:
+    return BoundExceeded(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not audited")
+
+
 def decode(path: str, data: bytes, blob: str) -> SourceFile:
     """Bytes of a file at the ref -> its text; raises :class:`UnreadableFile`."""
     if len(data) > MAX_FILE_BYTES:
-        raise UnreadableFile(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not audited")
+        raise too_large(path)
     if b"\x00" in data[:8192]:
         raise UnreadableFile(f"{path} is a binary file")
     try:

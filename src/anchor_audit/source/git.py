@@ -9,7 +9,9 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import git
@@ -17,13 +19,26 @@ import git
 from ..errors import SourceError, UnreadableFile, UsageError
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
-from . import _URL, Progress, decode, is_remote, no_progress
+from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from .cache import cache_root, locked, slug
 
-# Transports that can run commands (ext::, fd::) are never allowed; git checks this list too.
-ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
-_GIT_ENV = {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+# Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
+# git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
+ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
+FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 SYMLINK_MODE = 0o120000
+
+
+def _git_env(allow: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment git runs in: no prompts, no stalls, only the allowed transports."""
+    return {
+        "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
+        "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
+        "GIT_ASKPASS": "true",
+        "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=30",
+        "GIT_HTTP_LOW_SPEED_LIMIT": "1000",  # a transfer slower than 1 kB/s for 60 s is given up
+        "GIT_HTTP_LOW_SPEED_TIME": "60",
+    }
 
 
 def check_ref(ref: str) -> None:
@@ -31,15 +46,20 @@ def check_ref(ref: str) -> None:
         raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
 
 
-def check_repo(repo: str) -> None:
+def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
     if repo.startswith("-"):
         raise UsageError(f"--repo {repo!r}: begins with '-'")
-    if "::" in repo.split("/", 1)[0] or repo.startswith("ext:"):
-        raise UsageError(f"--repo {repo!r}: transports that run commands are refused")
-    if _URL.match(repo):
+    head = repo.split("/", 1)[0]
+    if "::" in head:
+        transport = head.split("::", 1)[0].lower()
+        if transport not in allow:
+            raise UsageError(
+                f"--repo {repo!r}: the {transport}:: transport can run commands; refused (--allow-protocol {transport})"
+            )
+    elif _URL.match(repo):
         scheme = repo.split(":", 1)[0].lower()
-        if scheme not in ALLOWED_PROTOCOLS.split(":") and scheme not in ("git+ssh", "ssh+git"):
-            raise UsageError(f"--repo {repo!r}: the {scheme} transport is not allowed")
+        if scheme not in ALLOWED_PROTOCOLS + allow + ("git+ssh", "ssh+git"):
+            raise UsageError(f"--repo {repo!r}: the {scheme} transport is not allowed (--allow-protocol {scheme})")
 
 
 class GitTree:
@@ -72,6 +92,8 @@ class GitTree:
         cached = self._blobs.get(obj.hexsha)
         if cached is not None and cached.path == path:
             return cached
+        if obj.size > MAX_FILE_BYTES:  # known from the object header: a 50 MB blob is never read
+            raise too_large(path)
         try:
             data = obj.data_stream.read()
         except (ValueError, OSError, git.GitError) as exc:
@@ -108,16 +130,17 @@ def open_git(
     cache_dir: str | None = None,
     progress: Progress = no_progress,
     full_history: bool = False,
+    allow: tuple[str, ...] = (),
 ) -> GitTree:
     """The tree of ``ref`` in ``repo`` (a URL or a local path).
 
     ``full_history``: a remote mirror gets every commit up to ``ref`` (still
     without blobs), as ``history`` needs; otherwise only the one commit.
     """
-    check_repo(repo)
+    check_repo(repo, allow)
     check_ref(ref)
-    if is_remote(repo):
-        handle = _mirror(repo, ref, cache_root(cache_dir), progress, full_history)
+    if is_remote(repo) or "::" in repo.split("/", 1)[0]:
+        handle = _mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
     else:
         handle = _open_local(repo)
     sha = _resolve(handle, ref)
@@ -134,7 +157,7 @@ def _open_local(path: str) -> git.Repo:
         handle = git.Repo(path)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise SourceError(f"{path}: not a git repository") from None
-    handle.git.update_environment(**_GIT_ENV)
+    handle.git.update_environment(**_git_env())
     return handle
 
 
@@ -147,33 +170,27 @@ def _resolve(handle: git.Repo, ref: str) -> str | None:
     return None
 
 
-def _mirror(url: str, ref: str, root: Path, progress: Progress, full_history: bool = False) -> git.Repo:
+def _mirror(
+    url: str, ref: str, root: Path, progress: Progress, full_history: bool = False, allow: tuple[str, ...] = ()
+) -> git.Repo:
     """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
     path = root / "git" / f"{slug(url)}.git"
     with locked(path):
         fresh = not path.exists()
         if fresh:
-            handle = git.Repo.init(path, bare=True)
-            with handle.config_writer() as cfg:
-                cfg.set_value("core", "repositoryformatversion", "1")
-                cfg.set_value("extensions", "partialClone", "origin")
-                cfg.set_value('remote "origin"', "url", url)
-                cfg.set_value('remote "origin"', "promisor", "true")
-                cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
-        else:
-            handle = git.Repo(path)
-        handle.git.update_environment(**_GIT_ENV)
-        if _resolve(handle, ref) is not None:
+            _new_mirror(path, url)
+        handle = git.Repo(path)
+        handle.git.update_environment(**_git_env(allow))
+        shallow = Path(handle.git_dir, "shallow").exists()
+        if _resolve(handle, ref) is not None and not (full_history and shallow):
             return handle
         progress(f"fetching {ref} from {url}", None)
+        depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
         try:
             handle.git.fetch(
-                "--filter=blob:none",
-                "--depth=1",
-                "--no-tags",
-                "origin",
-                f"+{ref}:refs/anchor-audit/{ref}",
-            )
+                "--filter=blob:none", *depth, "--no-tags", "origin", f"+{ref}:refs/anchor-audit/{ref}",
+                kill_after_timeout=FETCH_TIMEOUT,
+            )  # fmt: skip
         except git.GitCommandError as exc:
             if fresh:
                 shutil.rmtree(path, ignore_errors=True)  # leave no half-made mirror behind
@@ -181,6 +198,27 @@ def _mirror(url: str, ref: str, root: Path, progress: Progress, full_history: bo
         finally:
             progress("", 1.0)
         return handle
+
+
+def _new_mirror(path: Path, url: str) -> None:
+    """Make an empty, configured mirror at ``path``, whole or not at all.
+
+    It is built beside its place and renamed into it, so a run killed half
+    way leaves a stray temporary folder, never a mirror without its remote.
+    A fetch killed later leaves the mirror without the ref, and the next run
+    simply fetches again.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    handle = git.Repo.init(tmp, bare=True)
+    with handle.config_writer() as cfg:
+        cfg.set_value("core", "repositoryformatversion", "1")
+        cfg.set_value("extensions", "partialClone", "origin")
+        cfg.set_value('remote "origin"', "url", url)
+        cfg.set_value('remote "origin"', "promisor", "true")
+        cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
+    handle.close()
+    os.rename(tmp, path)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -16,10 +16,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import NotCarried, SourceError, UnreadableFile
+from ..errors import NotCarried, SourceError
 from ..match.pysource import SourceFile
 from ..model import ReleaseSpec, SourceInfo
-from . import MAX_FILE_BYTES, Progress, decode, git_blob_sha, no_progress
+from . import MAX_FILE_BYTES, Progress, decode, git_blob_sha, no_progress, too_large
 from .cache import cache_root, locked
 
 PIP_TIMEOUT = 600
@@ -52,7 +52,7 @@ class WheelTree:
             return None
         entry = self._zip.getinfo(member)
         if entry.file_size > MAX_FILE_BYTES:
-            raise UnreadableFile(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not audited")
+            raise too_large(path)
         data = self._zip.read(member)
         source = decode(path, data, git_blob_sha(data))
         self._files[path] = source

@@ -273,6 +273,7 @@ def _compare(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: st
     from .inputs import load_inputs, open_tree
 
     inputs = load_inputs(spec_path or args.spec, args.skill_dirs, args.repo, old_ref, DEFAULT_SPEC, args.in_repo)
+    _warn(inputs)
     progress = _progress(args.quiet)
     reports = []
     with _judge(args) as judge:
@@ -313,8 +314,15 @@ def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditRepo
         progress=_progress(args.quiet),
         allow=tuple(args.allow_protocol),
     )
+    _warn(inputs)
     with _judge(args) as judge:
         return inputs, tree, audit(inputs.skills_at(tree), tree, inputs.spec, judge)
+
+
+def _warn(inputs: AuditInputs) -> None:
+    """Registry warnings (unknown keys) go to stderr, one line each; the JSON report lists them too."""
+    for warning in inputs.spec.warnings if inputs.spec else ():
+        print(f"anchor-audit: warning: {warning}", file=sys.stderr)
 
 
 @contextlib.contextmanager

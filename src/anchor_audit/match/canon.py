@@ -14,6 +14,8 @@ from typing import Any
 
 import libcst as cst
 
+from .pysource import MAX_BRACKET_DEPTH
+
 # Node types that only carry formatting.
 _FORMATTING = (
     cst.BaseParenthesizableWhitespace,
@@ -96,6 +98,8 @@ def statement_key(text: str) -> Canon | None:
         prefix, text = "elif", "if" + text[4:]
     if text.endswith(":"):
         text += " ..."
+    if text.count("(") + text.count("[") + text.count("{") > MAX_BRACKET_DEPTH:
+        return None  # a bound: such a line is compared by its tokens only, never handed to libcst
     try:
         node = cst.parse_statement(text)
     except cst.ParserSyntaxError:

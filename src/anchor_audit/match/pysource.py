@@ -34,6 +34,25 @@ if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     from libcst.metadata import CodeRange
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+MAX_BRACKET_DEPTH = 200  # libcst's native parser overflows its stack on far deeper nesting (it crashes)
+
+
+def check_nesting(text: str) -> None:
+    """Raise :class:`BoundExceeded` if brackets nest deeper than libcst can safely parse.
+
+    Called before any text reaches libcst: a crash there would take the
+    whole run down, so a file past the bound gets an ``incomplete`` result.
+    """
+    depth = deepest = 0
+    for char in text:  # strings and comments count too: a bound, not a parse
+        if char in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_BRACKET_DEPTH:
+        raise BoundExceeded(f"brackets nest {deepest} deep (more than {MAX_BRACKET_DEPTH}); not parsed")
 
 
 @dataclass(frozen=True)
@@ -100,10 +119,12 @@ class PythonIndex:
         self.text = text
         self._lines = text.splitlines(keepends=True)
         self._scopes: dict[str | None, list[ScopeView]] = {}
+        self._ast_error: SyntaxError | None = None
         try:
             self._ast: ast.Module | None = ast.parse(text)
-        except SyntaxError:
+        except SyntaxError as exc:
             self._ast = None  # newer syntax than this Python reads, or invalid: libcst decides below
+            self._ast_error = exc
         except (RecursionError, MemoryError):
             raise BoundExceeded("the code is nested too deeply to parse") from None
         except ValueError:  # e.g. a NUL byte
@@ -164,6 +185,7 @@ class PythonIndex:
         if qualname is None:
             import libcst as cst
 
+            check_nesting(self.text)
             module = cst.parse_module(self.text)
             return [_view(module.body, self._ast.body, 0, module)]
         return [self._cut(node) for node in _ast_scopes(self._ast, qualname)]
@@ -187,8 +209,10 @@ class PythonIndex:
         # An indented def stays as it is, as the body of one stand-in class, so every line keeps its text.
         depth = 1 if node.col_offset else 0
         wrapper = "class _anchor_audit_scope:\n" if depth else ""
+        text = wrapper + "".join(self._lines[start - 1 : end])
+        check_nesting(text)
         try:
-            module = cst.parse_module(wrapper + "".join(self._lines[start - 1 : end]))
+            module = cst.parse_module(text)
         except cst.ParserSyntaxError as exc:
             raise PythonSyntaxProblem(start + exc.raw_line - 1 - depth, exc.message) from None
         inner: cst.CSTNode = module.body[0]
@@ -205,9 +229,12 @@ class PythonIndex:
         import libcst as cst
         from libcst.metadata import MetadataWrapper, PositionProvider
 
+        check_nesting(self.text)
         try:
             module = cst.parse_module(self.text)
         except cst.ParserSyntaxError as exc:
+            if self._ast_error is not None:  # both parsers refuse it: the stdlib's words are the clearer
+                raise PythonSyntaxProblem(self._ast_error.lineno or 1, self._ast_error.msg) from None
             raise PythonSyntaxProblem(exc.raw_line, exc.message) from None
         except RecursionError:
             raise BoundExceeded("the code is nested too deeply to parse") from None

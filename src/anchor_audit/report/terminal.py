@@ -38,6 +38,7 @@ def make_console(stream: TextIO, width: int | None = None) -> Console:
         no_color="NO_COLOR" in os.environ or not is_tty,
         highlight=False,
         emoji=False,
+        soft_wrap=True,  # plain lines stay whole (grep-able); tables still fit the width
     )
 
 
@@ -49,8 +50,6 @@ class TerminalRenderer:
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
         console = make_console(stream, self.width)
         console.print(Text(f"source: {report.source.label}", style="bold"))
-        for warning in report.warnings:
-            console.print(Text(f"warning: {warning}", style="yellow"))
         for skill in report.skills:
             self._skill(console, skill)
         console.print(Text(summary_line(report)))

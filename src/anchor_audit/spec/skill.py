@@ -85,6 +85,7 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
     text = text.replace("\r\n", "\n")
     text = _blank_front_matter(text, name)
     quotes: list[Quote] = []
+    lines = text.split("\n")
     for token in MarkdownIt("commonmark").parse(text):
         if token.type != "fence" or token.map is None:
             continue
@@ -102,6 +103,9 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
         problem = repo_path_problem(qpath)
         if problem:
             raise SpecError(f"{where}: {problem}")
+        last = lines[token.map[1] - 1].strip() if token.map[1] - 1 < len(lines) else ""
+        if token.map[1] - token.map[0] < 2 or not (last.startswith(token.markup) and not last.strip(token.markup[0])):
+            raise SpecError(f"{where}: the fence is never closed (it runs to the end of the file)")
         body = tuple(token.content.splitlines())
         if not any(s.strip() and s.strip() != "..." for s in body):
             raise SpecError(f"{where}: the quote is empty")

@@ -179,6 +179,8 @@ def _mirror(
         fresh = not path.exists()
         if fresh:
             _new_mirror(path, url)
+        else:
+            _clear_stale_locks(path)
         handle = git.Repo(path)
         handle.git.update_environment(**_git_env(allow))
         shallow = Path(handle.git_dir, "shallow").exists()
@@ -219,6 +221,17 @@ def _new_mirror(path: Path, url: str) -> None:
         cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
     handle.close()
     os.rename(tmp, path)
+
+
+def _clear_stale_locks(path: Path) -> None:
+    """Remove git's lock files left by a run that was killed mid-fetch.
+
+    Only anchor-audit writes to its mirrors, and it holds the mirror's own
+    lock here, so any git ``*.lock`` inside is stale; left alone, it would
+    block every later fetch ("Unable to create 'shallow.lock': File exists").
+    """
+    for lock in [*path.glob("*.lock"), *path.glob("refs/**/*.lock"), *path.glob("objects/info/*.lock")]:
+        lock.unlink(missing_ok=True)
 
 
 def _first_line(exc: BaseException) -> str:

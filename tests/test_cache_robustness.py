@@ -1,0 +1,62 @@
+"""The cache survives a run killed during a fetch, and concurrent runs (a file lock per mirror)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import DEMO, GitRepo, git
+
+SKILL = str(DEMO / "skills" / "demo-overlap")
+SPEC = str(DEMO / "anchors.yaml")
+
+
+@pytest.fixture
+def slow_server(make_repo, tmp_path: Path) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A file:// server whose pack-objects waits 3 s first; the environments with and without the wait."""
+    repo: GitRepo = make_repo()
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    hook = tmp_path / "slow-pack-objects"
+    hook.write_text('#!/bin/sh\nsleep 3\nexec "$@"\n')
+    hook.chmod(0o755)
+    config = tmp_path / "slow.gitconfig"
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")  # honoured only from global config
+    base = {**os.environ, "ANCHOR_AUDIT_CACHE": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    return f"file://{server}", {**base, "GIT_CONFIG_GLOBAL": str(config)}, base
+
+
+def command(url: str) -> list[str]:
+    return [sys.executable, "-m", "anchor_audit", "check", "--quiet", "--spec", SPEC, "--repo", url, "--ref", "v1", SKILL]
+
+
+def test_a_run_killed_during_the_fetch_leaves_a_usable_cache(slow_server, tmp_path: Path) -> None:
+    url, slow, fast = slow_server
+    victim = subprocess.Popen(command(url), env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 10
+    while not list((tmp_path / "cache" / "git").glob("*.git")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # now inside the fetch (pack-objects is sleeping)
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL
+    again = subprocess.run(command(url), env=fast, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · exit 0 (all hold)"
+
+
+def test_concurrent_runs_share_one_fetch(slow_server) -> None:
+    url, slow, _ = slow_server
+    runs = [subprocess.Popen(command(url), env=slow, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]  # fmt: skip
+    results = [run.communicate(timeout=60) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], results
+    assert results[0][0] == results[1][0]

@@ -145,3 +145,24 @@ def test_registry_repo_path_is_relative_to_the_registry(repo: GitRepo, tmp_path:
     monkeypatch.chdir(elsewhere)
     assert main(["check", "--spec", str(spec), "--ref", "v2", "--format", "json"]) == 1
     assert json.loads(capsys.readouterr().out)["source"]["repo"] == f"../{repo.path.name}"
+
+
+def test_cache_dir_and_clean(repo: GitRepo, cache_dir: Path, capsys) -> None:
+    assert main(["cache", "dir"]) == 0
+    assert capsys.readouterr().out == f"{cache_dir}\n"
+    check(capsys, "--repo", str(repo.path))  # fills the result cache
+    assert (cache_dir / "results.sqlite3").exists()
+    assert main(["cache", "clean"]) == 0
+    assert capsys.readouterr().out == f"removed {cache_dir}\n"
+    assert not cache_dir.exists()
+    assert main(["cache", "clean"]) == 0
+    assert capsys.readouterr().out == f"{cache_dir} is already empty\n"
+
+
+def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work\n")
+    assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
+    assert "does not look like an anchor-audit cache; not removed" in capsys.readouterr().err
+    assert (precious / "thesis.tex").exists()

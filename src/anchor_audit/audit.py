@@ -151,8 +151,10 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: 
         card = card_claims.get(cid)
         missing_from_card = skill.card is not None and card is None
         tags = card.tags if card else ()
-        claims.append(_verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card))
-    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes))
+        verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
+        claims.append(replace(verdict, card_line=card.line) if card else verdict)
+    card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
+    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path)
 
 
 def _guarded(

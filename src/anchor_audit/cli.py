@@ -63,8 +63,11 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
     _source_options(check)
-    _format_options(check, ("terminal", "json"))
+    _format_options(check, ("terminal", "json", "markdown", "sarif", "junit", "github"))
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
+    check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
+    check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
+    check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
     check.set_defaults(command=cmd_check)
 
     fix = commands.add_parser(
@@ -160,10 +163,29 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
 
 def cmd_check(args: argparse.Namespace) -> ExitCode:
     """``anchor-audit check``: audit at one ref and report."""
-    from .report import renderer
+    from dataclasses import replace
 
+    from .report import renderer
+    from .report.markdown import github_base
+
+    baseline = None
+    if args.baseline:
+        from .baseline import load_baseline
+
+        baseline = load_baseline(Path(args.baseline))  # bad baselines fail before any fetch
     inputs, tree, report = _audit(args)
-    render = renderer(args.format, verbose=args.verbose) if args.format == "terminal" else renderer(args.format)
+    if baseline is not None:
+        report = replace(report, accepted=baseline.keys)
+        for key in baseline.stale(report):
+            print(f"anchor-audit: warning: {baseline.path}: no finding {key} any more; drop it", file=sys.stderr)
+    if args.write_baseline:
+        from .baseline import write_baseline
+
+        count = write_baseline(report, Path(args.write_baseline))
+        print(f"anchor-audit: wrote {count} findings to {args.write_baseline}; give each a reason", file=sys.stderr)
+    spec_repo = inputs.spec.source.repo if inputs.spec else None
+    link_base = args.link_base or github_base(report.source.repo) or github_base(spec_repo)
+    render = renderer(args.format, verbose=args.verbose, link_base=link_base)
     _emit(lambda stream: render(report, stream), args.output)
     return report.exit_code
 

@@ -281,6 +281,7 @@ class ClaimVerdict:
     evidence: tuple[Evidence, ...]
     mismatch: str | None = None  # how card.yaml contradicts the verdict
     unknown_tags: tuple[str, ...] = ()
+    card_line: int | None = None  # the claim's line in card.yaml
 
     @property
     def holds(self) -> bool:
@@ -294,6 +295,7 @@ class SkillReport:
     anchors: tuple[QuoteMatch, ...]
     claims: tuple[ClaimVerdict, ...]
     notes: tuple[str, ...] = ()
+    card_path: str | None = None  # card.yaml as shown in reports, if the skill has one
 
 
 @dataclass(frozen=True)
@@ -319,6 +321,7 @@ class AuditReport:
     source: SourceInfo
     skills: tuple[SkillReport, ...]
     warnings: tuple[str, ...] = field(default=())
+    accepted: frozenset[str] = frozenset()  # finding keys a baseline accepts (see findings.py)
 
     def anchor_counts(self) -> dict[str, int]:
         counts = Counter(m.status.value for s in self.skills for m in s.anchors)
@@ -333,6 +336,8 @@ class AuditReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        anchors_ok = all(m.status is AnchorStatus.EXACT for s in self.skills for m in s.anchors)
-        claims_ok = all(c.holds for s in self.skills for c in s.claims)
-        return ExitCode.OK if anchors_ok and claims_ok else ExitCode.DRIFT
+        """DRIFT when any finding that counts as drift is not accepted by the baseline."""
+        from .findings import findings  # findings are built from this report's values
+
+        drift = [f for f in findings(self) if f.drift and f.key not in self.accepted]
+        return ExitCode.DRIFT if drift else ExitCode.OK

@@ -8,10 +8,10 @@ from ..model import AuditReport
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
-FORMATS = ("terminal", "json")
+FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
 
 
-def renderer(name: str, **options: object) -> Renderer:
+def renderer(name: str, verbose: bool = False, link_base: str | None = None) -> Renderer:
     """The renderer for ``--format name`` (imported only when used)."""
     if name == "json":
         from .json import render_json
@@ -20,5 +20,21 @@ def renderer(name: str, **options: object) -> Renderer:
     if name == "terminal":
         from .terminal import TerminalRenderer
 
-        return TerminalRenderer(**options)  # type: ignore[arg-type]
+        return TerminalRenderer(verbose=verbose)
+    if name == "markdown":
+        from .markdown import MarkdownRenderer
+
+        return MarkdownRenderer(link_base)
+    if name == "sarif":
+        from .sarif import render_sarif
+
+        return render_sarif
+    if name == "junit":
+        from .junit import render_junit
+
+        return render_junit
+    if name == "github":
+        from .github import render_github
+
+        return render_github
     raise ValueError(f"unknown format {name!r}")

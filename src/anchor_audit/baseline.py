@@ -1,0 +1,68 @@
+"""Baselines: known findings, each accepted with a written reason, so CI reports only new ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import SpecError
+from .findings import findings
+from .fsutil import write_atomic
+from .model import AuditReport
+from .spec.yamldoc import load_yaml
+
+PLACEHOLDER = "TODO: say why this finding is acceptable"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    path: Path
+    reasons: dict[str, str]  # finding key -> why it is accepted
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(self.reasons)
+
+    def stale(self, report: AuditReport) -> list[str]:
+        """Accepted keys no finding of ``report`` has any more (fixed, or the skill changed)."""
+        present = {f.key for f in findings(report)}
+        return sorted(k for k in self.reasons if k not in present)
+
+
+def load_baseline(path: Path) -> Baseline:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read the baseline: {exc.strerror}") from None
+    doc = load_yaml(text, str(path))
+    data = doc.data or {}
+    if not isinstance(data, dict) or not isinstance(data.get("accepted", []), list):
+        raise SpecError(f"{path}:1: a baseline is a mapping with a list 'accepted'")
+    reasons: dict[str, str] = {}
+    for i, entry in enumerate(data.get("accepted", [])):
+        where = ("accepted", i)
+        if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+            raise SpecError(f"{doc.where(where)}: each entry needs a 'key' (a finding key, as --write-baseline writes)")
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip() or reason.strip().startswith("TODO"):
+            raise SpecError(f"{doc.where(where + ('reason',))}: write why this finding is accepted")
+        reasons[entry["key"]] = reason.strip()
+    return Baseline(path, reasons)
+
+
+def write_baseline(report: AuditReport, path: Path) -> int:
+    """Write every drift finding of ``report`` as a baseline entry awaiting a reason; returns the count."""
+    entries = [
+        {"key": f.key, "code": f.code, "message": f.message, "reason": PLACEHOLDER}
+        for f in findings(report)
+        if f.drift
+    ]
+    header = (
+        "# anchor-audit baseline: findings CI accepts. Replace each TODO with the reason it is acceptable;\n"
+        "# anchor-audit refuses a baseline with an entry that has no reason.\n"
+    )
+    body = yaml.safe_dump({"version": 1, "accepted": entries}, sort_keys=False, allow_unicode=True, width=1000)
+    write_atomic(path, (header + body).encode("utf-8"))
+    return len(entries)

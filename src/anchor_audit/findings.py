@@ -1,0 +1,121 @@
+"""Findings: everything a report flags, each with a stable code, a place in the skill, and a key.
+
+The code (``AA102``) names the kind of finding and is the SARIF ``ruleId``;
+the key (``skill:AA102:PATH:START-END``) names this finding, stays the same
+from run to run while the finding does, and is what a baseline accepts.
+Findings sit on the skill's own files, SKILL.md (quotes) and card.yaml
+(claims), so code scanning annotates the skill, not the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import AnchorStatus, AuditReport, ClaimVerdict, QuoteMatch, SkillReport, Verdict
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    level: str  # SARIF level: error | warning | note
+    summary: str
+    drift: bool = True  # counts toward exit code 1
+
+
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        Rule("AA101", "quote-moved", "warning", "The quoted code moved: the quote's START:END no longer fits it."),
+        Rule("AA102", "quote-changed", "error", "The quoted code is no longer in its file."),
+        Rule("AA103", "quote-missing", "error", "The quoted file is not at the audited ref."),
+        Rule("AA104", "quote-unverifiable", "note", "The source cannot show the quoted file (a wheel has no docs/)."),
+        Rule("AA105", "quote-incomplete", "warning", "Checking the quote would pass one of anchor-audit's bounds."),
+        Rule("AA106", "quote-error", "warning", "The quoted file cannot be audited (binary, not UTF-8, a link)."),
+        Rule("AA201", "claim-broken", "error", "Evidence registered for the claim fails."),
+        Rule("AA202", "claim-unverifiable", "warning", "Some evidence registered for the claim could not be checked."),
+        Rule("AA203", "card-mismatch", "error", "card.yaml's tags contradict the verdict."),
+        Rule("AA204", "unknown-tag", "note", "card.yaml uses a tag anchor-audit does not know; kept.", drift=False),
+    )
+}  # fmt: skip
+
+_ANCHOR_RULE = {
+    AnchorStatus.MOVED: "AA101",
+    AnchorStatus.CHANGED: "AA102",
+    AnchorStatus.MISSING: "AA103",
+    AnchorStatus.UNVERIFIABLE: "AA104",
+    AnchorStatus.INCOMPLETE: "AA105",
+    AnchorStatus.ERROR: "AA106",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    skill: str
+    subject: str  # the quote key (PATH:START-END) or the claim id
+    message: str
+    file: str  # the skill file it sits on, as reports show paths
+    line: int
+
+    @property
+    def rule(self) -> Rule:
+        return RULES[self.code]
+
+    @property
+    def drift(self) -> bool:
+        return self.rule.drift
+
+    @property
+    def key(self) -> str:
+        """Stable across runs while the finding stays: what a baseline accepts."""
+        return f"{self.skill}:{self.code}:{self.subject}"
+
+
+def findings(report: AuditReport) -> list[Finding]:
+    """Every finding of ``report``, in report order."""
+    out: list[Finding] = []
+    for skill in report.skills:
+        out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
+        for claim in skill.claims:
+            out += _claim_findings(skill, claim)
+    return out
+
+
+def _skill_md(skill: SkillReport) -> str:
+    return f"{skill.path.rstrip('/')}/SKILL.md"
+
+
+def _anchor_finding(skill: SkillReport, match: QuoteMatch) -> Finding | None:
+    code = _ANCHOR_RULE.get(match.status)
+    if code is None:
+        return None
+    declared = f"{match.quote.declared.start}:{match.quote.declared.end}"
+    if match.status is AnchorStatus.MOVED and match.found and match.suggested:
+        message = (
+            f"quote {match.quote.path} {declared} moved: the code is at lines {match.found}; "
+            f"use {match.suggested.start}:{match.suggested.end}"
+        )
+    else:
+        message = f"quote {match.quote.path} {declared} is {match.status.value}: {match.detail}".rstrip(": ")
+    return Finding(code, skill.name, match.quote.key, message, _skill_md(skill), match.quote.skill_line)
+
+
+def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
+    file = skill.card_path or _skill_md(skill)
+    line = claim.card_line or 1
+    out: list[Finding] = []
+    failing = "; ".join(
+        f"{e.kind} {e.ref}: {e.status}" + (f" ({e.detail})" if e.detail else "") for e in claim.evidence if not e.ok
+    )
+    if claim.verdict is Verdict.BROKEN:
+        out.append(Finding("AA201", skill.name, claim.id, f"claim {claim.id} is broken: {failing}", file, line))
+    elif claim.verdict is Verdict.UNVERIFIABLE:
+        message = f"claim {claim.id} could not be verified: {failing}"
+        out.append(Finding("AA202", skill.name, claim.id, message, file, line))
+    if claim.mismatch:
+        out.append(Finding("AA203", skill.name, claim.id, f"claim {claim.id}: {claim.mismatch}", file, line))
+    for tag in claim.unknown_tags:
+        message = f"claim {claim.id}: unknown tag {tag!r}, kept"
+        out.append(Finding("AA204", skill.name, f"{claim.id}:{tag}", message, file, line))
+    return out

@@ -1,0 +1,45 @@
+"""JUnit XML: one test case per quote and per claim, for CI test panes."""
+
+from __future__ import annotations
+
+from typing import TextIO
+from xml.etree import ElementTree as ET
+
+from ..findings import Finding, findings
+from ..model import AnchorStatus, AuditReport, Verdict
+
+
+def render_junit(report: AuditReport, stream: TextIO) -> None:
+    by_subject: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings(report):
+        subject = f.subject.split(":")[0] if f.code == "AA204" else f.subject
+        by_subject.setdefault((f.skill, subject), []).append(f)
+    suites = ET.Element("testsuites", name="anchor-audit")
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    for skill in report.skills:
+        suite = ET.SubElement(suites, "testsuite", name=skill.name)
+        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        cases = [("quotes", m.quote.key, m.status is AnchorStatus.UNVERIFIABLE) for m in skill.anchors]
+        cases += [("claims", c.id, c.verdict is Verdict.UNVERIFIABLE) for c in skill.claims]
+        for group, name, unverifiable in cases:
+            case = ET.SubElement(suite, "testcase", classname=f"{skill.name}.{group}", name=name)
+            counts["tests"] += 1
+            drift = [f for f in by_subject.get((skill.name, name), []) if f.drift]
+            accepted = [f for f in drift if f.key in report.accepted]
+            open_findings = [f for f in drift if f.key not in report.accepted]
+            if unverifiable or (accepted and not open_findings):
+                reason = "accepted in the baseline" if accepted and not open_findings else "could not be verified"
+                ET.SubElement(case, "skipped", message=reason)
+                counts["skipped"] += 1
+            elif open_findings:
+                first = open_findings[0]
+                failure = ET.SubElement(case, "failure", message=first.message, type=first.code)
+                failure.text = "\n".join(f"{f.code} {f.file}:{f.line}: {f.message}" for f in open_findings)
+                counts["failures"] += 1
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    ET.indent(suites)
+    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")

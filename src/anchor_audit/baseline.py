@@ -55,9 +55,7 @@ def load_baseline(path: Path) -> Baseline:
 def write_baseline(report: AuditReport, path: Path) -> int:
     """Write every drift finding of ``report`` as a baseline entry awaiting a reason; returns the count."""
     entries = [
-        {"key": f.key, "code": f.code, "message": f.message, "reason": PLACEHOLDER}
-        for f in findings(report)
-        if f.drift
+        {"key": f.key, "code": f.code, "message": f.message, "reason": PLACEHOLDER} for f in findings(report) if f.drift
     ]
     header = (
         "# anchor-audit baseline: findings CI accepts. Replace each TODO with the reason it is acceptable;\n"

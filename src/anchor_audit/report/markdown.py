@@ -28,7 +28,9 @@ class MarkdownRenderer:
         src = report.source
         revision = src.commit or src.ref
         w("# anchor-audit report\n\n")
-        repo = f"[{self.link_base.split('github.com/', 1)[-1]}]({self.link_base})" if self.link_base else f"`{src.repo}`"
+        repo = (
+            f"[{self.link_base.split('github.com/', 1)[-1]}]({self.link_base})" if self.link_base else f"`{src.repo}`"
+        )
         if src.kind == "release":
             w(f"Audited {repo} at `{src.ref}`, read from the release wheel {src.release} (not git).\n\n")
         else:
@@ -119,4 +121,3 @@ def _cell(text: str) -> str:
 
 def render_markdown(report: AuditReport, stream: TextIO, link_base: str | None = None) -> None:
     MarkdownRenderer(link_base)(report, stream)
-

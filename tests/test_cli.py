@@ -63,7 +63,8 @@ def test_json_report_shape_and_byte_identical_runs(repo: GitRepo, capsys, tmp_pa
     }
     assert skill["claims"][-1] == {"id": "perf_notes", "declared": ["doc_only"], "verdict": "doc_only", "evidence": []}
     assert data["summary"]["anchors"] == {
-        "exact": 1, "moved": 3, "changed": 0, "missing": 0, "unverifiable": 0, "incomplete": 0, "error": 0,
+        "exact": 1, "moved": 3, "relocated": 0, "changed": 0, "missing": 0, "unverifiable": 0, "incomplete": 0,
+        "error": 0,
     }
     assert list(data) == sorted(data)
 
@@ -103,12 +104,18 @@ def test_skill_without_registry_entry_is_audited_on_its_own(repo: GitRepo, tmp_p
     monkeypatch.chdir(tmp_path)
     code = main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(DEMO / "skills" / "demo-overlap")])
     data = json.loads(capsys.readouterr().out)
-    assert code == 1  # its card says code_verified, and nothing backs that
+    assert code == 1  # its card says code_verified, and nothing backs that: unverifiable, never "fine"
     assert [a["status"] for a in data["skills"][0]["anchors"]] == ["exact"] * 4
     claims = {c["id"]: c for c in data["skills"][0]["claims"]}
-    assert claims["tp_gate"]["verdict"] == "doc_only"
-    assert claims["tp_gate"]["mismatch"] == "card.yaml says code_verified, but anchors.yaml registers no evidence"
+    assert claims["tp_gate"]["verdict"] == "unverifiable" and "mismatch" not in claims["tp_gate"]
+    assert claims["tp_gate"]["evidence"][0]["detail"].startswith("no evidence is registered for this claim")
+    assert claims["perf_notes"]["verdict"] == "doc_only"
     assert "no entry in anchors.yaml" in data["skills"][0]["notes"][0]
+    # The card's evidence paths are checked as promises.
+    assert [(p["kind"], p["path"], p["status"]) for p in data["skills"][0]["promises"]] == [
+        ("evidence", "src/demo/overlap.py", "exists"),
+        ("evidence", "src/demo/launch.py", "exists"),
+    ]
 
 
 def test_as_a_process_no_traceback(tmp_path: Path) -> None:

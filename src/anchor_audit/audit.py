@@ -23,6 +23,7 @@ from .model import (
     ConditionResult,
     ConditionStatus,
     Evidence,
+    PromiseResult,
     Quote,
     QuoteMatch,
     Skill,
@@ -31,6 +32,7 @@ from .model import (
     Spec,
     Verdict,
 )
+from .promises import check_promises
 from .resultcache import (
     ResultStore,
     condition_key,
@@ -154,7 +156,37 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: 
         verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
-    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path)
+    promises = check_promises(skill, tree)
+    claims = [_file_claim(c, promises) if entry is None or not _registered(entry, c.id) else c for c in claims]
+    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, promises)
+
+
+def _registered(entry: SkillSpec, cid: str) -> bool:
+    return any(c.id == cid and c.has_evidence for c in entry.claims)
+
+
+def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> ClaimVerdict:
+    """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
+    paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
+    if "file_exists" in claim.declared:
+        paths = [p for p in promises if p.kind == "evidence"]
+        evidence = tuple(
+            Evidence("file", p.path, p.status == "exists", p.status, p.detail, p.path if p.status == "exists" else None)
+            for p in paths
+        )
+        if not evidence:
+            return claim
+        verdict = (
+            Verdict.BROKEN if any(p.status == "missing" for p in paths)
+            else Verdict.UNVERIFIABLE if any(p.status != "exists" for p in paths)
+            else Verdict.CODE_VERIFIED
+        )  # fmt: skip
+        return replace(claim, verdict=verdict, evidence=evidence, mismatch=None)
+    if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
+        why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
+        evidence = (Evidence("registry", "anchors.yaml", False, "unverifiable", why),)
+        return replace(claim, verdict=Verdict.UNVERIFIABLE, evidence=evidence, mismatch=None)
+    return claim
 
 
 def _guarded(

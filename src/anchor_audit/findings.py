@@ -32,10 +32,15 @@ RULES: dict[str, Rule] = {
         Rule("AA104", "quote-unverifiable", "note", "The source cannot show the quoted file (a wheel has no docs/)."),
         Rule("AA105", "quote-incomplete", "warning", "Checking the quote would pass one of anchor-audit's bounds."),
         Rule("AA106", "quote-error", "warning", "The quoted file cannot be audited (binary, not UTF-8, a link)."),
+        Rule("AA107", "quote-relocated", "warning", "The quoted code left its file and is now in another one."),
         Rule("AA201", "claim-broken", "error", "Evidence registered for the claim fails."),
         Rule("AA202", "claim-unverifiable", "warning", "Some evidence registered for the claim could not be checked."),
         Rule("AA203", "card-mismatch", "error", "card.yaml's tags contradict the verdict."),
         Rule("AA204", "unknown-tag", "note", "card.yaml uses a tag anchor-audit does not know; kept.", drift=False),
+        Rule("AA401", "evidence-missing", "error", "A card.yaml evidence path is not at the audited ref."),
+        Rule("AA402", "reference-missing", "error", "An @path reference of SKILL.md is not at the audited ref."),
+        Rule("AA403", "test-count-differs", "warning", "A pytest file defines another number of tests than promised."),
+        Rule("AA404", "promise-unverifiable", "note", "A path promise cannot be checked here.", drift=False),
     )
 }  # fmt: skip
 
@@ -46,7 +51,10 @@ _ANCHOR_RULE = {
     AnchorStatus.UNVERIFIABLE: "AA104",
     AnchorStatus.INCOMPLETE: "AA105",
     AnchorStatus.ERROR: "AA106",
+    AnchorStatus.RELOCATED: "AA107",
 }
+_PROMISE_RULE = {("evidence", "missing"): "AA401", ("reference", "missing"): "AA402", ("tests", "missing"): "AA402",
+                 ("tests", "differs"): "AA403"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,19 @@ def findings(report: AuditReport) -> list[Finding]:
         out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
         for claim in skill.claims:
             out += _claim_findings(skill, claim)
+        for promise in skill.promises:
+            code = _PROMISE_RULE.get((promise.kind, promise.status))
+            if code is None and promise.status in ("unverifiable", "error"):
+                code = "AA404"
+            if code is None:
+                continue
+            if promise.kind == "tests" and promise.found is not None:
+                message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
+            else:
+                message = f"{promise.kind} {promise.path} is {promise.status}" + (
+                    f": {promise.detail}" if promise.detail else ""
+                )
+            out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
     return out
 
 
@@ -91,7 +112,9 @@ def _anchor_finding(skill: SkillReport, match: QuoteMatch) -> Finding | None:
     if code is None:
         return None
     declared = f"{match.quote.declared.start}:{match.quote.declared.end}"
-    if match.status is AnchorStatus.MOVED and match.found and match.suggested:
+    if match.status is AnchorStatus.RELOCATED and match.found:
+        message = f"quote {match.quote.path} {declared}: the code is now in {match.found_path} at lines {match.found}"
+    elif match.status is AnchorStatus.MOVED and match.found and match.suggested:
         message = (
             f"quote {match.quote.path} {declared} moved: the code is at lines {match.found}; "
             f"use {match.suggested.start}:{match.suggested.end}"

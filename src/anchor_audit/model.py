@@ -26,6 +26,7 @@ class AnchorStatus(str, enum.Enum):
 
     EXACT = "exact"  # span <= [START, END] <= region
     MOVED = "moved"  # found, but the declared range no longer fits it
+    RELOCATED = "relocated"  # not in its file any more, but found in another (found_path)
     CHANGED = "changed"  # the file is there, the quoted code is not
     MISSING = "missing"  # the file is not at the ref
     UNVERIFIABLE = "unverifiable"  # the source cannot show this path (e.g. a wheel has no docs/)
@@ -205,12 +206,24 @@ class Card:
     validated_on: str | None
     claims: tuple[CardClaim, ...]
     evidence: tuple[str, ...]
+    evidence_lines: tuple[int, ...] = ()
 
     def claim(self, claim_id: str) -> CardClaim | None:
         for claim in self.claims:
             if claim.id == claim_id:
                 return claim
         return None
+
+
+@dataclass(frozen=True)
+class TestPromise:
+    """A verification step promising ``N passed`` for a pytest file."""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    path: str  # the test file, as the command names it
+    promised: int
+    line: int  # where SKILL.md makes the promise
 
 
 @dataclass(frozen=True)
@@ -221,6 +234,8 @@ class Skill:
     path: str  # as the user gave it, for stable output
     quotes: tuple[Quote, ...]
     card: Card | None
+    references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
+    test_promises: tuple[TestPromise, ...] = ()
 
 
 # ---------------------------------------------------------------- matches
@@ -244,6 +259,7 @@ class QuoteMatch:
     diff: tuple[str, ...] = ()
     runs: tuple[LineRange, ...] = ()  # the source lines each run between "..." matched
     detail: str = ""
+    found_path: str | None = None  # relocated: the file the code is in now
 
 
 @dataclass(frozen=True)
@@ -289,6 +305,20 @@ class ClaimVerdict:
 
 
 @dataclass(frozen=True)
+class PromiseResult:
+    """What became of a checkable promise that is not a quote: an evidence path, an @path, a test count."""
+
+    kind: str  # "evidence" (card.yaml) | "reference" (@path in SKILL.md) | "tests" (N passed)
+    path: str  # the repository path promised
+    status: str  # exists | missing | unverifiable | holds | differs | error
+    file: str  # the skill file making the promise, as reports show it
+    line: int
+    detail: str = ""
+    promised: int | None = None  # tests: the N of "N passed"
+    found: int | None = None  # tests: the test items the file defines at the ref
+
+
+@dataclass(frozen=True)
 class SkillReport:
     name: str
     path: str
@@ -296,6 +326,7 @@ class SkillReport:
     claims: tuple[ClaimVerdict, ...]
     notes: tuple[str, ...] = ()
     card_path: str | None = None  # card.yaml as shown in reports, if the skill has one
+    promises: tuple[PromiseResult, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any, TextIO
 
-from ..model import AuditReport, ClaimVerdict, Evidence, QuoteMatch, SkillReport, SourceInfo
+from ..model import AuditReport, ClaimVerdict, Evidence, PromiseResult, QuoteMatch, SkillReport, SourceInfo
 
 SCHEMA_VERSION = 1
 
@@ -54,7 +54,19 @@ def _skill(skill: SkillReport) -> dict[str, Any]:
         "anchors": [_anchor(m) for m in skill.anchors],
         "claims": [_claim(c) for c in skill.claims],
         "notes": list(skill.notes),
+        "promises": [_promise(p) for p in skill.promises],
     }
+
+
+def _promise(item: PromiseResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": item.kind, "path": item.path, "status": item.status, "file": item.file,
+                           "line": item.line}  # fmt: skip
+    if item.detail:
+        out["detail"] = item.detail
+    if item.kind == "tests":
+        out["tests_promised"] = item.promised
+        out["tests_found"] = item.found
+    return out
 
 
 def _anchor(match: QuoteMatch) -> dict[str, Any]:
@@ -72,6 +84,8 @@ def _anchor(match: QuoteMatch) -> dict[str, Any]:
         out["diff"] = list(match.diff)
     if match.detail:
         out["detail"] = match.detail
+    if match.found_path:
+        out["found_path"] = match.found_path
     return out
 
 

@@ -16,6 +16,7 @@ from ..model import AnchorStatus, AuditReport, ExitCode, SkillReport, Verdict
 STYLE = {
     AnchorStatus.EXACT: "green",
     AnchorStatus.MOVED: "yellow",
+    AnchorStatus.RELOCATED: "yellow",
     AnchorStatus.CHANGED: "bold red",
     AnchorStatus.MISSING: "bold red",
     AnchorStatus.UNVERIFIABLE: "magenta",
@@ -69,6 +70,20 @@ class TerminalRenderer:
                         console.print(Text("    " + line, style=_diff_style(line)))
         if skill.claims:
             console.print(_claims_table(skill))
+        for promise in skill.promises:
+            if promise.status in ("exists", "holds") and not self.verbose:
+                continue
+            counts = f" ({promise.found} tests found, {promise.promised} promised)" if promise.found is not None else ""
+            detail = f": {promise.detail}" if promise.detail else ""
+            style = (
+                ""
+                if promise.status in ("exists", "holds")
+                else "red"
+                if promise.status != "unverifiable"
+                else "magenta"
+            )
+            text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
+            console.print(Text(text, style=style))
         for claim in skill.claims:
             shown = [e for e in claim.evidence if self.verbose or not e.ok]
             if shown or claim.unknown_tags:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 
 from ..errors import SpecError
-from ..model import Card, CardClaim, LineRange, Quote, Skill
+from ..model import Card, CardClaim, LineRange, Quote, Skill, TestPromise
 from .repopath import normalize, repo_path_problem
 
 if TYPE_CHECKING:
@@ -59,7 +59,59 @@ def skill_from_text(
 ) -> Skill:
     """A skill from the text of its files (``card`` None: it has no card.yaml)."""
     quotes = parse_skill_md(skill_md, str(skill_md_path))
-    return Skill(name=name, path=shown, quotes=quotes, card=parse_card(card, card_path) if card is not None else None)
+    references, tests = parse_promises(skill_md)
+    return Skill(
+        name=name,
+        path=shown,
+        quotes=quotes,
+        card=parse_card(card, card_path) if card is not None else None,
+        references=references,
+        test_promises=tests,
+    )
+
+
+_REFERENCE = re.compile(r"(?<![\w@`])@([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
+_PYTEST_FILE = re.compile(r"(?:^|\s)((?:[\w.-]+/)*test_[\w-]*\.py|(?:[\w.-]+/)*[\w-]*_test\.py)\b")
+_PASSED = re.compile(r"\b(\d+) passed\b")
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+
+
+def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPromise, ...]]:
+    """The ``@path`` references in SKILL.md's prose, and its ``N passed`` promises for pytest files.
+
+    A promise belongs to the pytest command its line names by ordinal ("first
+    command reports 26 passed"), else to the nearest pytest command above it.
+    """
+    text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
+    lines = text.split("\n")
+    in_code = [False] * len(lines)
+    commands: list[tuple[str, int]] = []
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            for i in range(token.map[0], token.map[1]):
+                in_code[i] = True
+            if "pytest" in token.content:
+                for offset, line in enumerate(token.content.splitlines()):
+                    if "pytest" in line and (found := _PYTEST_FILE.search(line)):
+                        commands.append((found.group(1), token.map[0] + 2 + offset))
+    references: list[tuple[str, int]] = []
+    promises: list[TestPromise] = []
+    for number, line in enumerate(lines, 1):
+        if in_code[number - 1]:
+            continue
+        references += [(m.group(1), number) for m in _REFERENCE.finditer(line)]
+        for match in _PASSED.finditer(line):
+            before = line[: match.start()].lower()
+            ordinal = next((i for word, i in _ORDINALS.items() if word in before), None)
+            if ordinal is not None and ordinal < len(commands):
+                path = commands[ordinal][0]
+            else:
+                above = [c for c in commands if c[1] < number]
+                if not above:
+                    continue
+                path = above[-1][0]
+            promises.append(TestPromise(path, int(match.group(1)), number))
+    return tuple(references), tuple(promises)
 
 
 def _read_text(path: Path) -> str:
@@ -153,4 +205,5 @@ def parse_card(text: str, path: Path) -> Card:
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
         raise SpecError(f"{doc.where(('evidence',))}: expected a list of repository paths")
     validated = data.get("validated_on")
-    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence))
+    lines = tuple(doc.line(("evidence", i)) for i in range(len(evidence)))
+    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines)

@@ -1,0 +1,99 @@
+"""Promises a skill makes besides its quotes: evidence paths, @path references, "N passed".
+
+Each is checked against the same tree as the quotes: a path exists at the
+ref or it does not (or the tree cannot say: unverifiable); a pytest file
+promised to give ``N passed`` defines a countable number of test items.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .errors import NotCarried, UnreadableFile
+from .model import PromiseResult, Skill
+from .source import SourceTree
+
+
+def check_promises(skill: Skill, tree: SourceTree) -> tuple[PromiseResult, ...]:
+    skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
+    out: list[PromiseResult] = []
+    if skill.card is not None:
+        card = f"{skill.path.rstrip('/')}/card.yaml"
+        lines = skill.card.evidence_lines or (1,) * len(skill.card.evidence)
+        out += [_exists("evidence", p, tree, card, line) for p, line in zip(skill.card.evidence, lines, strict=False)]
+    out += [_exists("reference", path, tree, skill_md, line) for path, line in skill.references]
+    for promise in skill.test_promises:
+        out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line))
+    return tuple(out)
+
+
+def _exists(kind: str, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
+    try:
+        found = tree.blob_id(path) is not None or _is_folder(tree, path)
+    except NotCarried as exc:
+        return PromiseResult(kind, path, "unverifiable", file, line, str(exc))
+    except UnreadableFile as exc:
+        return PromiseResult(kind, path, "exists", file, line, str(exc))  # there, if not readable
+    return PromiseResult(kind, path, "exists" if found else "missing", file, line)
+
+
+def _is_folder(tree: SourceTree, path: str) -> bool:
+    probe = getattr(tree, "is_folder", None)
+    return bool(probe and probe(path))
+
+
+def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int) -> PromiseResult:
+    try:
+        source = tree.read(path)
+    except NotCarried as exc:
+        return PromiseResult("tests", path, "unverifiable", file, line, str(exc), promised=promised)
+    except UnreadableFile as exc:
+        return PromiseResult("tests", path, "error", file, line, str(exc), promised=promised)
+    if source is None:
+        return PromiseResult("tests", path, "missing", file, line, promised=promised)
+    try:
+        found, notes = count_tests(source.text)
+    except SyntaxError as exc:
+        return PromiseResult("tests", path, "error", file, line, f"does not parse: {exc.msg}", promised=promised)
+    status = "holds" if found == promised else "differs"
+    detail = "; ".join(notes)
+    return PromiseResult("tests", path, status, file, line, detail, promised=promised, found=found)
+
+
+def count_tests(text: str) -> tuple[int, list[str]]:
+    """Test items a pytest file defines: test functions and methods of Test classes, times the
+    cases of each literal ``@pytest.mark.parametrize`` (class-level ones too).  Notes say what
+    could not be counted exactly (a parametrize over a computed list counts once)."""
+    module = ast.parse(text)
+    notes: list[str] = []
+    total = 0
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            total += _cases(node.decorator_list, notes, node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            factor = _cases(node.decorator_list, notes, node.name)
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test"):
+                    total += factor * _cases(item.decorator_list, notes, f"{node.name}.{item.name}")
+    return total, notes
+
+
+def _cases(decorators: list[ast.expr], notes: list[str], name: str) -> int:
+    n = 1
+    for deco in decorators:
+        if not (isinstance(deco, ast.Call) and _dotted(deco.func).endswith("parametrize")):
+            continue
+        values = (
+            deco.args[1] if len(deco.args) > 1 else next((k.value for k in deco.keywords if k.arg == "argvalues"), None)
+        )
+        if isinstance(values, (ast.List, ast.Tuple, ast.Set)):
+            n *= len(values.elts)
+        else:
+            notes.append(f"{name}: parametrize over a computed list, counted once")
+    return n
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""

@@ -178,3 +178,21 @@ def test_refuses_command_running_transports(tmp_path: Path) -> None:
         open_git("ext::sh -c touch% /tmp/pwned", "v1", str(tmp_path))
     with pytest.raises(UsageError, match="begins with '-'"):
         open_git("--upload-pack=touch /tmp/pwned", "v1", str(tmp_path))
+
+
+def test_code_moved_to_another_file_is_relocated(make_repo) -> None:
+    repo = make_repo()
+    text = repo.read(LAUNCH)
+    repo.remove(LAUNCH)
+    # The launch plugin now lives in plugins/env.py, below a new header (6 lines further down).
+    repo.write("src/demo/plugins/env.py", '"""Plugins."""\n\nimport os\n\n\n# moved here\n' + text)
+    repo.commit("move the launch plugin", tag="v2")
+    report = run(repo.path, "v2")
+    launch = report.skills[0].anchors[3]
+    assert (launch.status, launch.found_path, launch.found) == (
+        AnchorStatus.RELOCATED, "src/demo/plugins/env.py", LineRange(16, 19),
+    )
+    assert launch.detail == "the quoted code is now in src/demo/plugins/env.py, lines 16-19"
+    claim = next(c for c in report.skills[0].claims if c.id == "launch_env")
+    assert claim.verdict is Verdict.BROKEN  # its conditions still name launch.py
+    assert report.exit_code is ExitCode.DRIFT

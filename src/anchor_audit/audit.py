@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Callable, TypeVar
 
 from .errors import BoundExceeded, NotCarried, UnreadableFile
-from .match.quote import match_quote
+from .match.quote import match_quote, relocate
 from .model import (
     KNOWN_TAGS,
     AnchorStatus,
@@ -44,7 +44,7 @@ from .resultcache import (
 )
 from .source import SourceTree
 
-_FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED)
+_FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
@@ -63,6 +63,7 @@ class Judge:
         self.store = store
         self._quotes: dict[str, QuoteMatch] = {}
         self._conditions: dict[str, ConditionResult] = {}
+        self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
         self.computed = 0  # results a matcher had to compute (cache misses)
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
@@ -90,7 +91,7 @@ class Judge:
     def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         blob = tree.blob_id(quote.path)
         if blob is None:
-            return match_quote(quote, None)
+            return self._relocated(quote, tree) or match_quote(quote, None)
         key = quote_key(blob, quote)
         hit = self._quotes.get(key)
         if hit is None and self.store is not None:
@@ -102,7 +103,17 @@ class Judge:
             if self.store is not None:
                 self.store.put(key, dump_quote(hit))
         self._quotes[key] = hit
+        if hit.status is AnchorStatus.CHANGED:
+            return self._relocated(quote, tree) or replace(hit, quote=quote)
         return replace(hit, quote=quote)  # the same content may sit at another line of SKILL.md
+
+    def _relocated(self, quote: Quote, tree: SourceTree) -> QuoteMatch | None:
+        """The quote found in another file of the tree, or None (searched once per tree and quote)."""
+        key = (id(tree), quote.key, quote.body)
+        if key not in self._relocations:
+            self._relocations[key] = relocate(quote, tree)
+        found = self._relocations[key]
+        return replace(found, quote=quote) if found else None
 
     def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
         blob = tree.blob_id(condition.path)

@@ -135,6 +135,13 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
         "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
     )
     command.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
+    command.add_argument(
+        "--all",
+        action="append",
+        default=[],
+        metavar="ROOT",
+        help="audit every skill (SKILL.md) under ROOT, registered or not; repeatable",
+    )
     command.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
     if ref:
         command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
@@ -151,6 +158,13 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
     )
     command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
     command.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk result cache")
+    command.add_argument(
+        "--submodule",
+        action="append",
+        default=[],
+        metavar="PATH=URL_OR_DIR",
+        help="read the submodule at PATH from this repository instead of .gitmodules' URL; repeatable",
+    )
     command.add_argument(
         "--allow-protocol",
         action="append",
@@ -264,6 +278,8 @@ def cmd_history(args: argparse.Namespace) -> ExitCode:
     from .report.history import render_history_json, render_history_terminal
     from .source.git import GitTree
 
+    if args.all:
+        raise UsageError("history follows named skills; give SKILL_DIR arguments instead of --all")
     inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.until, DEFAULT_SPEC, args.in_repo)
     progress = _progress(args.quiet)
     tree = open_tree(
@@ -273,6 +289,7 @@ def cmd_history(args: argparse.Namespace) -> ExitCode:
         progress=progress,
         full_history=True,
         allow=tuple(args.allow_protocol),
+        submodules=_submodules(args),
     )
     assert isinstance(tree, GitTree)
     sources = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
@@ -294,7 +311,9 @@ def _compare(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: st
     from .compare import compare
     from .inputs import load_inputs, open_tree
 
-    inputs = load_inputs(spec_path or args.spec, args.skill_dirs, args.repo, old_ref, DEFAULT_SPEC, args.in_repo)
+    inputs = load_inputs(
+        spec_path or args.spec, args.skill_dirs, args.repo, old_ref, DEFAULT_SPEC, args.in_repo, args.all
+    )
     _warn(inputs)
     progress = _progress(args.quiet)
     reports = []
@@ -307,6 +326,7 @@ def _compare(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: st
                 cache_dir=args.cache_dir,
                 progress=progress,
                 allow=tuple(args.allow_protocol),
+                submodules=_submodules(args),
             )
             reports.append(audit(inputs.skills_at(tree), tree, inputs.spec, judge))
     return compare(reports[0], reports[1])
@@ -328,17 +348,28 @@ def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditRepo
     from .audit import audit
     from .inputs import load_inputs, open_tree
 
-    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC, args.in_repo)
+    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC, args.in_repo, args.all)
     tree = open_tree(
         inputs,
         release=args.release,
         cache_dir=args.cache_dir,
         progress=_progress(args.quiet),
         allow=tuple(args.allow_protocol),
+        submodules=_submodules(args),
     )
     _warn(inputs)
     with _judge(args) as judge:
         return inputs, tree, audit(inputs.skills_at(tree), tree, inputs.spec, judge)
+
+
+def _submodules(args: argparse.Namespace) -> dict[str, str]:
+    out = {}
+    for item in args.submodule:
+        path, sep, where = item.partition("=")
+        if not sep or not path or not where:
+            raise UsageError(f"--submodule {item!r}: expected PATH=URL_OR_DIR")
+        out[path.strip("/")] = where
+    return out
 
 
 def _warn(inputs: AuditInputs) -> None:

@@ -10,7 +10,7 @@ read from the tree at each ref.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import UsageError
@@ -27,11 +27,21 @@ class AuditInputs:
     repo_skills: list[str]  # --in-repo: folders inside the repository
     repo: str
     ref: str
+    repo_roots: list[str] = field(default_factory=list)  # --in-repo --all: every skill under these folders
 
     def skills_at(self, tree: SourceTree) -> list[tuple[Skill, SkillSpec | None]]:
         """The skills to audit against ``tree`` (in-repo skills as they are in that tree)."""
         out = list(self.disk_skills)
-        for folder in self.repo_skills:
+        folders = list(self.repo_skills)
+        for root in self.repo_roots:
+            lister = getattr(tree, "files_under", None)
+            if lister is None:
+                raise UsageError("--all with --in-repo needs a git source")
+            found = sorted(p.rsplit("/", 1)[0] for p in lister(root) if p.endswith("/SKILL.md"))
+            if not found:
+                raise UsageError(f"--all {root}: no SKILL.md under it at {self.ref}")
+            folders += found
+        for folder in folders:
             name = folder.strip("/").rsplit("/", 1)[-1]
             skill = replace(load_skill_from_tree(tree, folder), name=name)
             out.append((skill, self.spec.skill(name) if self.spec else None))
@@ -45,6 +55,7 @@ def load_inputs(
     ref: str | None,
     default_spec: str,
     in_repo: bool = False,
+    all_roots: list[str] | None = None,
 ) -> AuditInputs:
     spec = None
     if spec_path is not None:
@@ -60,9 +71,16 @@ def load_inputs(
         raise UsageError(f"no {default_spec} here: give --spec, or both --repo and --ref")
 
     if in_repo:
-        if not skill_dirs:
+        if not skill_dirs and not all_roots:
             raise UsageError("--in-repo needs SKILL_DIR arguments: paths of skill folders inside the repository")
-        return AuditInputs(spec, [], list(skill_dirs), repo, ref)
+        return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []])
+    for root in all_roots or []:
+        found = sorted(p.parent for p in Path(root).rglob("SKILL.md") if not _hidden(p, Path(root)))
+        if not Path(root).is_dir():
+            raise UsageError(f"--all {root}: no such folder")
+        if not found:
+            raise UsageError(f"--all {root}: no SKILL.md under it")
+        skill_dirs = list(skill_dirs) + [str(p) for p in found]
     skills: list[tuple[Skill, SkillSpec | None]] = []
     if skill_dirs:
         for d in skill_dirs:
@@ -80,6 +98,10 @@ def load_inputs(
     return AuditInputs(spec, skills, [], repo, ref)
 
 
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
 def open_tree(
     inputs: AuditInputs,
     ref: str | None = None,
@@ -88,6 +110,7 @@ def open_tree(
     progress: Progress = no_progress,
     full_history: bool = False,
     allow: tuple[str, ...] = (),
+    submodules: dict[str, str] | None = None,
 ) -> SourceTree:
     """The tree at ``ref`` (default: the inputs' ref): git, or (``release`` not None) the published wheel."""
     ref = ref or inputs.ref
@@ -103,4 +126,6 @@ def open_tree(
         return open_release(inputs.repo, ref, spec_release, version, cache_dir, progress)
     from .source.git import open_git
 
-    return open_git(inputs.repo, ref, cache_dir, progress, full_history=full_history, allow=allow)
+    return open_git(
+        inputs.repo, ref, cache_dir, progress, full_history=full_history, allow=allow, submodules=submodules
+    )

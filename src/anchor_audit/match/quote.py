@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
 from .pysource import LogicalLine, PythonSyntaxProblem, SourceFile, logical_lines
@@ -113,6 +113,46 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
         runs=tuple(runs),
         detail="; ".join(notes),
     )
+
+
+def relocate(quote: Quote, tree: "ReadableTree") -> QuoteMatch | None:
+    """Look for a changed or missing quote in the other files of ``tree``.
+
+    git grep finds the files holding the quote's most specific line (its
+    longest); the full match runs on those.  The first file where the whole
+    quote is found wins (in path order).  Trees without ``search(text, suffix)``
+    are not searched.
+    """
+    search = getattr(tree, "search", None)
+    lines = [line for line in shape_of(quote.body).lines]
+    if search is None or not lines:
+        return None
+    needle = max(lines, key=len)
+    suffix = "." + quote.path.rsplit(".", 1)[-1] if "." in quote.path.rsplit("/", 1)[-1] else ""
+    for path in search(needle, suffix) or ():
+        if path == quote.path:
+            continue
+        source = tree.read(path)
+        if source is None:
+            continue
+        moved = Quote(path, quote.declared, quote.body, quote.skill_line)
+        match = match_quote(moved, source)
+        if match.status in (AnchorStatus.EXACT, AnchorStatus.MOVED) and match.found is not None:
+            return QuoteMatch(
+                quote,
+                AnchorStatus.RELOCATED,
+                found=match.found,
+                region=match.region,
+                suggested=match.suggested or match.found,
+                runs=match.runs,
+                detail=f"the quoted code is now in {path}, lines {match.found}",
+                found_path=path,
+            )
+    return None
+
+
+class ReadableTree(Protocol):
+    def read(self, path: str) -> SourceFile | None: ...
 
 
 # ------------------------------------------------------------------ finding

@@ -9,14 +9,16 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 
 from __future__ import annotations
 
+import configparser
 import os
+import posixpath
 import shutil
 import tempfile
 from pathlib import Path
 
 import git
 
-from ..errors import SourceError, UnreadableFile, UsageError
+from ..errors import AuditError, NotCarried, SourceError, UnreadableFile, UsageError
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
 from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
@@ -66,26 +68,39 @@ class GitTree:
     """The tree of one commit.  Trees of other commits of the same repository share its blob cache."""
 
     def __init__(
-        self, repo: git.Repo, commit: git.Commit, info: SourceInfo, blobs: dict[str, SourceFile] | None = None
+        self,
+        repo: git.Repo,
+        commit: git.Commit,
+        info: SourceInfo,
+        blobs: dict[str, SourceFile] | None = None,
+        submodules: "Submodules | None" = None,
     ) -> None:
         self.repo = repo
         self.commit = commit
         self.info = info
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
         self._entries: dict[str, git.Blob | None] = {}
+        self.submodules = submodules or Submodules()
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, "git", date=_date(commit))
-        return GitTree(self.repo, commit, info, self._blobs)
+        return GitTree(self.repo, commit, info, self._blobs, self.submodules)
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""
+        inner = self._submodule_of(path)
+        if inner is not None:
+            return inner[0].blob_id(inner[1])
         obj = self._entry(path)
         return None if obj is None else obj.hexsha
 
     def read(self, path: str) -> SourceFile | None:
+        inner = self._submodule_of(path)
+        if inner is not None:
+            source = inner[0].read(inner[1])
+            return None if source is None else SourceFile(path, source.text, source.blob)
         obj = self._entry(path)
         if obj is None:
             return None
@@ -102,6 +117,46 @@ class GitTree:
         self._blobs[obj.hexsha] = source
         return source
 
+    def search(self, text: str, suffix: str) -> list[str] | None:
+        """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched.
+
+        A lean mirror is not searched: git would fetch every blob to grep it.
+        """
+        if self.repo.config_reader().has_option("extensions", "partialclone"):
+            return None
+        try:
+            out = self.repo.git.grep("-F", "-l", "-I", "--no-color", "-e", text, self.commit.hexsha, "--", f"*{suffix}")
+        except git.GitCommandError:
+            return []  # no match (exit 1), or unreadable objects: nothing to offer
+        return sorted(line.split(":", 1)[1] for line in out.splitlines() if ":" in line)
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every file path under ``folder`` at this commit (names only; no blob is read)."""
+        out = self.repo.git.ls_tree("-r", "--name-only", self.commit.hexsha, "--", folder.strip("/") + "/")
+        return out.splitlines()
+
+    def is_folder(self, path: str) -> bool:
+        try:
+            return (self.commit.tree / path).type == "tree"
+        except KeyError:
+            return False
+
+    def _submodule_of(self, path: str) -> "tuple[GitTree, str] | None":
+        """(the submodule's tree at its recorded commit, the path inside it) when ``path`` lies in one."""
+        parts = path.split("/")
+        node = self.commit.tree
+        for i, part in enumerate(parts[:-1]):
+            try:
+                node = node / part
+            except KeyError:
+                return None
+            if node.type == "submodule":
+                prefix = "/".join(parts[: i + 1])
+                return self.submodules.open(self, prefix, node.hexsha), "/".join(parts[i + 1 :])
+            if node.type != "tree":
+                return None
+        return None
+
     def _entry(self, path: str) -> git.Blob | None:
         if path in self._entries:
             return self._entries[path]
@@ -110,14 +165,73 @@ class GitTree:
         except KeyError:
             self._entries[path] = None
             return None
-        if obj.type == "commit":
-            raise UnreadableFile(f"{path} is in a submodule; not read")
+        if obj.type == "submodule":
+            raise UnreadableFile(f"{path} is a submodule, not a file")
         if obj.type != "blob":
             return None  # a folder where a file was quoted
         if obj.mode == SYMLINK_MODE:
             raise UnreadableFile(f"{path} is a symbolic link; links are not followed")
         self._entries[path] = obj
         return obj
+
+
+class Submodules:
+    """Opens the repositories of submodules, at the commit each gitlink records.
+
+    The URL comes from ``.gitmodules`` at the superproject's commit (a relative
+    URL is resolved against the superproject's), unless ``--submodule
+    PATH=URL_OR_DIR`` names another; it is fetched and cached like the main
+    repository.  A submodule that cannot be opened makes its paths
+    unverifiable, never broken.
+    """
+
+    def __init__(
+        self,
+        overrides: dict[str, str] | None = None,
+        cache_dir: str | None = None,
+        progress: Progress = no_progress,
+        allow: tuple[str, ...] = (),
+    ) -> None:
+        self.overrides = overrides or {}
+        self.cache_dir, self.progress, self.allow = cache_dir, progress, allow
+        self._opened: dict[tuple[str, str], GitTree | str] = {}
+
+    def open(self, parent: GitTree, prefix: str, sha: str) -> GitTree:
+        key = (prefix, sha)
+        if key not in self._opened:
+            try:
+                url = self.overrides.get(prefix) or _gitmodules_url(parent, prefix)
+                self._opened[key] = open_git(url, sha, self.cache_dir, self.progress, allow=self.allow)
+            except AuditError as exc:
+                self._opened[key] = f"submodule {prefix} at {sha[:12]}: {exc} (--submodule {prefix}=URL_OR_DIR)"
+        opened = self._opened[key]
+        if isinstance(opened, str):
+            raise NotCarried(opened)
+        return opened
+
+
+def _gitmodules_url(parent: GitTree, prefix: str) -> str:
+    """The URL ``.gitmodules`` gives the submodule at ``prefix``, resolved against the superproject."""
+    try:
+        text = (parent.commit.tree / ".gitmodules").data_stream.read().decode("utf-8", "replace")
+    except KeyError:
+        raise SourceError("no .gitmodules") from None
+    config = configparser.ConfigParser(strict=False, interpolation=None)
+    config.read_string(text)
+    for section in config.sections():
+        if config.get(section, "path", fallback="").strip().strip("/") == prefix:
+            url = config.get(section, "url", fallback="").strip()
+            if url.startswith(("./", "../")):
+                base = parent.info.repo.rstrip("/")
+                return posixpath.normpath(posixpath.join(base, url)) if not is_remote(base) else _join_url(base, url)
+            if url:
+                return url
+    raise SourceError(f".gitmodules names no submodule at {prefix}")
+
+
+def _join_url(base: str, relative: str) -> str:
+    scheme, _, rest = base.partition("://")
+    return f"{scheme}://{posixpath.normpath(posixpath.join(rest, relative))}"
 
 
 def _date(commit: git.Commit) -> str:
@@ -131,6 +245,7 @@ def open_git(
     progress: Progress = no_progress,
     full_history: bool = False,
     allow: tuple[str, ...] = (),
+    submodules: dict[str, str] | None = None,
 ) -> GitTree:
     """The tree of ``ref`` in ``repo`` (a URL or a local path).
 
@@ -147,7 +262,8 @@ def open_git(
     if sha is None:
         raise SourceError(f"{repo}: unknown ref {ref!r}")
     commit = handle.commit(sha)
-    return GitTree(handle, commit, SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=_date(commit)))
+    info = SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=_date(commit))
+    return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow))
 
 
 def _open_local(path: str) -> git.Repo:

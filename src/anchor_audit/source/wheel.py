@@ -58,6 +58,16 @@ class WheelTree:
         self._files[path] = source
         return source
 
+    def search(self, text: str, suffix: str) -> list[str] | None:
+        """Repository paths of the wheel's files ending in ``suffix`` that contain ``text``."""
+        found = []
+        for wheel_prefix, repo_prefix in self._release.paths or (("", ""),):
+            for name in sorted(self._names):
+                if name.startswith(wheel_prefix) and name.endswith(suffix):
+                    if text.encode() in self._zip.read(name):
+                        found.append(repo_prefix + name[len(wheel_prefix) :])
+        return found
+
     def _member(self, path: str) -> str:
         mapping = self._release.paths or (("", ""),)
         for wheel_prefix, repo_prefix in mapping:

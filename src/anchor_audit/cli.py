@@ -118,6 +118,14 @@ def _parser() -> argparse.ArgumentParser:
     _format_options(hist, ("terminal", "json"))
     hist.set_defaults(command=cmd_history)
 
+    init = commands.add_parser(
+        "init",
+        help="print a starter anchors.yaml entry for a skill",
+        description="Print a starter anchors.yaml entry from the skill's quotes and card.yaml claims.",
+    )
+    init.add_argument("skill_dir", metavar="SKILL_DIR")
+    init.set_defaults(command=cmd_init)
+
     cache = commands.add_parser("cache", help="show or remove the cache directory")
     cache.add_argument("action", choices=("dir", "clean"))
     cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see README)")
@@ -146,6 +154,13 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
     if ref:
         command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
     if release:
+        command.add_argument(
+            "--installed",
+            nargs="?",
+            const="",
+            metavar="DIST",
+            help="read the distribution installed in this Python (default: source.release.dist) instead of git",
+        )
         command.add_argument(
             "--release",
             nargs="?",
@@ -356,6 +371,7 @@ def _audit(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditRepo
         progress=_progress(args.quiet),
         allow=tuple(args.allow_protocol),
         submodules=_submodules(args),
+        installed=args.installed,
     )
     _warn(inputs)
     with _judge(args) as judge:
@@ -391,6 +407,24 @@ def _judge(args: argparse.Namespace) -> Iterator[Judge]:
     finally:
         if store is not None:
             store.close()
+
+
+def cmd_init(args: argparse.Namespace) -> ExitCode:
+    """``anchor-audit init SKILL_DIR``: a registry entry for a maintainer to complete."""
+    from .spec.skill import load_skill
+
+    skill = load_skill(Path(args.skill_dir), shown_as=args.skill_dir)
+    out = ["skills:", f"  {skill.name}:", f"    path: {args.skill_dir}", "    claims:"]
+    for claim in skill.card.claims if skill.card else ():
+        out.append(f"      {claim.id}:  # card.yaml: {', '.join(claim.tags)}")
+        out += ["        quotes: []", "        conditions: []"]
+    if not skill.card or not skill.card.claims:
+        out.append("      {}  # card.yaml lists no claims")
+    out.append("# The quotes of SKILL.md, to list under the claims they back:")
+    out += [f"#   - {q.key}  # SKILL.md:{q.skill_line}" for q in skill.quotes]
+    out.append("# Conditions: see the README, 'anchors.yaml'.")
+    print("\n".join(out))
+    return ExitCode.OK
 
 
 def cmd_cache(args: argparse.Namespace) -> ExitCode:

@@ -40,7 +40,8 @@ RULES: dict[str, Rule] = {
         Rule("AA401", "evidence-missing", "error", "A card.yaml evidence path is not at the audited ref."),
         Rule("AA402", "reference-missing", "error", "An @path reference of SKILL.md is not at the audited ref."),
         Rule("AA403", "test-count-differs", "warning", "A pytest file defines another number of tests than promised."),
-        Rule("AA404", "promise-unverifiable", "note", "A path promise cannot be checked here.", drift=False),
+        Rule("AA404", "promise-unverifiable", "note", "A promise cannot be checked here.", drift=False),
+        Rule("AA405", "symbol-missing", "error", "A name or field the skill's examples use is not in the code."),
     )
 }  # fmt: skip
 
@@ -54,7 +55,7 @@ _ANCHOR_RULE = {
     AnchorStatus.RELOCATED: "AA107",
 }
 _PROMISE_RULE = {("evidence", "missing"): "AA401", ("reference", "missing"): "AA402", ("tests", "missing"): "AA402",
-                 ("tests", "differs"): "AA403"}  # fmt: skip
+                 ("tests", "differs"): "AA403", ("symbol", "missing"): "AA405"}  # fmt: skip
 
 
 @dataclass(frozen=True)

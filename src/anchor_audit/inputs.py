@@ -111,9 +111,20 @@ def open_tree(
     full_history: bool = False,
     allow: tuple[str, ...] = (),
     submodules: dict[str, str] | None = None,
+    installed: str | None = None,
 ) -> SourceTree:
-    """The tree at ``ref`` (default: the inputs' ref): git, or (``release`` not None) the published wheel."""
+    """The tree at ``ref`` (default: the inputs' ref): git, the published wheel (``release`` not None),
+    or the distribution installed here (``installed`` not None)."""
     ref = ref or inputs.ref
+    if installed is not None:
+        from .model import ReleaseSpec
+        from .source.installed import open_installed
+
+        if inputs.repo_skills or inputs.repo_roots:
+            raise UsageError("--in-repo reads skills from git; it cannot be used with --installed")
+        spec_release = inputs.spec.source.release if inputs.spec else None
+        mapping = spec_release or ReleaseSpec(installed or "megatron-bridge", (("megatron/", "src/megatron/"),))
+        return open_installed(inputs.repo, ref, mapping, installed or None)
     if release is not None:
         from .source.wheel import open_release
 

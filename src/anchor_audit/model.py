@@ -236,6 +236,7 @@ class Skill:
     card: Card | None
     references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
     test_promises: tuple[TestPromise, ...] = ()
+    examples: tuple[tuple[str, int], ...] = ()  # Python code blocks (not quotes), with their first line
 
 
 # ---------------------------------------------------------------- matches
@@ -308,7 +309,7 @@ class ClaimVerdict:
 class PromiseResult:
     """What became of a checkable promise that is not a quote: an evidence path, an @path, a test count."""
 
-    kind: str  # "evidence" (card.yaml) | "reference" (@path in SKILL.md) | "tests" (N passed)
+    kind: str  # "evidence" (card.yaml) | "reference" (@path) | "tests" (N passed) | "symbol" (examples)
     path: str  # the repository path promised
     status: str  # exists | missing | unverifiable | holds | differs | error
     file: str  # the skill file making the promise, as reports show it
@@ -336,7 +337,7 @@ class SourceInfo:
     repo: str
     ref: str
     commit: str | None  # full sha; None for a release wheel
-    kind: str = "git"  # "git" | "release"
+    kind: str = "git"  # "git" | "release" | "installed"
     release: str | None = None  # "megatron-bridge 0.6.0"
     date: str | None = None  # the commit's date, YYYY-MM-DD (committer time zone)
 
@@ -344,6 +345,8 @@ class SourceInfo:
     def label(self) -> str:
         if self.kind == "release":
             return f"{self.repo} @ {self.ref}: read from release wheel {self.release}, not git"
+        if self.kind == "installed":
+            return f"read from the installed distribution {self.release}, not git (the registry pins {self.ref})"
         return f"{self.repo} @ {self.ref} ({self.commit})"
 
 

@@ -12,6 +12,7 @@ import ast
 from .errors import NotCarried, UnreadableFile
 from .model import PromiseResult, Skill
 from .source import SourceTree
+from .symbols import check_symbols
 
 
 def check_promises(skill: Skill, tree: SourceTree) -> tuple[PromiseResult, ...]:
@@ -24,6 +25,7 @@ def check_promises(skill: Skill, tree: SourceTree) -> tuple[PromiseResult, ...]:
     out += [_exists("reference", path, tree, skill_md, line) for path, line in skill.references]
     for promise in skill.test_promises:
         out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line))
+    out += check_symbols(skill, tree)
     return tuple(out)
 
 

@@ -71,7 +71,11 @@ class TerminalRenderer:
         if skill.claims:
             console.print(_claims_table(skill))
         for promise in skill.promises:
-            if promise.status in ("exists", "holds") and not self.verbose:
+            quiet = promise.status in ("exists", "holds") or (promise.kind, promise.status) == (
+                "symbol",
+                "unverifiable",
+            )
+            if quiet and not self.verbose:
                 continue
             counts = f" ({promise.found} tests found, {promise.promised} promised)" if promise.found is not None else ""
             detail = f": {promise.detail}" if promise.detail else ""

@@ -67,6 +67,7 @@ def skill_from_text(
         card=parse_card(card, card_path) if card is not None else None,
         references=references,
         test_promises=tests,
+        examples=python_examples(skill_md),
     )
 
 
@@ -74,6 +75,17 @@ _REFERENCE = re.compile(r"(?<![\w@`])@([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*[A-Za-z0-
 _PYTEST_FILE = re.compile(r"(?:^|\s)((?:[\w.-]+/)*test_[\w-]*\.py|(?:[\w.-]+/)*[\w-]*_test\.py)\b")
 _PASSED = re.compile(r"\b(\d+) passed\b")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+
+
+def python_examples(text: str) -> tuple[tuple[str, int], ...]:
+    """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line."""
+    text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
+    out = []
+    for token in MarkdownIt("commonmark").parse(text):
+        info = token.info.strip().split()[0].lower() if token.type == "fence" and token.info.strip() else ""
+        if info in ("python", "py", "python3") and token.map:
+            out.append((token.content, token.map[0] + 2))
+    return tuple(out)
 
 
 def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPromise, ...]]:

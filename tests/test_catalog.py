@@ -1,0 +1,201 @@
+"""The whole catalog: every skill under a root, submodules, promises, skills with no registry entry."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from anchor_audit.cli import main
+from anchor_audit.promises import count_tests
+
+from .conftest import DEMO, GitRepo, git
+
+LIB = dedent(
+    """\
+    class Scheduler:
+        def step(self, cfg):
+            if cfg.overlap:
+                cfg.chunks = 4
+            return cfg
+    """
+)
+
+SKILL = dedent(
+    """\
+    ---
+    name: sub-skill
+    ---
+
+    See @third/sub/lib.py and @docs/missing.md.
+
+    ```3:4:third/sub/lib.py
+    if cfg.overlap:
+        cfg.chunks = 4
+    ```
+
+    ```bash
+    python -m pytest tests/test_things.py -q
+    ```
+
+    The first command reports `5 passed`.
+    """
+)
+
+TESTS = dedent(
+    """\
+    import pytest
+
+    def test_one():
+        pass
+
+    @pytest.mark.parametrize("n", [1, 2, 3])
+    def test_many(n):
+        pass
+
+    @pytest.mark.parametrize("a,b", [(1, 2), (3, 4)])
+    class TestPairs:
+        def test_sum(self, a, b):
+            pass
+
+        def helper(self):
+            pass
+
+    def not_a_test():
+        pass
+    """
+)
+
+
+@pytest.fixture
+def super_repo(make_repo, tmp_path: Path) -> GitRepo:
+    sub = GitRepo(tmp_path / "sub")
+    sub.path.mkdir()
+    git(sub.path, "init", "-q", "-b", "main")
+    sub.write("lib.py", LIB)
+    sub.commit("library")
+    repo = make_repo()
+    git(repo.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "third/sub")
+    repo.write("skills/sub-skill/SKILL.md", SKILL)
+    repo.write("skills/sub-skill/card.yaml", "validation_status:\n  wired: [file_exists]\nevidence:\n  - third/sub/lib.py\n")
+    repo.write("tests/test_things.py", TESTS)
+    repo.commit("add a submodule and a skill", tag="v2")
+    return repo
+
+
+def audit_json(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["check", "--format", "json", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out else {}
+
+
+def test_quote_in_a_submodule_is_read_at_the_recorded_commit(super_repo: GitRepo, capsys) -> None:
+    code, data = audit_json(capsys, "--repo", str(super_repo.path), "--ref", "v2", "--in-repo", "skills/sub-skill")
+    (skill,) = data["skills"]
+    assert skill["anchors"][0]["status"] == "exact" and skill["anchors"][0]["found"] == [3, 4]
+    promises = {(p["kind"], p["path"]): p for p in skill["promises"]}
+    assert promises[("reference", "third/sub/lib.py")]["status"] == "exists"  # a path inside the submodule
+    assert promises[("reference", "docs/missing.md")]["status"] == "missing"
+    tests = promises[("tests", "tests/test_things.py")]
+    # 1 + 3 (parametrize) + 2 (class-level parametrize x 1 test method) = 6, not the 5 promised.
+    assert (tests["status"], tests["tests_promised"], tests["tests_found"]) == ("differs", 5, 6)
+    claim = skill["claims"][0]
+    assert (claim["id"], claim["verdict"]) == ("wired", "code_verified")  # file_exists: its evidence path exists
+    assert code == 1  # a missing reference and a wrong test count are drift
+
+
+def test_submodule_override_and_an_unreachable_submodule(super_repo: GitRepo, tmp_path: Path, capsys) -> None:
+    moved = tmp_path / "elsewhere.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "sub"), str(moved))
+    shutil.rmtree(tmp_path / "sub")  # the URL in .gitmodules is gone now
+    args = ["--repo", str(super_repo.path), "--ref", "v2", "--in-repo", "skills/sub-skill"]
+    _, data = audit_json(capsys, *args)
+    anchor = data["skills"][0]["anchors"][0]
+    assert anchor["status"] == "unverifiable"
+    assert anchor["detail"].startswith("submodule third/sub at ") and "--submodule third/sub=URL_OR_DIR" in anchor["detail"]
+    _, data = audit_json(capsys, *args, "--submodule", f"third/sub=file://{moved}")
+    assert data["skills"][0]["anchors"][0]["status"] == "exact"
+
+
+def test_all_audits_every_skill_under_a_root(super_repo: GitRepo, tmp_path: Path, capsys) -> None:
+    shutil.copytree(DEMO / "skills" / "demo-overlap", super_repo.path / "skills" / "demo-overlap")
+    super_repo.commit("the demo skill too", tag="v3")
+    code, data = audit_json(capsys, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(super_repo.path),
+                            "--ref", "v3", "--in-repo", "--all", "skills")  # fmt: skip
+    assert [s["name"] for s in data["skills"]] == ["demo-overlap", "sub-skill"]
+    demo = data["skills"][0]
+    assert {c["verdict"] for c in demo["claims"]} == {"code_verified", "doc_only"}  # registered: verified
+    assert data["skills"][1]["notes"][0].startswith("no entry in anchors.yaml")
+    # --all also walks a folder on disk.
+    code, data = audit_json(capsys, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(super_repo.path),
+                            "--ref", "v3", "--all", str(DEMO / "skills"))  # fmt: skip
+    assert [s["name"] for s in data["skills"]] == ["demo-overlap"]
+
+
+def test_count_tests_by_hand() -> None:
+    assert count_tests(TESTS) == (6, [])
+    computed = "import pytest\nCASES = [1, 2]\n@pytest.mark.parametrize('n', CASES)\ndef test_x(n):\n    pass\n"
+    assert count_tests(computed) == (1, ["test_x: parametrize over a computed list, counted once"])
+
+
+def test_init_drafts_a_registry_entry(capsys) -> None:
+    assert main(["init", str(DEMO / "skills" / "demo-overlap")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("skills:\n  demo-overlap:\n")
+    assert "      tp_gate:  # card.yaml: code_verified\n        quotes: []\n" in out
+    assert "      perf_notes:  # card.yaml: doc_only\n" in out
+    assert "#   - src/demo/overlap.py:32-38  # SKILL.md:10\n" in out
+
+
+def test_installed_distribution_is_read_like_a_release(tmp_path: Path, capsys, monkeypatch) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(DEMO / "src" / "demo", site / "demo")
+    info = site / "demo_trainer-1.4.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-trainer\nVersion: 1.4.0\n")
+    (info / "RECORD").write_text("demo/overlap.py,,\ndemo/launch.py,,\ndemo_trainer-1.4.0.dist-info/METADATA,,\n")
+    monkeypatch.syspath_prepend(str(site))
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace(
+        "  ref: v1\n", '  ref: v1\n  release:\n    dist: demo-trainer\n    paths: {"demo/": "src/demo/"}\n'
+    ).replace("path: skills/demo-overlap", f"path: {DEMO / 'skills' / 'demo-overlap'}"))
+    code, data = audit_json(capsys, "--spec", str(spec), "--installed")
+    assert data["source"]["kind"] == "installed" and data["source"]["release"] == "demo-trainer 1.4.0"
+    assert [a["status"] for a in data["skills"][0]["anchors"]] == ["exact"] * 4
+    assert code == 0
+    assert main(["check", "--spec", str(spec), "--installed", "no-such-dist"]) == 2
+    assert "no-such-dist is not installed in this Python environment" in capsys.readouterr().err
+
+
+def test_symbols_of_python_examples(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    skill = tmp_path / "symbols-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(dedent(
+        """\
+        # Using the planner
+
+        ```python
+        from demo.overlap import OverlapPlanner, Settings, Vanished
+        from torch import nn
+
+        settings = Settings(tp_overlap=True, warp_speed=9)
+        cfg.model.tp_size = 4
+        ```
+        """
+    ))  # fmt: skip
+    code, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v1", str(skill))
+    got = [(p["path"], p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]]
+    assert got == [
+        ("demo.overlap:OverlapPlanner", "exists", "src/demo/overlap.py:22"),
+        ("demo.overlap:Settings", "exists", "src/demo/overlap.py:14"),
+        ("demo.overlap:Vanished", "missing", "src/demo/overlap.py does not define Vanished"),
+        ("torch:nn", "unverifiable", "torch is not a module of this repository"),
+        ("cfg.model.tp_size", "unverifiable", "the type of cfg is not known from the example"),
+        ("Settings(tp_overlap=)", "exists", "src/demo/overlap.py:15"),
+        ("Settings(warp_speed=)", "missing", "Settings in src/demo/overlap.py has no field warp_speed"),
+    ]
+    assert code == 1  # missing symbols are drift; unverifiable ones are notes

@@ -137,7 +137,9 @@ class PythonIndex:
         """Every statement's lines (a def or class with its decorators), outermost first at equal start."""
         if self._ast is None:
             module, positions = self._whole_cst()
-            return _cst_statements(positions)
+            from .cstview import cst_statements
+
+            return cst_statements(positions)
         out = []
         for node in ast.walk(self._ast):
             if isinstance(node, ast.stmt):
@@ -187,7 +189,9 @@ class PythonIndex:
 
             check_nesting(self.text)
             module = cst.parse_module(self.text)
-            return [_view(module.body, self._ast.body, 0, module)]
+            from .cstview import view
+
+            return [view(module.body, self._ast.body, 0, module)]
         return [self._cut(node) for node in _ast_scopes(self._ast, qualname)]
 
     def module_bindings(self) -> Iterator[tuple[set[str], int]]:
@@ -220,7 +224,9 @@ class PythonIndex:
             inner = inner.body.body[0]  # type: ignore[attr-defined]
         suite = inner.body  # type: ignore[attr-defined]
         body = suite.body if isinstance(suite, cst.IndentedBlock) else [cst.SimpleStatementLine(body=suite.body)]
-        return _view(body, node.body, start - 1 - depth, module)
+        from .cstview import view
+
+        return view(body, node.body, start - 1 - depth, module)
 
     def _whole_cst(self) -> tuple["cst.Module", Mapping["cst.CSTNode", "CodeRange"]]:
         cached = getattr(self, "_cst", None)
@@ -241,92 +247,6 @@ class PythonIndex:
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         self._cst = (module, positions)
         return self._cst
-
-
-def _view(
-    body: Sequence["cst.BaseStatement"], ast_body: list[ast.stmt], offset: int, module: "cst.Module"
-) -> ScopeView:
-    """A view whose line numbers come from the stdlib tree of the same code.
-
-    Both parsers list the statements of the same text in the same order, so
-    the n-th libcst statement has the n-th ast statement's line; that spares
-    libcst's position pass, which costs more than the parse.  Should the two
-    ever disagree on the count, libcst computes the positions itself.
-    """
-    cst_nodes = list(_cst_preorder(body))
-    ast_nodes = list(_ast_preorder(ast_body))
-    if len(cst_nodes) == len(ast_nodes):
-        lines = {id(c): a.lineno for c, a in zip(cst_nodes, ast_nodes, strict=True)}
-        return ScopeView(body, lambda n: lines[id(n)], keep=module)
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return ScopeView(body, lambda n: positions[n].start.line + offset, keep=module)
-
-
-def _cst_preorder(body: Sequence["cst.BaseStatement"]) -> Iterator["cst.CSTNode"]:
-    import libcst as cst
-
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield from stmt.body
-            continue
-        yield stmt
-        suite = getattr(stmt, "body", None)
-        if isinstance(suite, cst.IndentedBlock):
-            yield from _cst_preorder(suite.body)
-        elif isinstance(suite, cst.SimpleStatementSuite):
-            yield from suite.body
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _cst_preorder(_suite(handler.body))
-        for case in getattr(stmt, "cases", ()):
-            yield from _cst_preorder(_suite(case.body))
-        orelse = getattr(stmt, "orelse", None)
-        if isinstance(orelse, cst.If):
-            yield from _cst_preorder([orelse])
-        elif orelse is not None:
-            yield from _cst_preorder(_suite(orelse.body))
-        final = getattr(stmt, "finalbody", None)
-        if final is not None:
-            yield from _cst_preorder(_suite(final.body))
-
-
-def _suite(suite: "cst.BaseSuite") -> Sequence["cst.BaseStatement"]:
-    import libcst as cst
-
-    if isinstance(suite, cst.IndentedBlock):
-        return suite.body
-    assert isinstance(suite, cst.SimpleStatementSuite)
-    return [cst.SimpleStatementLine(body=suite.body)]
-
-
-def _ast_preorder(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    for stmt in body:
-        yield stmt
-        for name in ("body",):
-            block = getattr(stmt, name, None)
-            if isinstance(block, list):
-                yield from _ast_preorder(block)
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _ast_preorder(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            yield from _ast_preorder(case.body)
-        yield from _ast_preorder(getattr(stmt, "orelse", []) or [])
-        yield from _ast_preorder(getattr(stmt, "finalbody", []) or [])
-
-
-def _cst_statements(positions: Mapping["cst.CSTNode", "CodeRange"]) -> list[LineRange]:
-    import libcst as cst
-
-    out = []
-    for node, pos in positions.items():
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            start = pos.start.line
-            for deco in getattr(node, "decorators", ()):
-                start = min(start, positions[deco].start.line)
-            out.append(LineRange(start, pos.end.line))
-    out.sort(key=lambda r: (r.start, -r.end))
-    return out
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -15,12 +15,13 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Iterable
 
-from ..errors import NotCarried, SourceError
-from ..match.pysource import SourceFile
+from ..errors import SourceError
 from ..model import ReleaseSpec, SourceInfo
-from . import MAX_FILE_BYTES, Progress, decode, git_blob_sha, no_progress, too_large
+from . import Progress, no_progress
 from .cache import cache_root, locked
+from .mapped import MappedTree
 
 PIP_TIMEOUT = 600
 
@@ -30,50 +31,20 @@ def version_of(ref: str) -> str:
     return ref[1:] if re.match(r"^v\d", ref) else ref
 
 
-class WheelTree:
+class WheelTree(MappedTree):
     def __init__(self, wheel: Path, release: ReleaseSpec, version: str, info: SourceInfo) -> None:
+        super().__init__(release, f"release wheel {release.dist} {version}", info)
         self._zip = zipfile.ZipFile(wheel)
         self._names = set(self._zip.namelist())
-        self._release = release
-        self.info = info
-        self._files: dict[str, SourceFile | None] = {}
-        self._label = f"release wheel {release.dist} {version}"
 
-    def blob_id(self, path: str) -> str | None:
-        source = self.read(path)
-        return None if source is None else source.blob
+    def _members(self) -> Iterable[str]:
+        return self._names
 
-    def read(self, path: str) -> SourceFile | None:
-        if path in self._files:
-            return self._files[path]
-        member = self._member(path)
-        if member not in self._names:
-            self._files[path] = None
-            return None
-        entry = self._zip.getinfo(member)
-        if entry.file_size > MAX_FILE_BYTES:
-            raise too_large(path)
-        data = self._zip.read(member)
-        source = decode(path, data, git_blob_sha(data))
-        self._files[path] = source
-        return source
+    def _size(self, member: str) -> int | None:
+        return self._zip.getinfo(member).file_size if member in self._names else None
 
-    def search(self, text: str, suffix: str) -> list[str] | None:
-        """Repository paths of the wheel's files ending in ``suffix`` that contain ``text``."""
-        found = []
-        for wheel_prefix, repo_prefix in self._release.paths or (("", ""),):
-            for name in sorted(self._names):
-                if name.startswith(wheel_prefix) and name.endswith(suffix):
-                    if text.encode() in self._zip.read(name):
-                        found.append(repo_prefix + name[len(wheel_prefix) :])
-        return found
-
-    def _member(self, path: str) -> str:
-        mapping = self._release.paths or (("", ""),)
-        for wheel_prefix, repo_prefix in mapping:
-            if path.startswith(repo_prefix):
-                return wheel_prefix + path[len(repo_prefix) :]
-        raise NotCarried(f"the {self._label} does not carry {path}")
+    def _load(self, member: str) -> bytes:
+        return self._zip.read(member)
 
 
 def open_release(

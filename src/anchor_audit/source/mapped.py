@@ -1,0 +1,74 @@
+"""A packaged copy of the code (a wheel, an installed distribution) read as if it were the repository.
+
+Its folders map onto the repository's by ``source.release.paths``
+(``megatron/`` -> ``src/megatron/``); a repository path under no mapping
+is something this copy cannot show (unverifiable), never broken.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..errors import NotCarried
+from ..match.pysource import SourceFile
+from ..model import ReleaseSpec, SourceInfo
+from . import MAX_FILE_BYTES, decode, git_blob_sha, too_large
+
+
+class MappedTree:
+    """Subclasses say how to list members and read one (``_members``, ``_size``, ``_load``)."""
+
+    def __init__(self, release: ReleaseSpec, label: str, info: SourceInfo) -> None:
+        self._release = release
+        self._label = label
+        self.info = info
+        self._files: dict[str, SourceFile | None] = {}
+
+    def blob_id(self, path: str) -> str | None:
+        source = self.read(path)
+        return None if source is None else source.blob
+
+    def read(self, path: str) -> SourceFile | None:
+        if path not in self._files:
+            member = self._member(path)
+            size = self._size(member)
+            if size is None:
+                self._files[path] = None
+            elif size > MAX_FILE_BYTES:
+                raise too_large(path)
+            else:
+                data = self._load(member)
+                self._files[path] = decode(path, data, git_blob_sha(data))
+        return self._files[path]
+
+    def search(self, text: str, suffix: str) -> list[str]:
+        """Repository paths of the files ending in ``suffix`` that contain ``text``."""
+        found = []
+        for wheel_prefix, repo_prefix in self._mapping:
+            for name in sorted(self._members()):
+                if name.startswith(wheel_prefix) and name.endswith(suffix):
+                    repo_path = repo_prefix + name[len(wheel_prefix) :]
+                    source = self.read(repo_path)
+                    if source is not None and text in source.text:
+                        found.append(repo_path)
+        return found
+
+    @property
+    def _mapping(self) -> tuple[tuple[str, str], ...]:
+        return self._release.paths or (("", ""),)
+
+    def _member(self, path: str) -> str:
+        for wheel_prefix, repo_prefix in self._mapping:
+            if path.startswith(repo_prefix):
+                return wheel_prefix + path[len(repo_prefix) :]
+        raise NotCarried(f"the {self._label} does not carry {path}")
+
+    def _members(self) -> Iterable[str]:
+        raise NotImplementedError
+
+    def _size(self, member: str) -> int | None:
+        """The member's size in bytes, or None if the copy has no such file."""
+        raise NotImplementedError
+
+    def _load(self, member: str) -> bytes:
+        raise NotImplementedError

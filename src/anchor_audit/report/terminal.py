@@ -70,24 +70,21 @@ class TerminalRenderer:
                         console.print(Text("    " + line, style=_diff_style(line)))
         if skill.claims:
             console.print(_claims_table(skill))
+        hidden = 0
         for promise in skill.promises:
-            quiet = promise.status in ("exists", "holds") or (promise.kind, promise.status) == (
-                "symbol",
-                "unverifiable",
-            )
-            if quiet and not self.verbose:
+            if promise.status in ("exists", "holds") and not self.verbose:
+                continue
+            if promise.status == "unverifiable" and not self.verbose:
+                hidden += 1  # a note, not drift: counted here, listed with --verbose
                 continue
             counts = f" ({promise.found} tests found, {promise.promised} promised)" if promise.found is not None else ""
             detail = f": {promise.detail}" if promise.detail else ""
-            style = (
-                ""
-                if promise.status in ("exists", "holds")
-                else "red"
-                if promise.status != "unverifiable"
-                else "magenta"
-            )
+            ok = promise.status in ("exists", "holds")
+            style = "" if ok else "magenta" if promise.status == "unverifiable" else "red"
             text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
             console.print(Text(text, style=style))
+        if hidden:
+            console.print(Text(f"  {hidden} promises cannot be checked from this source (--verbose lists them)"))
         for claim in skill.claims:
             shown = [e for e in claim.evidence if self.verbose or not e.ok]
             if shown or claim.unknown_tags:

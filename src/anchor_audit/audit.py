@@ -9,7 +9,7 @@ fails, becomes a result for the quotes and claims that needed it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote, relocate
@@ -40,6 +40,7 @@ from .resultcache import (
     dump_quote,
     load_condition,
     load_quote,
+    promise_key,
     quote_key,
 )
 from .source import SourceTree
@@ -64,6 +65,7 @@ class Judge:
         self._quotes: dict[str, QuoteMatch] = {}
         self._conditions: dict[str, ConditionResult] = {}
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
+        self._memo: dict[str, dict[str, Any]] = {}
         self.computed = 0  # results a matcher had to compute (cache misses)
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
@@ -107,6 +109,18 @@ class Judge:
             return self._relocated(quote, tree) or replace(hit, quote=quote)
         return replace(hit, quote=quote)  # the same content may sit at another line of SKILL.md
 
+    def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A promise's result by content key (``tests|<blob>``, ...), from memory, disk, or ``compute``."""
+        if key not in self._memo:
+            stored_key = promise_key(key)
+            found = self.store.get(stored_key) if self.store is not None else None
+            if found is None:
+                found = compute()
+                if self.store is not None:
+                    self.store.put(stored_key, found)
+            self._memo[key] = found
+        return self._memo[key]
+
     def _relocated(self, quote: Quote, tree: SourceTree) -> QuoteMatch | None:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
         key = (id(tree), quote.key, quote.body)
@@ -142,14 +156,20 @@ def audit(
     tree: SourceTree,
     spec: Spec | None = None,
     judge: Judge | None = None,
+    promises: bool = True,
 ) -> AuditReport:
-    """Audit each skill (with its registry entry, if any) against ``tree``."""
+    """Audit each skill (with its registry entry, if any) against ``tree``.
+
+    ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
+    """
     judge = judge or Judge()
-    reports = tuple(audit_skill(skill, entry, tree, judge) for skill, entry in skills)
+    reports = tuple(audit_skill(skill, entry, tree, judge, promises) for skill, entry in skills)
     return AuditReport(tree.info, reports, spec.warnings if spec else ())
 
 
-def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None) -> SkillReport:
+def audit_skill(
+    skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None, promises: bool = True
+) -> SkillReport:
     judge = judge or Judge()
     notes: list[str] = []
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
@@ -167,9 +187,10 @@ def audit_skill(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: 
         verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
-    promises = check_promises(skill, tree)
-    claims = [_file_claim(c, promises) if entry is None or not _registered(entry, c.id) else c for c in claims]
-    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, promises)
+    needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
+    kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.memo) if needed else ()
+    claims = [_file_claim(c, kept) if entry is None or not _registered(entry, c.id) else c for c in claims]
+    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
 
 
 def _registered(entry: SkillSpec, cid: str) -> bool:

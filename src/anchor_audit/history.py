@@ -126,7 +126,7 @@ def history(
             skill = _skill_at(tree, folder, source.name, skill_cache) if folder else None
             if skill is not None:
                 pairs.append((skill, entry))
-        current = _snapshot(audit(pairs, tree, spec, judge), [s.name for s in skills])
+        current = _snapshot(audit(pairs, tree, spec, judge, promises=False), [s.name for s in skills])
         info = _commit_info(tree.commit)
         for kind, skill_name, item in sorted(set(previous) | set(current)):
             before, after = previous.get((kind, skill_name, item)), current.get((kind, skill_name, item))

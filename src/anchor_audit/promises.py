@@ -8,24 +8,30 @@ promised to give ``N passed`` defines a countable number of test items.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from .errors import NotCarried, UnreadableFile
 from .model import PromiseResult, Skill
 from .source import SourceTree
-from .symbols import check_symbols
+from .symbols import Memo, check_symbols, no_memo
 
 
-def check_promises(skill: Skill, tree: SourceTree) -> tuple[PromiseResult, ...]:
+def check_promises(
+    skill: Skill, tree: SourceTree, evidence_only: bool = False, memo: Memo = no_memo
+) -> tuple[PromiseResult, ...]:
+    """Every promise of ``skill`` besides its quotes; ``memo`` shares results by blob (see Judge.memo)."""
     skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     if skill.card is not None:
         card = f"{skill.path.rstrip('/')}/card.yaml"
         lines = skill.card.evidence_lines or (1,) * len(skill.card.evidence)
         out += [_exists("evidence", p, tree, card, line) for p, line in zip(skill.card.evidence, lines, strict=False)]
+    if evidence_only:
+        return tuple(out)
     out += [_exists("reference", path, tree, skill_md, line) for path, line in skill.references]
     for promise in skill.test_promises:
-        out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line))
-    out += check_symbols(skill, tree)
+        out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line, memo))
+    out += check_symbols(skill, tree, memo)
     return tuple(out)
 
 
@@ -44,22 +50,33 @@ def _is_folder(tree: SourceTree, path: str) -> bool:
     return bool(probe and probe(path))
 
 
-def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int) -> PromiseResult:
+def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int, memo: Memo) -> PromiseResult:
     try:
-        source = tree.read(path)
+        blob = tree.blob_id(path)
     except NotCarried as exc:
         return PromiseResult("tests", path, "unverifiable", file, line, str(exc), promised=promised)
     except UnreadableFile as exc:
         return PromiseResult("tests", path, "error", file, line, str(exc), promised=promised)
-    if source is None:
+    if blob is None:
         return PromiseResult("tests", path, "missing", file, line, promised=promised)
-    try:
-        found, notes = count_tests(source.text)
-    except SyntaxError as exc:
-        return PromiseResult("tests", path, "error", file, line, f"does not parse: {exc.msg}", promised=promised)
+    counted = memo(f"tests|{blob}", lambda: _count(tree, path))
+    if "error" in counted:
+        return PromiseResult("tests", path, "error", file, line, counted["error"], promised=promised)
+    found = counted["found"]
     status = "holds" if found == promised else "differs"
-    detail = "; ".join(notes)
-    return PromiseResult("tests", path, status, file, line, detail, promised=promised, found=found)
+    return PromiseResult("tests", path, status, file, line, "; ".join(counted["notes"]), promised, found)
+
+
+def _count(tree: SourceTree, path: str) -> dict[str, Any]:
+    try:
+        source = tree.read(path)
+        assert source is not None
+        found, notes = count_tests(source.text)
+    except UnreadableFile as exc:
+        return {"error": str(exc)}
+    except SyntaxError as exc:
+        return {"error": f"does not parse: {exc.msg}"}
+    return {"found": found, "notes": notes}
 
 
 def count_tests(text: str) -> tuple[int, list[str]]:

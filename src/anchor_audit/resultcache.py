@@ -35,6 +35,10 @@ def condition_key(blob: str, condition: Condition) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def promise_key(key: str) -> str:
+    return hashlib.sha256(json.dumps([MATCHER_VERSION, "promise", key]).encode()).hexdigest()
+
+
 class ResultStore:
     """A persistent map from key to a match result's fields."""
 

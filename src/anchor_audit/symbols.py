@@ -10,16 +10,25 @@ chains on objects of unknown type) is reported as unverifiable, not broken.
 from __future__ import annotations
 
 import ast
+from functools import partial
+from typing import Any, Callable
 
 from .errors import NotCarried, UnreadableFile
-from .match.pysource import PythonSyntaxProblem, SourceFile
+from .match.pysource import PythonSyntaxProblem
 from .model import PromiseResult, Skill
 from .source import SourceTree
 
 _ROOTS = ("src/", "")
 
 
-def check_symbols(skill: Skill, tree: SourceTree) -> list[PromiseResult]:
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
+
+
+def no_memo(key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    return compute()
+
+
+def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[PromiseResult]:
     skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     for code, first_line in skill.examples:
@@ -27,15 +36,20 @@ def check_symbols(skill: Skill, tree: SourceTree) -> list[PromiseResult]:
             module = ast.parse(code)
         except SyntaxError:
             continue  # an illustration, not a program
-        imported: dict[str, tuple[str, SourceFile | None]] = {}
+        imported: dict[str, tuple[str, str | None, str | None]] = {}
         for node in ast.walk(module):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                source, where = _module(tree, node.module)
+                path, blob = _module(tree, node.module)
                 for alias in node.names:
                     line = first_line + node.lineno - 1
                     subject = f"{node.module}:{alias.name}"
-                    imported[alias.asname or alias.name] = (alias.name, source)
-                    out.append(_name(subject, alias.name, source, where, skill_md, line))
+                    imported[alias.asname or alias.name] = (alias.name, path, blob)
+                    if path is None or blob is None:
+                        why = f"{node.module} is not a module of this repository"
+                        out.append(PromiseResult("symbol", subject, "unverifiable", skill_md, line, why))
+                        continue
+                    found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
+                    out.append(PromiseResult("symbol", subject, found["status"], skill_md, line, found["detail"]))
         for node in ast.walk(module):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -46,12 +60,20 @@ def check_symbols(skill: Skill, tree: SourceTree) -> list[PromiseResult]:
                             PromiseResult("symbol", chain, "unverifiable", skill_md, first_line + node.lineno - 1, why)
                         )
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
-                name, source = imported[node.func.id]
+                name, path, blob = imported[node.func.id]
                 for keyword in node.keywords:
                     if keyword.arg is None:
                         continue
                     line = first_line + keyword.value.lineno - 1
-                    out.append(_keyword(name, keyword.arg, source, skill_md, line))
+                    subject = f"{name}({keyword.arg}=)"
+                    if path is None or blob is None:
+                        why = f"{name} is not in this repository"
+                        out.append(PromiseResult("symbol", subject, "unverifiable", skill_md, line, why))
+                        continue
+                    found = memo(
+                        f"keyword|{blob}|{name}|{keyword.arg}", partial(_keyword, tree, path, name, keyword.arg)
+                    )
+                    out.append(PromiseResult("symbol", subject, found["status"], skill_md, line, found["detail"]))
     return out
 
 
@@ -66,50 +88,50 @@ def _chain(node: ast.expr) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
-def _module(tree: SourceTree, dotted: str) -> tuple[SourceFile | None, str]:
-    """The module's file at the ref, or None and why it could not be found."""
+def _module(tree: SourceTree, dotted: str) -> tuple[str | None, str | None]:
+    """The module's path and blob at the ref (found from the tree alone, nothing read), or Nones."""
     path = dotted.replace(".", "/")
     for root in _ROOTS:
         for candidate in (f"{root}{path}.py", f"{root}{path}/__init__.py"):
             try:
-                source = tree.read(candidate)
+                blob = tree.blob_id(candidate)
             except (NotCarried, UnreadableFile):
                 continue
-            if source is not None:
-                return source, candidate
-    return None, f"{dotted} is not a module of this repository"
+            if blob is not None:
+                return candidate, blob
+    return None, None
 
 
-def _name(subject: str, name: str, source: SourceFile | None, where: str, file: str, line: int) -> PromiseResult:
-    if source is None:
-        return PromiseResult("symbol", subject, "unverifiable", file, line, where)
+def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
+    source = tree.read(path)
+    assert source is not None
     try:
-        bindings = source.python().module_bindings()
-        found = next((at for names, at in bindings if name in names), None)
+        found = next((at for names, at in source.python().module_bindings() if name in names), None)
     except PythonSyntaxProblem as exc:
-        return PromiseResult("symbol", subject, "unverifiable", file, line, f"{where} does not parse: {exc}")
+        return {"status": "unverifiable", "detail": f"{path} does not parse: {exc}"}
     if found is None:
-        return PromiseResult("symbol", subject, "missing", file, line, f"{where} does not define {name}")
-    return PromiseResult("symbol", subject, "exists", file, line, f"{where}:{found}")
+        return {"status": "missing", "detail": f"{path} does not define {name}"}
+    return {"status": "exists", "detail": f"{path}:{found}"}
 
 
-def _keyword(cls: str, keyword: str, source: SourceFile | None, file: str, line: int) -> PromiseResult:
-    subject = f"{cls}({keyword}=)"
-    if source is None:
-        return PromiseResult("symbol", subject, "unverifiable", file, line, f"{cls} is not in this repository")
+def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, Any]:
+    source = tree.read(path)
+    assert source is not None
     try:
-        tree = ast.parse(source.text)
+        module = ast.parse(source.text)
     except SyntaxError:
-        return PromiseResult("symbol", subject, "unverifiable", file, line, f"{source.path} does not parse")
-    fields, complete = _fields(tree, cls, set())
+        return {"status": "unverifiable", "detail": f"{path} does not parse"}
+    fields, complete = _fields(module, cls, set())
     if fields is None:
-        return PromiseResult("symbol", subject, "unverifiable", file, line, f"{cls} is not defined in {source.path}")
+        return {"status": "unverifiable", "detail": f"{cls} is not defined in {path}"}
     if keyword in fields:
-        return PromiseResult("symbol", subject, "exists", file, line, f"{source.path}:{fields[keyword]}")
+        return {"status": "exists", "detail": f"{path}:{fields[keyword]}"}
     if not complete:
-        why = f"{cls} inherits from classes outside {source.path}; {keyword} may come from them"
-        return PromiseResult("symbol", subject, "unverifiable", file, line, why)
-    return PromiseResult("symbol", subject, "missing", file, line, f"{cls} in {source.path} has no field {keyword}")
+        return {
+            "status": "unverifiable",
+            "detail": f"{cls} inherits from classes outside {path}; {keyword} may come from them",
+        }
+    return {"status": "missing", "detail": f"{cls} in {path} has no field {keyword}"}
 
 
 def _fields(module: ast.Module, name: str, seen: set[str]) -> tuple[dict[str, int] | None, bool]:

@@ -278,6 +278,12 @@ def _open_local(path: str) -> git.Repo:
 
 
 def _resolve(handle: git.Repo, ref: str) -> str | None:
+    """The full sha ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None."""
+    for name in (f"refs/anchor-audit/{ref}", ref):
+        try:
+            return handle.commit(name).hexsha  # read in-process: no git process for plain names and shas
+        except (git.BadName, ValueError, IndexError, KeyError, git.GitError):
+            pass  # GitPython's rev-parse is partial: git's own decides below
     for name in (f"refs/anchor-audit/{ref}", ref):
         try:
             return handle.git.rev_parse("--verify", "--quiet", f"{name}^{{commit}}").strip()

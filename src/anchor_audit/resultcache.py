@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import AnchorStatus, Condition, ConditionResult, ConditionStatus, LineRange, Quote, QuoteMatch
+from .source.cache import locked
 
 MATCHER_VERSION = "1"  # bump when a matcher's results change for the same input
 _COMMIT_EVERY = 200
@@ -40,20 +41,39 @@ def promise_key(key: str) -> str:
 
 
 class ResultStore:
-    """A persistent map from key to a match result's fields."""
+    """A persistent map from key to a match result's fields.
+
+    The cache only saves work: if SQLite fails (a full disk, a lock held too
+    long), the store turns itself off for the run and says why in
+    ``problem``; results are then computed as if it were empty.
+    """
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self.problem: str | None = None
         self._pending: list[tuple[str, str]] = []
         self.hits = 0
         self.misses = 0
+        self._db: sqlite3.Connection | None = None
+        try:
+            # Setting up (WAL mode, the table) takes locks SQLite does not wait for: one run at a time.
+            with locked(path):
+                db = sqlite3.connect(path, timeout=60, isolation_level=None)
+                if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._db = db
+        except (sqlite3.Error, OSError) as exc:
+            self._off(exc)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        row = self._db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
+        row = None
+        if self._db is not None:
+            try:
+                row = self._db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                self._off(exc)
         if row is None:
             self.misses += 1
             return None
@@ -66,16 +86,27 @@ class ResultStore:
             self.flush()
 
     def flush(self) -> None:
-        if not self._pending:
+        if not self._pending or self._db is None:
             return
-        with self._db:  # one transaction: all of these results or none
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR REPLACE INTO results (key, value) VALUES (?, ?)", self._pending)
+        try:
+            with self._db:  # one transaction: all of these results or none
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT OR REPLACE INTO results (key, value) VALUES (?, ?)", self._pending)
+        except sqlite3.Error as exc:
+            self._off(exc)
         self._pending = []
 
     def close(self) -> None:
         self.flush()
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _off(self, exc: Exception) -> None:
+        self.problem = f"the result cache is off for this run ({exc})"
+        if self._db is not None:
+            self._db.close()
+        self._db = None
 
 
 def _range(value: list[int] | None) -> LineRange | None:

@@ -74,6 +74,8 @@ def result_judge(args: argparse.Namespace) -> Iterator[Judge]:
     finally:
         if store is not None:
             store.close()
+            if store.problem:
+                print(f"anchor-audit: warning: {store.problem}", file=sys.stderr)
 
 
 def emit(write: Callable[[TextIO], None], output: str | None) -> None:

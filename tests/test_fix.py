@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -267,3 +268,22 @@ def test_fix_dry_run_writes_nothing_then_write_heals_and_is_idempotent(workspace
 def test_rewrite_pin_keeps_comments_and_quoting() -> None:
     text = "source:\n  repo: x  # upstream\n  ref: 'v0.6.0'   # pinned\nskills: {}\n"
     assert rewrite_pin(text, "v0.6.2") == "source:\n  repo: x  # upstream\n  ref: 'v0.6.2'   # pinned\nskills: {}\n"
+
+
+def test_fix_follows_code_relocated_to_another_file(make_repo, tmp_path: Path, capsys, monkeypatch) -> None:
+    repo = make_repo()
+    text = repo.read("src/demo/launch.py")
+    repo.remove("src/demo/launch.py")
+    repo.write("src/demo/plugins/env.py", '"""Plugins."""\n\nimport os\n\n\n# moved here\n' + text)
+    repo.commit("move the launch plugin", tag="v2")
+    work = tmp_path / "work"
+    shutil.copytree(DEMO, work, ignore=shutil.ignore_patterns("src"))
+    monkeypatch.chdir(work)
+    assert main(["fix", "--repo", str(repo.path), "--ref", "v2", "--write"]) == 1  # launch_env's conditions still fail
+    out = capsys.readouterr().out
+    assert "src/demo/launch.py:10-13 relocated: -> 16:19:src/demo/plugins/env.py" in out
+    assert "```16:19:src/demo/plugins/env.py\n" in (work / "skills/demo-overlap/SKILL.md").read_text()
+    assert "- src/demo/plugins/env.py:16-19\n" in (work / "anchors.yaml").read_text()
+    main(["check", "--repo", str(repo.path), "--ref", "v2", "--format", "json"])
+    anchors = json.loads(capsys.readouterr().out)["skills"][0]["anchors"]
+    assert [a["status"] for a in anchors] == ["exact"] * 4

@@ -21,6 +21,7 @@ from .registry import heal_registry
 from .skill import heal_skill_md
 from .text import DiskText
 
+_HEALABLE = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _HEALED_BY_CARD = ("card.yaml says doc_only, but the registered evidence holds",)
 
 
@@ -52,20 +53,24 @@ def plan_fix(
         disk = DiskText.decode(skill_md.read_bytes())
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
             raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
-        moved = [m for m in result.anchors if m.status is AnchorStatus.MOVED]
-        sources = _sources(tree, {m.quote.path for m in moved}) if refresh else {}
+        moved = [m for m in result.anchors if m.status in _HEALABLE]
+        sources = _sources(tree, {m.found_path or m.quote.path for m in moved}) if refresh else {}
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
         for m in moved:
             assert m.suggested is not None
             new_range = f"{m.suggested.start}:{m.suggested.end}"
-            plan.done.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}")
+            if m.found_path:
+                where = f"{skill_md}:{m.quote.skill_line}: {m.quote.key} relocated"
+                plan.done.append(f"{where}: -> {new_range}:{m.found_path}")
+            else:
+                plan.done.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}")
         for m in result.anchors:
-            if m.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED):
+            if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
                 plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
         if entry is not None and moved:
-            renamed = {m.quote.key: f"{m.quote.path}:{m.suggested}" for m in moved}
+            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.suggested}" for m in moved}
             registry_text = heal_registry(registry_text, entry.name, renamed)
 
         card_healed: set[str] = set()

@@ -13,11 +13,12 @@ import re
 from ..match.pysource import SourceFile
 from ..model import LineRange, QuoteMatch
 
-_FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):")
+_FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):(?P<path>[^\s`~]+)")
 
 
 def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceFile], refresh: bool) -> str:
-    """``text`` with each moved quote's range (and, with ``refresh``, body) rewritten."""
+    """``text`` with each moved quote's range rewritten (a relocated quote's path too), and with
+    ``refresh`` its body."""
     lines = text.splitlines(keepends=True)
     for match in sorted(moved, key=lambda m: m.quote.skill_line, reverse=True):  # bottom up: indices stay valid
         assert match.suggested is not None
@@ -25,9 +26,12 @@ def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceF
         fence = _FENCE.match(lines[i])
         if fence is None:  # the file is not the one the quote was read from
             continue
-        new = f"{match.suggested.start}:{match.suggested.end}:"
-        lines[i] = lines[i][: fence.start("start")] + new + lines[i][fence.end() :]
-        source = sources.get(match.quote.path)
+        rng = f"{match.suggested.start}:{match.suggested.end}:"
+        if match.found_path:  # relocated: the quote names the file the code is in now
+            lines[i] = lines[i][: fence.start("start")] + rng + match.found_path + lines[i][fence.end("path") :]
+        else:
+            lines[i] = lines[i][: fence.start("start")] + rng + lines[i][fence.start("path") :]
+        source = sources.get(match.found_path or match.quote.path)
         if refresh and source is not None and match.runs:
             newline = "\r\n" if lines[i].endswith("\r\n") else "\n"
             indent = re.match(r"[ \t>]*", lines[i]).group(0)  # type: ignore[union-attr]

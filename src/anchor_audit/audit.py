@@ -62,64 +62,47 @@ class Judge:
 
     def __init__(self, store: ResultStore | None = None) -> None:
         self.store = store
-        self._quotes: dict[str, QuoteMatch] = {}
-        self._conditions: dict[str, ConditionResult] = {}
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
-        self._memo: dict[str, dict[str, Any]] = {}
-        self.computed = 0  # results a matcher had to compute (cache misses)
+        self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
+        self.computed = 0  # results that had to be computed (misses of both caches)
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
-        def unchecked(status: AnchorStatus, detail: str) -> QuoteMatch:
-            return QuoteMatch(quote, status, detail=detail)
-
         return _guarded(
             lambda: self._quote(quote, tree),
-            not_carried=lambda msg: unchecked(AnchorStatus.UNVERIFIABLE, msg),
-            bounded=lambda msg: unchecked(AnchorStatus.INCOMPLETE, msg),
-            failed=lambda msg: unchecked(AnchorStatus.ERROR, msg),
+            lambda status, detail: QuoteMatch(quote, AnchorStatus(status), detail=detail),
         )
 
     def condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
-        def unchecked(status: ConditionStatus, detail: str) -> ConditionResult:
-            return ConditionResult(condition, status, detail=detail)
-
         return _guarded(
             lambda: self._condition(condition, tree),
-            not_carried=lambda msg: unchecked(ConditionStatus.UNVERIFIABLE, msg),
-            bounded=lambda msg: unchecked(ConditionStatus.INCOMPLETE, msg),
-            failed=lambda msg: unchecked(ConditionStatus.ERROR, msg),
+            lambda status, detail: ConditionResult(condition, ConditionStatus(status), detail=detail),
         )
+
+    def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A promise's result by content key (``tests|<blob>``, ...), from memory, disk, or ``compute``."""
+        return self._cached(promise_key(key), compute)
+
+    def _cached(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""
+        if key not in self._memo:
+            found = self.store.get(key) if self.store is not None else None
+            if found is None:
+                self.computed += 1
+                found = compute()
+                if self.store is not None:
+                    self.store.put(key, found)
+            self._memo[key] = found
+        return self._memo[key]
 
     def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         blob = tree.blob_id(quote.path)
         if blob is None:
             return self._relocated(quote, tree) or match_quote(quote, None)
-        key = quote_key(blob, quote)
-        hit = self._quotes.get(key)
-        if hit is None and self.store is not None:
-            data = self.store.get(key)
-            hit = load_quote(quote, data) if data is not None else None
-        if hit is None:
-            self.computed += 1
-            hit = match_quote(quote, tree.read(quote.path))
-            if self.store is not None:
-                self.store.put(key, dump_quote(hit))
-        self._quotes[key] = hit
+        data = self._cached(quote_key(blob, quote), lambda: dump_quote(match_quote(quote, tree.read(quote.path))))
+        hit = load_quote(quote, data)  # the same content may sit at another line of SKILL.md: rebuilt for it
         if hit.status is AnchorStatus.CHANGED:
-            return self._relocated(quote, tree) or replace(hit, quote=quote)
-        return replace(hit, quote=quote)  # the same content may sit at another line of SKILL.md
-
-    def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """A promise's result by content key (``tests|<blob>``, ...), from memory, disk, or ``compute``."""
-        if key not in self._memo:
-            stored_key = promise_key(key)
-            found = self.store.get(stored_key) if self.store is not None else None
-            if found is None:
-                found = compute()
-                if self.store is not None:
-                    self.store.put(stored_key, found)
-            self._memo[key] = found
-        return self._memo[key]
+            return self._relocated(quote, tree) or hit
+        return hit
 
     def _relocated(self, quote: Quote, tree: SourceTree) -> QuoteMatch | None:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
@@ -130,25 +113,18 @@ class Judge:
         return replace(found, quote=quote) if found else None
 
     def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
-        blob = tree.blob_id(condition.path)
-        key = condition_key(blob, condition) if blob else None
-        hit = self._conditions.get(key) if key else None
-        if hit is None and key and self.store is not None:
-            data = self.store.get(key)
-            hit = load_condition(condition, data) if data is not None else None
-        if hit is None:
-            # libcst is imported here, where a condition is really checked, never on a cache hit.
+        # libcst is imported only where a condition is really checked; load_condition needs none of it.
+        def compute() -> dict[str, Any]:
             from .match.condition import check_condition
 
-            if key is None:
-                return check_condition(condition, None)
-            self.computed += 1
-            hit = check_condition(condition, tree.read(condition.path))
-            if self.store is not None:
-                self.store.put(key, dump_condition(hit))
-        if key is not None:
-            self._conditions[key] = hit
-        return replace(hit, condition=condition)
+            return dump_condition(check_condition(condition, tree.read(condition.path)))
+
+        blob = tree.blob_id(condition.path)
+        if blob is None:
+            from .match.condition import check_condition
+
+            return check_condition(condition, None)
+        return load_condition(condition, self._cached(condition_key(blob, condition), compute))
 
 
 def audit(
@@ -221,25 +197,23 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
     return claim
 
 
-def _guarded(
-    run: Callable[[], R],
-    not_carried: Callable[[str], R],
-    bounded: Callable[[str], R],
-    failed: Callable[[str], R],
-) -> R:
-    """Run one check; whatever goes wrong becomes that check's result."""
+def _guarded(run: Callable[[], R], unchecked: Callable[[str, str], R]) -> R:
+    """Run one check; whatever goes wrong becomes that check's result, ``unchecked(status, detail)``.
+
+    The statuses are ``unverifiable``, ``incomplete`` and ``error``, named alike for quotes and conditions.
+    """
     try:
         return run()
     except NotCarried as exc:
-        return not_carried(str(exc))
+        return unchecked("unverifiable", str(exc))
     except BoundExceeded as exc:
-        return bounded(str(exc))
+        return unchecked("incomplete", str(exc))
     except UnreadableFile as exc:
-        return failed(str(exc))
+        return unchecked("error", str(exc))
     except RecursionError:
-        return bounded("the code is nested too deeply to check")
+        return unchecked("incomplete", "the code is nested too deeply to check")
     except Exception as exc:  # noqa: BLE001 - the boundary where one check may not crash the run
-        return failed(f"internal error while checking: {type(exc).__name__}: {exc}")
+        return unchecked("error", f"internal error while checking: {type(exc).__name__}: {exc}")
 
 
 def _verdict(

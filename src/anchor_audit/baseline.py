@@ -9,10 +9,11 @@ import yaml
 
 from .errors import SpecError
 from .findings import findings
-from .fsutil import write_atomic
+from .fsutil import read_input, write_atomic
 from .model import AuditReport
 from .spec.yamldoc import load_yaml
 
+MAX_BASELINE_BYTES = 5 * 1024 * 1024
 PLACEHOLDER = "TODO: say why this finding is acceptable"
 
 
@@ -32,10 +33,12 @@ class Baseline:
 
 
 def load_baseline(path: Path) -> Baseline:
+    raw = read_input(path, MAX_BASELINE_BYTES, "a baseline")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read the baseline: {exc.strerror}") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(f"{path}:{line}: not UTF-8 (byte {exc.start}); a baseline is UTF-8 YAML") from None
     doc = load_yaml(text, str(path))
     data = doc.data or {}
     if not isinstance(data, dict) or not isinstance(data.get("accepted", []), list):

@@ -1,4 +1,13 @@
-"""Writing files the safe way: whole or not at all, and never over someone else's edit."""
+"""Reading and writing the user's files the safe way.
+
+Reading: an input file is opened once, checked to be a regular file and
+within its size bound *before* any byte is read (a 1 GB SKILL.md or
+``/dev/zero`` as a baseline costs nothing).
+
+Writing: whole or not at all, never over someone else's edit, never
+turning a device or a link into a regular file, and a set of files
+(registry + SKILL.md + card.yaml) changes together or not at all.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +24,41 @@ class WriteConflict(AuditError):
     """A file changed on disk between reading it and writing it back."""
 
 
+class InputFileError(AuditError):
+    """An input file cannot be read: missing, not a regular file, too large, unreadable."""
+
+
+def read_input(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path``; refuses anything else, or more than ``limit`` bytes.
+
+    ``what`` names the kind of file in the message ("a skill file", "a baseline").
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a device or special file"
+            raise InputFileError(f"{path}: is {kind}, not {what}")
+        if info.st_size > limit:
+            raise InputFileError(f"{path}: larger than {_size(limit)}; not {what}")
+        try:
+            data = handle.read(limit + 1)  # the file may grow after fstat: never read past the bound
+        except OSError as exc:
+            raise InputFileError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise InputFileError(f"{path}: larger than {_size(limit)}; not {what}")
+    return data
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+
+
 @dataclass(frozen=True)
 class FileEdit:
     """New bytes for a file, and the bytes they were computed from."""
@@ -24,38 +68,109 @@ class FileEdit:
     after: bytes
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
-    The file keeps its permission bits; a reader sees the old file or the new
-    one, never half of either.
-    """
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+
+def _new_file_mode() -> int:
+    return 0o666 & ~_umask()
+
+
+def _stage(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a new temporary file beside ``path``, with the mode ``path`` has (or a new file gets)."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
 
 
-def apply_edits(edits: list[FileEdit]) -> None:
-    """Write every edit, after checking that no file changed since it was read.
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``: a reader sees the old file or the new one, never half of either.
 
-    All files are checked before any is written, so a conflict writes nothing.
+    A regular file (or a new path) is replaced by a rename and keeps its
+    permission bits; a new file gets the umask's.  A link is followed to
+    the file it names.  A device, pipe or socket (``/dev/null``,
+    ``/dev/stdout``) is written in place: renaming over it would replace a
+    device node with a regular file.  A folder is refused.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        with open(target, "wb") as handle:  # a device or a pipe: no rename, no truncation games
+            handle.write(data)
+        return
+    tmp = _stage(target, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _current(path: Path) -> bytes | None:
+    """The bytes at ``path`` now (None: there is no file, or no regular file, there)."""
+    try:
+        if not path.is_file():
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def apply_edits(edits: list[FileEdit]) -> list[Path]:
+    """Write every edit, all or none; returns the paths written.
+
+    1. Every file is checked to still hold the bytes it was read with
+       (deleted, replaced by a folder, or edited since: nothing is written).
+    2. Every new content is staged in a temporary file beside its target;
+       a read-only folder or a full disk fails here, before any target changed.
+    3. The staged files are renamed over their targets.  Should a rename
+       fail, the targets already replaced get their old bytes back.
+    No temporary file is left behind in any case.
     """
     for edit in edits:
-        current = edit.path.read_bytes() if edit.path.exists() else b""
+        current = _current(edit.path)
         if current != edit.before:
             raise WriteConflict(f"{edit.path}: changed on disk since anchor-audit read it; nothing written, run again")
-    for edit in edits:
+    staged: list[tuple[FileEdit, Path]] = []
+    try:
+        for edit in edits:
+            try:
+                staged.append((edit, _stage(edit.path, edit.after)))
+            except OSError as exc:
+                raise AuditError(f"{edit.path}: cannot write: {exc.strerror}; nothing written") from None
+        done: list[FileEdit] = []
+        for edit, tmp in staged:
+            try:
+                os.replace(tmp, edit.path)
+            except OSError as exc:
+                _roll_back(done)
+                raise AuditError(f"{edit.path}: cannot write: {exc.strerror}; nothing written") from None
+            done.append(edit)
+    finally:
+        for _, tmp in staged:
+            tmp.unlink(missing_ok=True)
+    return [edit.path for edit in edits]
+
+
+def _roll_back(done: list[FileEdit]) -> None:
+    for edit in reversed(done):
         try:
-            write_atomic(edit.path, edit.after)
-        except OSError as exc:
-            raise AuditError(f"{edit.path}: cannot write: {exc.strerror}") from None
+            write_atomic(edit.path, edit.before)
+        except OSError:
+            pass  # best effort: the error raised next names the file that failed

@@ -8,6 +8,7 @@ import sys
 
 from ..errors import UsageError
 from ..model import ExitCode
+from ..textlines import split_lines_keepends
 from .common import audit_args
 
 
@@ -27,8 +28,8 @@ def cmd_fix(args: argparse.Namespace) -> ExitCode:
         for edit in plan.edits:
             out.writelines(
                 difflib.unified_diff(
-                    edit.before.decode("utf-8-sig").splitlines(keepends=True),
-                    edit.after.decode("utf-8-sig").splitlines(keepends=True),
+                    split_lines_keepends(edit.before.decode("utf-8-sig")),
+                    split_lines_keepends(edit.after.decode("utf-8-sig")),
                     f"a/{edit.path}",
                     f"b/{edit.path}",
                 )

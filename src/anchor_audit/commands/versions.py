@@ -31,7 +31,7 @@ def cmd_bump(args: argparse.Namespace) -> ExitCode:
     if comparison.breaks and not args.force:
         print(f"anchor-audit: not bumped: claims break at {args.new}; --force bumps anyway", file=sys.stderr)
         return ExitCode.DRIFT
-    disk = DiskText.decode(spec.path.read_bytes())
+    disk = DiskText.read(spec.path)
     try:
         text = rewrite_pin(disk.text, args.new)
     except ValueError as exc:

@@ -46,11 +46,11 @@ def plan_fix(
     update_card: bool = False,
 ) -> FixPlan:
     plan = FixPlan()
-    registry = DiskText.decode(spec.path.read_bytes()) if spec else None
+    registry = DiskText.read(spec.path) if spec else None
     registry_text = registry.text if registry else ""
     for (skill, entry), result in zip(skills, report.skills, strict=True):
         skill_md = Path(skill.path) / "SKILL.md"
-        disk = DiskText.decode(skill_md.read_bytes())
+        disk = DiskText.read(skill_md)
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
             raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
         moved = [m for m in result.anchors if m.status in _HEALABLE]
@@ -75,7 +75,7 @@ def plan_fix(
 
         card_healed: set[str] = set()
         if update_card and skill.card is not None:
-            card_disk = DiskText.decode(skill.card.path.read_bytes())
+            card_disk = DiskText.read(skill.card.path)
             new_card, changes = reconcile_card(card_disk.text, result.claims, report.source)
             if new_card != card_disk.text:
                 plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))

@@ -34,7 +34,7 @@ class CardChange:
 
 def reconcile_card(text: str, claims: tuple[ClaimVerdict, ...], source: SourceInfo) -> tuple[str, list[CardChange]]:
     """The new card text and what changed (or was only reported)."""
-    root = compose(text)
+    root = compose(text, "card.yaml")
     splices: list[Splice] = []
     changes: list[CardChange] = []
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -62,7 +62,7 @@ def reconcile_card(text: str, claims: tuple[ClaimVerdict, ...], source: SourceIn
         if entry is None:
             continue
         key, tags = entry
-        splices += _mark(text, key, claim, source, changes)
+        splices += _mark(text, key, tags, claim, source, changes)
         if claim.verdict is Verdict.CODE_VERIFIED and "code_verified" not in claim.declared:
             splices += _add_code_verified(text, tags, newline)
             changes.append(CardChange(claim.id, "registered evidence holds: tagged code_verified"))
@@ -80,11 +80,23 @@ def _line_end(text: str, index: int) -> int:
 
 
 def _mark(
-    text: str, key: yaml.ScalarNode, claim: ClaimVerdict, source: SourceInfo, changes: list[CardChange]
+    text: str,
+    key: yaml.ScalarNode,
+    tags: yaml.Node,
+    claim: ClaimVerdict,
+    source: SourceInfo,
+    changes: list[CardChange],
 ) -> list[Splice]:
-    """Add, refresh or remove the broken mark at the end of the claim's key line."""
-    line_start = text.rfind("\n", 0, key.start_mark.index) + 1
+    """Add, refresh or remove the broken mark at the end of the claim's key line.
+
+    The mark is looked for only in the comment after the last node on that
+    line: a quoted claim id may itself contain ``#`` or even the mark's text.
+    """
     line_end = _line_end(text, key.start_mark.index)
+    comment_start = key.end_mark.index
+    if tags.start_mark.line == key.start_mark.line:
+        comment_start = tags.end_mark.index if tags.end_mark.line == key.start_mark.line else line_end
+    line_start = comment_start
     line = text[line_start:line_end]
     existing = _MARK_RE.search(line)
     broken = claim.verdict is Verdict.BROKEN and "code_verified" in claim.declared

@@ -12,6 +12,7 @@ import re
 
 from ..match.pysource import SourceFile
 from ..model import LineRange, QuoteMatch
+from ..textlines import split_lines_keepends
 
 _FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):(?P<path>[^\s`~]+)")
 
@@ -19,7 +20,7 @@ _FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d
 def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceFile], refresh: bool) -> str:
     """``text`` with each moved quote's range rewritten (a relocated quote's path too), and with
     ``refresh`` its body."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines_keepends(text)
     for match in sorted(moved, key=lambda m: m.quote.skill_line, reverse=True):  # bottom up: indices stay valid
         assert match.suggested is not None
         i = match.quote.skill_line - 1

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pathlib import Path
+
 import yaml
+
+from ..errors import AuditError
+from ..fsutil import WriteConflict, read_input
 
 BOM = b"\xef\xbb\xbf"
 
@@ -16,6 +21,19 @@ class DiskText:
     raw: bytes
     text: str  # without the BOM; line endings as in the file
     bom: bool
+
+    @classmethod
+    def read(cls, path: Path, limit: int = 16 * 1024 * 1024) -> "DiskText":
+        """The file at ``path`` as it is now, to be edited.
+
+        Anything that makes it unfit to edit (gone, a folder now, not UTF-8
+        any more) is a :class:`WriteConflict`: it changed since it was audited.
+        """
+        try:
+            return cls.decode(read_input(path, limit, "a text file"))
+        except (AuditError, UnicodeDecodeError) as exc:
+            why = "not UTF-8 any more" if isinstance(exc, UnicodeDecodeError) else str(exc)
+            raise WriteConflict(f"{path}: changed on disk since anchor-audit read it ({why}); nothing written") from None
 
     @classmethod
     def decode(cls, raw: bytes) -> "DiskText":
@@ -46,17 +64,54 @@ def apply_splices(text: str, splices: list[Splice]) -> str:
 
 
 def scalar_text(node: yaml.ScalarNode, value: str) -> str:
-    """``value`` written in the same quoting style as ``node``."""
+    """``value`` as YAML scalar text, in ``node``'s quoting style where that reads back as the same string.
+
+    A plain ``1.10``, ``null``, ``true`` or ``!x`` would read back as a float,
+    None, a bool or a tag: those, and anything else that does not round-trip
+    in the node's style, are written double-quoted by the YAML serializer.
+    """
     if node.style == '"':
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if node.style == "'":
-        return "'" + value.replace("'", "''") + "'"
-    return value
+        text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif node.style == "'":
+        text = "'" + value.replace("'", "''") + "'"
+    else:
+        text = value
+    if _reads_back(text, value):
+        return text
+    return quoted_scalar(value)
 
 
-def compose(text: str) -> yaml.Node | None:
-    """The YAML node tree (marks give exact character offsets for targeted edits)."""
-    return yaml.compose(text, Loader=yaml.SafeLoader)
+def quoted_scalar(value: str) -> str:
+    """``value`` as a double-quoted YAML scalar, escaped by the serializer (always reads back as ``value``)."""
+    return yaml.safe_dump(value, default_style='"', allow_unicode=True, width=float("inf")).rstrip("\n")
+
+
+def yaml_key(value: str) -> str:
+    """``value`` as a mapping key: plain where it reads back as the same string, else double-quoted."""
+    plain = value and value.strip() == value and _reads_back(value, value, as_key=True)
+    return value if plain else quoted_scalar(value)
+
+
+def _reads_back(text: str, value: str, as_key: bool = False) -> bool:
+    if any(not c.isprintable() for c in text):
+        return False
+    try:
+        if as_key:
+            return yaml.safe_load(f"{text}: 0\n") == {value: 0}
+        return yaml.safe_load(f"k: {text}\n") == {"k": value}
+    except yaml.YAMLError:
+        return False
+
+
+def compose(text: str, path: object = "the file") -> yaml.Node | None:
+    """The YAML node tree (marks give exact character offsets for targeted edits).
+
+    Text that no longer parses was edited since the audit read it: a :class:`WriteConflict`.
+    """
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        raise WriteConflict(f"{path}: changed on disk since anchor-audit read it (not valid YAML); nothing written") from None
 
 
 def mapping_get(node: yaml.Node | None, key: str) -> tuple[yaml.ScalarNode, yaml.Node] | None:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from ..errors import BoundExceeded
 from ..model import LineRange
+from ..textlines import split_lines, split_lines_keepends
 
 if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     import libcst as cst
@@ -84,7 +85,7 @@ class SourceFile:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return split_lines(self.text)
 
     @cached_property
     def stripped(self) -> list[str]:
@@ -117,7 +118,7 @@ class PythonIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._lines = text.splitlines(keepends=True)
+        self._lines = split_lines_keepends(text)
         self._scopes: dict[str | None, list[ScopeView]] = {}
         self._ast_error: SyntaxError | None = None
         try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
+from ..fsutil import read_input
 from ..model import ClaimSpec, Condition, ReleaseSpec, SkillSpec, SourceSpec, Spec
 from .repopath import normalize, repo_path_problem
 from .schema import validate
@@ -24,14 +25,9 @@ MAX_SPEC_BYTES = 5 * 1024 * 1024
 
 def load_spec(path: Path) -> Spec:
     """Read and validate anchors.yaml at ``path``."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such file (give the registry with --spec)") from None
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise SpecError(f"{path}: larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB; not a registry")
+    if not path.exists() and not path.is_symlink():
+        raise SpecError(f"{path}: no such file (give the registry with --spec)")
+    raw = read_input(path, MAX_SPEC_BYTES, "a registry")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,14 +9,18 @@ claim's tags (``validation_status``) and the evidence paths.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 
 from ..errors import SpecError
+from ..fsutil import read_input
 from ..model import Card, CardClaim, LineRange, Quote, Skill, TestPromise
+from ..textlines import split_lines
 from .repopath import normalize, repo_path_problem
 
 if TYPE_CHECKING:
@@ -71,6 +75,22 @@ def skill_from_text(
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """A CommonMark parser whose lines end at ``\n`` only.
+
+    markdown-it's own normalisation also ends a line at a bare ``\r``;
+    git and the line numbers in fences do not, so that rule is replaced.
+    """
+    md = MarkdownIt("commonmark")
+
+    def normalize(state: StateCore) -> None:
+        state.src = state.src.replace("\r\n", "\n").replace("\x00", "\ufffd")
+
+    md.core.ruler.at("normalize", normalize)
+    return md
+
+
 _REFERENCE = re.compile(r"(?<![\w@`])@([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
 _PYTEST_FILE = re.compile(r"(?:^|\s)((?:[\w.-]+/)*test_[\w-]*\.py|(?:[\w.-]+/)*[\w-]*_test\.py)\b")
 _PASSED = re.compile(r"\b(\d+) passed\b")
@@ -81,7 +101,7 @@ def python_examples(text: str) -> tuple[tuple[str, int], ...]:
     """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line."""
     text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
     out = []
-    for token in MarkdownIt("commonmark").parse(text):
+    for token in _markdown().parse(text):
         info = token.info.strip().split()[0].lower() if token.type == "fence" and token.info.strip() else ""
         if info in ("python", "py", "python3") and token.map:
             out.append((token.content, token.map[0] + 2))
@@ -98,12 +118,12 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
     lines = text.split("\n")
     in_code = [False] * len(lines)
     commands: list[tuple[str, int]] = []
-    for token in MarkdownIt("commonmark").parse(text):
+    for token in _markdown().parse(text):
         if token.type in ("fence", "code_block") and token.map:
             for i in range(token.map[0], token.map[1]):
                 in_code[i] = True
             if "pytest" in token.content:
-                for offset, line in enumerate(token.content.splitlines()):
+                for offset, line in enumerate(split_lines(token.content)):
                     if "pytest" in line and (found := _PYTEST_FILE.search(line)):
                         commands.append((found.group(1), token.map[0] + 2 + offset))
     references: list[tuple[str, int]] = []
@@ -127,11 +147,7 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read: {exc.strerror}") from None
-    return _decode(raw, path)
+    return _decode(read_input(path, MAX_SKILL_BYTES, "a skill file"), path)
 
 
 def _decode(raw: bytes, path: Path) -> str:
@@ -150,7 +166,7 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
     text = _blank_front_matter(text, name)
     quotes: list[Quote] = []
     lines = text.split("\n")
-    for token in MarkdownIt("commonmark").parse(text):
+    for token in _markdown().parse(text):
         if token.type != "fence" or token.map is None:
             continue
         info = token.info.strip().split()
@@ -170,7 +186,7 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
         last = lines[token.map[1] - 1].strip() if token.map[1] - 1 < len(lines) else ""
         if token.map[1] - token.map[0] < 2 or not (last.startswith(token.markup) and not last.strip(token.markup[0])):
             raise SpecError(f"{where}: the fence is never closed (it runs to the end of the file)")
-        body = tuple(token.content.splitlines())
+        body = tuple(split_lines(token.content))
         if not any(s.strip() and s.strip() != "..." for s in body):
             raise SpecError(f"{where}: the quote is empty")
         quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line))

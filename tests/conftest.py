@@ -88,4 +88,6 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own cache directory; none touches the user's."""
     path = tmp_path / "cache"
     monkeypatch.setenv("ANCHOR_AUDIT_CACHE", str(path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the result cache's key file
+    monkeypatch.delenv("ANCHOR_AUDIT_CACHE_KEY", raising=False)
     return path

@@ -171,5 +171,5 @@ def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys
     precious.mkdir()
     (precious / "thesis.tex").write_text("years of work\n")
     assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
-    assert "does not look like an anchor-audit cache; not removed" in capsys.readouterr().err
+    assert "not an anchor-audit cache (it has no CACHEDIR.TAG made by anchor-audit); nothing removed" in capsys.readouterr().err
     assert (precious / "thesis.tex").exists()

@@ -16,13 +16,20 @@ from .commands import cmd_bump, cmd_cache, cmd_check, cmd_diff, cmd_fix, cmd_his
 from .commands.common import DEFAULT_SPEC
 from .errors import AuditError
 from .model import ExitCode
+from .source.cache import open_cache
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run anchor-audit; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    cache = None
     try:
+        if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
+            cache = open_cache(args.cache_dir, ephemeral=args.no_cache)
+            if cache.problem:
+                print(f"anchor-audit: warning: {cache.problem}", file=sys.stderr)
+            args.cache_dir = str(cache.path)
         return int(args.command(args))
     except AuditError as exc:
         print(f"anchor-audit: error: {exc}", file=sys.stderr)
@@ -34,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("anchor-audit: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -156,7 +166,7 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
         "--in-repo", action="store_true", help="SKILL_DIRs are folders inside the repository, read at each ref"
     )
     command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
-    command.add_argument("--no-cache", action="store_true", help="neither read nor write the on-disk result cache")
+    command.add_argument("--no-cache", action="store_true", help="use no on-disk cache this run: fetch into a temporary directory, keep no results")
     command.add_argument(
         "--submodule",
         action="append",

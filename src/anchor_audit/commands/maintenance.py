@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
-from ..errors import UsageError
 from ..model import ExitCode
 
 
@@ -41,16 +39,17 @@ def _comment(text: str) -> str:
 
 def cmd_cache(args: argparse.Namespace) -> ExitCode:
     """``anchor-audit cache dir|clean``."""
-    from ..source.cache import cache_root
+    from ..source.cache import cache_root, clean_cache
 
     root = cache_root(args.cache_dir)
     if args.action == "dir":
         print(root)
-    elif root.exists():
-        if not (root / "results.sqlite3").exists() and not (root / "git").exists() and not (root / "wheels").exists():
-            raise UsageError(f"{root}: does not look like an anchor-audit cache; not removed")
-        shutil.rmtree(root)
-        print(f"removed {root}")
+    elif root.exists() or root.is_symlink():
+        clean_cache(root)
+        if root.exists():
+            print(f"removed anchor-audit's entries from {root}; the other files in it were left")
+        else:
+            print(f"removed {root}")
     else:
         print(f"{root} is already empty")
     return ExitCode.OK

@@ -1,8 +1,14 @@
-"""Where anchor-audit keeps what it fetched: git mirrors and release wheels.
+"""Where anchor-audit keeps what it fetched: git mirrors, release wheels, match results.
 
 ``--cache-dir``, else ``$ANCHOR_AUDIT_CACHE``, else ``$XDG_CACHE_HOME/anchor-audit``,
 else ``~/.cache/anchor-audit``.  Writers take an exclusive lock on the entry
 they fill, so concurrent runs wait for each other instead of racing.
+
+A cache directory anchor-audit made carries a ``CACHEDIR.TAG`` (the Cache
+Directory Tagging convention, with a line naming anchor-audit).  ``cache
+clean`` removes only a tagged directory, and in it only the entries
+anchor-audit makes: pointing ``--cache-dir`` at a project folder can never
+delete the project.
 """
 
 from __future__ import annotations
@@ -12,8 +18,22 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
+
+from ..errors import UsageError
+
+TAG_NAME = "CACHEDIR.TAG"
+TAG_TEXT = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by anchor-audit.\n"
+    "# 'anchor-audit cache clean' removes this directory's anchor-audit entries.\n"
+)
+# The entries anchor-audit makes in its cache directory; nothing else is ever removed.
+OWNED = ("git", "wheels", "results.sqlite3", "results.sqlite3-wal", "results.sqlite3-shm", "results.sqlite3.lock")
 
 
 def cache_root(override: str | None = None) -> Path:
@@ -25,6 +45,91 @@ def cache_root(override: str | None = None) -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "anchor-audit"
+
+
+@dataclass(frozen=True)
+class CacheDir:
+    """The cache directory a run uses.
+
+    ``temporary``: made for this run only (``--no-cache``, or the configured
+    one cannot be used) and removed by :meth:`close`; ``problem`` says why
+    the configured one was not used.
+    """
+
+    path: Path
+    temporary: bool = False
+    problem: str | None = None
+
+    def close(self) -> None:
+        if self.temporary:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def open_cache(override: str | None = None, ephemeral: bool = False) -> CacheDir:
+    """The cache directory for this run, ready to write into.
+
+    A directory that cannot be made or written (a regular file in its
+    place, read-only, a full disk) is replaced by a temporary one for this
+    run: the cache only saves work, it never fails a run.
+    """
+    if ephemeral:
+        return CacheDir(Path(tempfile.mkdtemp(prefix="anchor-audit-cache-")), temporary=True)
+    root = cache_root(override)
+    try:
+        _prepare(root)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        problem = f"cache directory {root} cannot be used ({why}); this run uses a temporary one"
+        return CacheDir(Path(tempfile.mkdtemp(prefix="anchor-audit-cache-")), temporary=True, problem=problem)
+    return CacheDir(root)
+
+
+def _prepare(root: Path) -> None:
+    """Make ``root`` (tagged) if it is new or empty; check it can be written."""
+    if not root.is_dir():
+        root.mkdir(parents=True)  # FileExistsError when a file is in the way
+    tag = root / TAG_NAME
+    if not tag.exists() and all(entry.name in OWNED for entry in root.iterdir()):
+        # New, empty, or made by an anchor-audit that did not tag yet: ours to tag.
+        tag.write_text(TAG_TEXT, encoding="utf-8")
+    fd, probe = tempfile.mkstemp(dir=root, prefix=".probe-")
+    try:
+        os.write(fd, b"x")
+    finally:
+        os.close(fd)
+        os.unlink(probe)
+
+
+def is_tagged(root: Path) -> bool:
+    try:
+        return (root / TAG_NAME).read_text(encoding="utf-8", errors="replace").startswith(TAG_TEXT.split("\n", 1)[0])
+    except OSError:
+        return False
+
+
+def clean_cache(root: Path) -> list[str]:
+    """Remove anchor-audit's entries from the tagged cache ``root``; returns what was removed.
+
+    Raises :class:`UsageError` (nothing removed) for a directory anchor-audit did not make.
+    """
+    if root.is_symlink() or not root.is_dir():
+        raise UsageError(f"{root}: not a directory; nothing removed")
+    if not is_tagged(root):
+        raise UsageError(f"{root}: not an anchor-audit cache (it has no {TAG_NAME} made by anchor-audit); nothing removed")
+    removed = []
+    for name in OWNED:
+        entry = root / name
+        if entry.is_symlink() or entry.is_file():
+            entry.unlink()
+        elif entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            continue
+        removed.append(name)
+    (root / TAG_NAME).unlink()
+    with contextlib.suppress(OSError):
+        root.rmdir()  # only when nothing else is left in it
+    return removed
 
 
 def slug(url: str) -> str:

@@ -15,12 +15,23 @@ from . import __version__
 from .commands import cmd_bump, cmd_cache, cmd_check, cmd_diff, cmd_fix, cmd_history, cmd_init
 from .commands.common import DEFAULT_SPEC
 from .errors import AuditError
+from .escape import one_line
 from .model import ExitCode
 from .source.cache import open_cache
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run anchor-audit; returns the exit code."""
+    """Run anchor-audit; returns the exit code.
+
+    The one place that turns failures into exit codes: an
+    :class:`~anchor_audit.errors.AuditError` or an output that cannot be
+    written is one line on stderr and exit 2, and so is an internal error
+    (with ``ANCHOR_AUDIT_DEBUG=1`` it is raised instead, with its traceback).
+    """
+    for stream in (sys.stdout, sys.stderr):  # undecodable file names print as \udcXX, never crash the run
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = _parser()
     args = parser.parse_args(argv)
     cache = None
@@ -28,22 +39,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
             cache = open_cache(args.cache_dir, ephemeral=args.no_cache)
             if cache.problem:
-                print(f"anchor-audit: warning: {cache.problem}", file=sys.stderr)
+                _say(f"warning: {cache.problem}")
             args.cache_dir = str(cache.path)
-        return int(args.command(args))
+        code = int(args.command(args))
+        sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
+        return code
     except AuditError as exc:
-        print(f"anchor-audit: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return int(ExitCode.FATAL)
     except BrokenPipeError:  # `anchor-audit check | head`: the reader left; that is not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _detach_stdout()
         return int(ExitCode.FATAL)
     except KeyboardInterrupt:
-        print("anchor-audit: interrupted", file=sys.stderr)
+        _say("interrupted")
         return 130
+    except OSError as exc:  # writing the report: a full disk, a closed stream
+        _detach_stdout()
+        where = exc.filename if exc.filename else "the output"
+        _say(f"error: {where}: cannot write: {exc.strerror or exc}")
+        return int(ExitCode.FATAL)
+    except Exception as exc:
+        if os.environ.get("ANCHOR_AUDIT_DEBUG"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)")
+        return int(ExitCode.FATAL)
     finally:
         if cache is not None:
             cache.close()
+
+
+def _say(message: str) -> None:
+    try:
+        print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
+    except OSError:
+        pass  # stderr itself is gone: the exit code still tells
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing will flush it at exit
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -22,6 +22,7 @@ import hmac
 import json
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +66,15 @@ def _read_or_make_key() -> bytes:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     key = os.urandom(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # a racing run's key wins: read it back
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key.hex() + "\n")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache.key.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key.hex() + "\n")
+        os.link(tmp, path)  # whole or not at all; fails if a racing run made its key first
+    except FileExistsError:
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    finally:
+        os.unlink(tmp)
     return key
 
 

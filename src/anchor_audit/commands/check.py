@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..model import ExitCode
-from .common import audit_args, emit
+from .common import audit_args, emit, say
 
 
 def cmd_check(args: argparse.Namespace) -> ExitCode:
@@ -26,12 +25,12 @@ def cmd_check(args: argparse.Namespace) -> ExitCode:
     if baseline is not None:
         report = replace(report, accepted=baseline.keys)
         for key in baseline.stale(report):
-            print(f"anchor-audit: warning: {baseline.path}: no finding {key} any more; drop it", file=sys.stderr)
+            say(f"warning: {baseline.path}: no finding {key} any more; drop it")
     if args.write_baseline:
         from ..baseline import write_baseline
 
         count = write_baseline(report, Path(args.write_baseline))
-        print(f"anchor-audit: wrote {count} findings to {args.write_baseline}; give each a reason", file=sys.stderr)
+        say(f"wrote {count} findings to {args.write_baseline}; give each a reason")
     spec_repo = inputs.spec.source.repo if inputs.spec else None
     link_base = args.link_base or github_base(report.source.repo) or github_base(spec_repo)
     render = renderer(args.format, verbose=args.verbose, link_base=link_base)

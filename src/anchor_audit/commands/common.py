@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from ..errors import UsageError
+from ..escape import one_line
 from ..fsutil import write_atomic
 from ..source import Progress, no_progress
 
@@ -55,10 +56,15 @@ def submodules(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
+def say(message: str) -> None:
+    """One line on stderr for the user, prefixed; escaped (inputs can reach it) and with credentials redacted."""
+    print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
+
+
 def warn(inputs: AuditInputs) -> None:
     """Registry warnings (unknown keys) go to stderr, one line each; the JSON report lists them too."""
     for warning in inputs.spec.warnings if inputs.spec else ():
-        print(f"anchor-audit: warning: {warning}", file=sys.stderr)
+        say(f"warning: {warning}")
 
 
 @contextlib.contextmanager
@@ -75,7 +81,7 @@ def result_judge(args: argparse.Namespace) -> Iterator[Judge]:
         if store is not None:
             store.close()
             if store.problem:
-                print(f"anchor-audit: warning: {store.problem}", file=sys.stderr)
+                say(f"warning: {store.problem}")
 
 
 def emit(write: Callable[[TextIO], None], output: str | None) -> None:
@@ -86,9 +92,9 @@ def emit(write: Callable[[TextIO], None], output: str | None) -> None:
     buffer = io.StringIO()
     write(buffer)
     try:
-        write_atomic(Path(output), buffer.getvalue().encode("utf-8"))
+        write_atomic(Path(output), buffer.getvalue().encode("utf-8", "backslashreplace"))
     except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write: {exc.strerror}") from None
+        raise UsageError(f"--output {output}: cannot write: {exc.strerror}; nothing written") from None
 
 
 def progress_display(quiet: bool) -> Progress:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..errors import UsageError
 from ..model import ExitCode
-from .common import DEFAULT_SPEC, compare_args, emit, progress_display, render_comparison, result_judge, submodules
+from .common import DEFAULT_SPEC, say, compare_args, emit, progress_display, render_comparison, result_judge, submodules
 
 
 def cmd_diff(args: argparse.Namespace) -> ExitCode:
@@ -29,7 +28,7 @@ def cmd_bump(args: argparse.Namespace) -> ExitCode:
     comparison = compare_args(args, spec.source.ref, args.new, spec_path=str(spec.path))
     emit(lambda stream: render_comparison(args.format, comparison, stream), args.output)
     if comparison.breaks and not args.force:
-        print(f"anchor-audit: not bumped: claims break at {args.new}; --force bumps anyway", file=sys.stderr)
+        say(f"not bumped: claims break at {args.new}; --force bumps anyway")
         return ExitCode.DRIFT
     disk = DiskText.read(spec.path)
     try:
@@ -37,7 +36,7 @@ def cmd_bump(args: argparse.Namespace) -> ExitCode:
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
     apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
-    print(f"anchor-audit: {spec.path}: source.ref {spec.source.ref} -> {args.new}", file=sys.stderr)
+    say(f"{spec.path}: source.ref {spec.source.ref} -> {args.new}")
     return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
 
 

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ..compare import Change, Comparison
 from ..model import SourceInfo
+from ..escape import md_code, md_text, printable
 from .json import source_dict
 from .terminal import make_console
 
@@ -45,50 +46,51 @@ def render_comparison_json(comparison: Comparison, stream: TextIO) -> None:
 
 
 def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
-    """A comment ready to paste into a pull request."""
+    """A comment ready to paste into a pull request (every input-derived value escaped)."""
     old, new = _label(comparison.old), _label(comparison.new)
     w = stream.write
-    w(f"### anchor-audit: `{old}` → `{new}`\n\n")
-    w(f"Source: {comparison.new.repo} — {_where(comparison.old)} → {_where(comparison.new)}\n\n")
+    w(f"### anchor-audit: {md_code(old)} → {md_code(new)}\n\n")
+    w(f"Source: {md_text(comparison.new.repo)} — {md_text(_where(comparison.old))} → {md_text(_where(comparison.new))}\n\n")
     if not comparison.changes:
         w("No quote or claim changes status.\n")
     else:
-        w(f"| skill | quote or claim | {old} | {new} | suggested range |\n| --- | --- | --- | --- | --- |\n")
+        w(f"| skill | quote or claim | {md_text(old)} | {md_text(new)} | suggested range |\n| --- | --- | --- | --- | --- |\n")
         for c in comparison.changes:
-            item = f"`{_cell(c.key)}`" if c.kind == "anchor" else f"claim `{_cell(c.key)}`"
-            after = c.after or "(gone)"
+            item = md_code(c.key) if c.kind == "anchor" else f"claim {md_code(c.key)}"
+            after = c.after or "(gone)"  # statuses and verdicts: anchor-audit's own words
             if c in comparison.newly_broken:
                 after = f"**{after}**"
-            suggested = f"`{_range(c)}`" if c.suggested else ""
-            w(f"| {_cell(c.skill)} | {item} | {c.before or '(new)'} | {after} | {suggested} |\n")
+            suggested = md_code(_range(c)) if c.suggested else ""
+            w(f"| {md_text(c.skill)} | {item} | {c.before or '(new)'} | {after} | {suggested} |\n")
     w("\n")
     if comparison.newly_broken:
         n = len(comparison.newly_broken)
-        w(f"**{n} claim{'s' if n != 1 else ''} break{'s' if n == 1 else ''} at `{new}`:**\n\n")
+        w(f"**{n} claim{'s' if n != 1 else ''} break{'s' if n == 1 else ''} at {md_code(new)}:**\n\n")
         for c in comparison.newly_broken:
-            w(f"- `{c.key}` ({c.skill}): {c.detail}\n" if c.detail else f"- `{c.key}` ({c.skill})\n")
+            detail = f": {md_text(c.detail)}" if c.detail else ""
+            w(f"- {md_code(c.key)} ({md_text(c.skill)}){detail}\n")
     else:
-        w(f"No claim that held at `{old}` breaks at `{new}`.\n")
+        w(f"No claim that held at {md_code(old)} breaks at {md_code(new)}.\n")
 
 
 def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
     console = make_console(stream)
     old, new = _label(comparison.old), _label(comparison.new)
-    console.print(Text(f"diff: {_where(comparison.old)} -> {_where(comparison.new)}", style="bold"))
+    console.print(Text(printable(f"diff: {_where(comparison.old)} -> {_where(comparison.new)}"), style="bold"))
     if comparison.changes:
         several = len({c.skill for c in comparison.changes}) > 1
         table = Table(show_edge=False, pad_edge=False)
         for column in ("kind", "skill", "quote or claim", old, new, "suggested")[0 if several else 0 :]:
             if column != "skill" or several:
-                table.add_column(column, overflow="fold")
+                table.add_column(printable(column), overflow="fold")
         for c in comparison.changes:
             style = "bold red" if c in comparison.newly_broken else ""
             cells = [c.kind] + ([c.skill] if several else []) + [c.key, c.before or "-"]
-            table.add_row(*(Text(x) for x in cells), Text(c.after or "-", style=style), Text(_range(c)))
+            table.add_row(*(Text(printable(x)) for x in cells), Text(c.after or "-", style=style), Text(_range(c)))
         console.print(table)
     n = len(comparison.newly_broken)
     verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and break at {new}" if n else "no claim breaks"
-    console.print(Text(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}"))
+    console.print(Text(printable(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}")))
 
 
 def _where(info: SourceInfo) -> str:
@@ -96,6 +98,3 @@ def _where(info: SourceInfo) -> str:
         return f"release {info.release}"
     return f"{info.ref} ({(info.commit or '')[:12]})"
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")

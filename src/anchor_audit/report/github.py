@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from ..escape import printable
 from ..findings import findings
 from ..model import AuditReport
 
@@ -11,7 +12,9 @@ _COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # Workflow commands end at a line break; the log viewer also acts on ANSI sequences.
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped, keep="")
 
 
 def _property(text: str) -> str:

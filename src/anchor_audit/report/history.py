@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..history import Event, History
+from ..escape import printable
 from .terminal import make_console
 
 
@@ -44,13 +45,14 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
     span = f"{result.since}..{result.until}" if result.since else f"..{result.until}"
     console.print(
         Text(
-            f"history {span}: {result.commits_in_range} commits, {result.commits_touching} touch the skills "
+            printable(f"history {span}: ")
+            + f"{result.commits_in_range} commits, {result.commits_touching} touch the skills "
             "or the code they rely on",
             style="bold",
         )
     )
     if result.skill_paths:
-        console.print(Text(f"skill folders over time: {' -> '.join(result.skill_paths)}"))
+        console.print(Text(printable(f"skill folders over time: {' -> '.join(result.skill_paths)}")))
     events = result.events
     if events:
         # What everything was where the history starts, in one line; the table holds the changes.
@@ -58,7 +60,7 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
         first = [e for e in events if e.commit == start and e.before is None]
         counts = Counter(e.after for e in first)
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        console.print(Text(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}"))
+        console.print(Text(printable(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}")))
         events = [e for e in events if e not in first]
     table = Table(show_edge=False, pad_edge=False)
     for column in ("commit", "date", "kind", "quote or claim", "change", "subject"):
@@ -69,7 +71,7 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
             change += f" (suggest {e.suggested.start}:{e.suggested.end})"
         style = "red" if e.after in ("broken", "changed", "missing") else ""
         cells = [e.commit.sha[:10], e.commit.date[:10], e.kind, e.key]
-        table.add_row(*(Text(c) for c in cells), Text(change, style=style), Text(e.commit.subject))
+        table.add_row(*(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject)))
     if events:
         console.print(table)
     console.print(Text(f"{len(events)} status changes after the start"))

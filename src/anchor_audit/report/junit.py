@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
+from ..escape import xml_text
 from ..findings import Finding, findings
 from ..model import AnchorStatus, AuditReport, Verdict
 
@@ -17,12 +18,12 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
     suites = ET.Element("testsuites", name="anchor-audit")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     for skill in report.skills:
-        suite = ET.SubElement(suites, "testsuite", name=skill.name)
+        suite = ET.SubElement(suites, "testsuite", name=xml_text(skill.name))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         cases = [("quotes", m.quote.key, m.status is AnchorStatus.UNVERIFIABLE) for m in skill.anchors]
         cases += [("claims", c.id, c.verdict is Verdict.UNVERIFIABLE) for c in skill.claims]
         for group, name, unverifiable in cases:
-            case = ET.SubElement(suite, "testcase", classname=f"{skill.name}.{group}", name=name)
+            case = ET.SubElement(suite, "testcase", classname=xml_text(f"{skill.name}.{group}"), name=xml_text(name))
             counts["tests"] += 1
             drift = [f for f in by_subject.get((skill.name, name), []) if f.drift]
             accepted = [f for f in drift if f.key in report.accepted]
@@ -33,8 +34,8 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
                 counts["skipped"] += 1
             elif open_findings:
                 first = open_findings[0]
-                failure = ET.SubElement(case, "failure", message=first.message, type=first.code)
-                failure.text = "\n".join(f"{f.code} {f.file}:{f.line}: {f.message}" for f in open_findings)
+                failure = ET.SubElement(case, "failure", message=xml_text(first.message), type=first.code)
+                failure.text = xml_text("\n".join(f"{f.code} {f.file}:{f.line}: {f.message}" for f in open_findings))
                 counts["failures"] += 1
         for key, value in counts.items():
             suite.set(key, str(value))

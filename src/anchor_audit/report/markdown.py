@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 from dataclasses import dataclass
 from typing import TextIO
 
+from ..escape import md_code, md_fence, md_text
 from ..findings import findings
 from ..model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, LineRange, SkillReport, Verdict
 
@@ -29,12 +31,14 @@ class MarkdownRenderer:
         revision = src.commit or src.ref
         w("# anchor-audit report\n\n")
         repo = (
-            f"[{self.link_base.split('github.com/', 1)[-1]}]({self.link_base})" if self.link_base else f"`{src.repo}`"
+            f"[{md_text(self.link_base.split('github.com/', 1)[-1])}]({self.link_base})"
+            if self.link_base
+            else md_code(src.repo)
         )
         if src.kind == "release":
-            w(f"Audited {repo} at `{src.ref}`, read from the release wheel {src.release} (not git).\n\n")
+            w(f"Audited {repo} at {md_code(src.ref)}, read from the release wheel {md_text(src.release or '')} (not git).\n\n")
         else:
-            w(f"Audited {repo} at `{src.ref}`, commit `{revision}` ({src.date}).\n\n")
+            w(f"Audited {repo} at {md_code(src.ref)}, commit {md_code(revision)} ({src.date}).\n\n")
         w("| skill | quotes | exact | moved | changed | missing | not checked | claims | code_verified "
           "| broken | doc_only | unverifiable | card mismatches |\n")  # fmt: skip
         w("| --- |" + " ---: |" * 12 + "\n")
@@ -47,7 +51,7 @@ class MarkdownRenderer:
                 c.count(Verdict.BROKEN), c.count(Verdict.DOC_ONLY), c.count(Verdict.UNVERIFIABLE),
                 sum(1 for x in skill.claims if x.mismatch),
             ]  # fmt: skip
-            w(f"| `{skill.name}` | " + " | ".join(str(n) for n in cells) + " |\n")
+            w(f"| {md_code(skill.name)} | " + " | ".join(str(n) for n in cells) + " |\n")
         code = report.exit_code
         accepted = sum(1 for f in findings(report) if f.key in report.accepted)
         note = f", {accepted} known findings accepted by the baseline" if accepted else ""
@@ -56,41 +60,41 @@ class MarkdownRenderer:
             self._skill(w, skill, revision)
 
     def _skill(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
-        w(f"\n## `{skill.name}`\n\n`{skill.path}`\n")
+        w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
         for note in skill.notes:
-            w(f"\n> {note}\n")
+            w(f"\n> {md_text(note)}\n")
         if skill.claims:
             w("\n### Claims\n\n| claim | card.yaml | verdict | evidence |\n| --- | --- | --- | --- |\n")
             for claim in skill.claims:
                 verdict = claim.verdict.value
                 verdict = f"**{verdict}**" if claim.verdict is Verdict.BROKEN else verdict
                 if claim.mismatch:
-                    verdict += f" — {claim.mismatch}"
-                declared = ", ".join(claim.declared) or "—"
-                w(f"| `{claim.id}` | {declared} | {_cell(verdict)} | {self._evidence(claim, revision)} |\n")
+                    verdict += f" — {md_text(claim.mismatch)}"
+                declared = md_text(", ".join(claim.declared)) or "—"
+                w(f"| {md_code(claim.id)} | {declared} | {verdict} | {self._evidence(claim, revision)} |\n")
         if skill.anchors:
             w("\n### Quotes\n\n| SKILL.md line | quote | status | at the ref | suggested |\n")
             w("| ---: | --- | --- | --- | --- |\n")
             for m in skill.anchors:
                 at = self._link(m.quote.path, m.found, revision, str(m.found)) if m.found else "—"
                 suggested = f"`{m.suggested.start}:{m.suggested.end}`" if m.suggested else "—"
-                w(f"| {m.quote.skill_line} | `{m.quote.key}` | {m.status.value} | {at} | {suggested} |\n")
+                w(f"| {m.quote.skill_line} | {md_code(m.quote.key)} | {m.status.value} | {at} | {suggested} |\n")
         moved = [m for m in skill.anchors if m.status is AnchorStatus.MOVED and m.suggested]
         if moved:
             w("\n### Suggested fixes\n\n")
             for m in moved:
                 assert m.suggested is not None
                 old = f"{m.quote.declared.start}:{m.quote.declared.end}"
-                w(f"- `SKILL.md:{m.quote.skill_line}`: `{old}:{m.quote.path}` → "
-                  f"`{m.suggested.start}:{m.suggested.end}:{m.quote.path}`\n")  # fmt: skip
+                w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
+                  f"{md_code(f'{m.suggested.start}:{m.suggested.end}:{m.quote.path}')}\n")  # fmt: skip
             w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
         problems = [m for m in skill.anchors if m.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED)]
         if problems:
             w("\n### Not found or not verified\n\n")
             for m in problems:
-                w(f"- `{m.quote.key}` (SKILL.md:{m.quote.skill_line}) is **{m.status.value}**: {_cell(m.detail)}\n")
+                w(f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) is **{m.status.value}**: {md_text(m.detail)}\n")
                 if m.diff:
-                    w("\n  ```diff\n" + "".join(f"  {line}\n" for line in m.diff) + "  ```\n")
+                    w("\n" + md_fence("\n".join(m.diff), "diff", indent="  "))
 
     def _evidence(self, claim: ClaimVerdict, revision: str) -> str:
         if not claim.evidence:
@@ -104,19 +108,16 @@ class MarkdownRenderer:
                 rng = LineRange(int(start), int(end or start))
                 where = " at " + self._link(path, rng, revision, f"{path.rsplit('/', 1)[-1]}:{lines}")
             mark = "holds" if e.ok and e.kind == "condition" else e.status
-            detail = f" ({e.detail})" if e.detail and not e.ok else ""
-            parts.append(f"{e.kind} `{e.ref}` {mark}{where}{detail}")
-        return _cell("; ".join(parts))
+            detail = f" ({md_text(e.detail)})" if e.detail and not e.ok else ""
+            parts.append(f"{e.kind} {md_code(e.ref)} {mark}{where}{detail}")
+        return "; ".join(parts)
 
     def _link(self, path: str, rng: LineRange | None, revision: str, text: str) -> str:
         if not self.link_base or rng is None:
-            return f"`{text}`"
+            return md_code(text)
         anchor = f"#L{rng.start}" if rng.start == rng.end else f"#L{rng.start}-L{rng.end}"
-        return f"[`{text}`]({self.link_base}/blob/{revision}/{path}{anchor})"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+        target = quote(f"{self.link_base}/blob/{revision}/{path}", safe=":/@-._~") + anchor
+        return f"[{md_code(text)}]({target})"
 
 
 def render_markdown(report: AuditReport, stream: TextIO, link_base: str | None = None) -> None:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..escape import printable
 from ..model import AnchorStatus, AuditReport, ExitCode, SkillReport, Verdict
 
 STYLE = {
@@ -50,24 +50,24 @@ class TerminalRenderer:
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
         console = make_console(stream, self.width)
-        console.print(Text(f"source: {report.source.label}", style="bold"))
+        console.print(Text(f"source: {printable(report.source.label)}", style="bold"))
         for skill in report.skills:
             self._skill(console, skill)
         console.print(Text(summary_line(report)))
 
     def _skill(self, console: Console, skill: SkillReport) -> None:
         console.print()
-        console.print(Text.assemble((skill.name, "bold"), f"  {skill.path}"))
+        console.print(Text.assemble((printable(skill.name), "bold"), f"  {printable(skill.path)}"))
         for note in skill.notes:
-            console.print(Text(f"note: {note}", style="dim"))
+            console.print(Text(f"note: {printable(note)}", style="dim"))
         if skill.anchors:
             console.print(_quotes_table(skill))
         for match in skill.anchors:
             if match.status is not AnchorStatus.EXACT and (match.detail or match.diff):
-                console.print(Text(f"  {match.quote.key}: {match.detail}"))
+                console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
                 if match.diff and (self.verbose or match.status is AnchorStatus.CHANGED):
                     for line in match.diff:
-                        console.print(Text("    " + line, style=_diff_style(line)))
+                        console.print(Text("    " + printable(line), style=_diff_style(line)))
         if skill.claims:
             console.print(_claims_table(skill))
         hidden = 0
@@ -82,20 +82,20 @@ class TerminalRenderer:
             ok = promise.status in ("exists", "holds")
             style = "" if ok else "magenta" if promise.status == "unverifiable" else "red"
             text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
-            console.print(Text(text, style=style))
+            console.print(Text(printable(text), style=style))
         if hidden:
             console.print(Text(f"  {hidden} promises cannot be checked from this source (--verbose lists them)"))
         for claim in skill.claims:
             shown = [e for e in claim.evidence if self.verbose or not e.ok]
             if shown or claim.unknown_tags:
-                console.print(Text.assemble(f"  {claim.id}: ", (claim.verdict.value, STYLE[claim.verdict])))
+                console.print(Text.assemble(f"  {printable(claim.id)}: ", (claim.verdict.value, STYLE[claim.verdict])))
             for item in shown:
                 where = f" at {item.location}" if item.location else ""
                 detail = f": {item.detail}" if item.detail else ""
                 style = "" if item.ok else "red"
-                console.print(Text(f"    {item.status}: {item.kind} {item.ref}{where}{detail}", style=style))
+                console.print(Text(printable(f"    {item.status}: {item.kind} {item.ref}{where}{detail}"), style=style))
             if claim.unknown_tags:
-                console.print(Text(f"    unknown tags kept: {', '.join(claim.unknown_tags)}", style="yellow"))
+                console.print(Text(printable(f"    unknown tags kept: {', '.join(claim.unknown_tags)}"), style="yellow"))
 
 
 def _quotes_table(skill: SkillReport) -> Table:
@@ -105,7 +105,7 @@ def _quotes_table(skill: SkillReport) -> Table:
     for match in skill.anchors:
         table.add_row(
             Text(match.status.value, style=STYLE[match.status]),
-            escape(match.quote.path),
+            Text(printable(match.quote.path)),
             str(match.quote.skill_line),
             _range(match.quote.declared),
             _range(match.found, "-"),
@@ -121,11 +121,11 @@ def _claims_table(skill: SkillReport) -> Table:
     for claim in skill.claims:
         held = sum(1 for e in claim.evidence if e.ok)
         table.add_row(
-            escape(claim.id),
-            escape(", ".join(claim.declared) or "-"),
+            Text(printable(claim.id)),
+            Text(printable(", ".join(claim.declared) or "-")),
             Text(claim.verdict.value, style=STYLE[claim.verdict]),
             f"{held}/{len(claim.evidence)} hold" if claim.evidence else "none registered",
-            Text(claim.mismatch or "agrees", style="bold red" if claim.mismatch else ""),
+            Text(printable(claim.mismatch or "agrees"), style="bold red" if claim.mismatch else ""),
         )
     return table
 

@@ -22,18 +22,34 @@ from ..errors import AuditError, NotCarried, SourceError, UnreadableFile, UsageE
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
 from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
+from ..redact import has_credentials, redact
 from .cache import cache_root, locked, slug
 
 # Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
 # git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
 ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
+COMMAND_TRANSPORTS = ("ext", "fd")
 FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 SYMLINK_MODE = 0o120000
 
 
-def _git_env(allow: tuple[str, ...] = ()) -> dict[str, str]:
-    """The environment git runs in: no prompts, no stalls, only the allowed transports."""
+def _git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, str]:
+    """The environment git runs in: no prompts, no stalls, only the allowed transports.
+
+    A ``url`` with credentials is never written to the mirror's config, which
+    holds its redacted form; git is told to read one as the other through
+    configuration in the environment (``url.<real>.insteadOf <redacted>``),
+    which lives only as long as this process.
+    """
+    credentials = {}
+    if url is not None and has_credentials(url):
+        credentials = {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"url.{url}.insteadOf",
+            "GIT_CONFIG_VALUE_0": redact(url),
+        }
     return {
+        **credentials,
         "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
         "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
         "GIT_ASKPASS": "true",
@@ -49,19 +65,20 @@ def check_ref(ref: str) -> None:
 
 
 def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
+    shown = redact(repo)
     if repo.startswith("-"):
-        raise UsageError(f"--repo {repo!r}: begins with '-'")
+        raise UsageError(f"--repo {shown!r}: begins with '-'")
     head = repo.split("/", 1)[0]
     if "::" in head:
         transport = head.split("::", 1)[0].lower()
         if transport not in allow:
             raise UsageError(
-                f"--repo {repo!r}: the {transport}:: transport can run commands; refused (--allow-protocol {transport})"
+                f"--repo {shown!r}: the {transport}:: transport can run commands; refused (--allow-protocol {transport})"
             )
     elif _URL.match(repo):
         scheme = repo.split(":", 1)[0].lower()
         if scheme not in ALLOWED_PROTOCOLS + allow + ("git+ssh", "ssh+git"):
-            raise UsageError(f"--repo {repo!r}: the {scheme} transport is not allowed (--allow-protocol {scheme})")
+            raise UsageError(f"--repo {shown!r}: the {scheme} transport is not allowed (--allow-protocol {scheme})")
 
 
 class GitTree:
@@ -74,8 +91,10 @@ class GitTree:
         info: SourceInfo,
         blobs: dict[str, SourceFile] | None = None,
         submodules: "Submodules | None" = None,
+        url: str | None = None,
     ) -> None:
         self.repo = repo
+        self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
         self.commit = commit
         self.info = info
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
@@ -86,7 +105,7 @@ class GitTree:
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, "git", date=_date(commit))
-        return GitTree(self.repo, commit, info, self._blobs, self.submodules)
+        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url)
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""
@@ -193,7 +212,10 @@ class Submodules:
         allow: tuple[str, ...] = (),
     ) -> None:
         self.overrides = overrides or {}
-        self.cache_dir, self.progress, self.allow = cache_dir, progress, allow
+        # A submodule URL comes from the tree being audited: never a transport that runs commands,
+        # whatever --allow-protocol granted the main repository.
+        self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
+        self.cache_dir, self.progress = cache_dir, progress
         self._opened: dict[tuple[str, str], GitTree | str] = {}
 
     def open(self, parent: GitTree, prefix: str, sha: str) -> GitTree:
@@ -222,7 +244,7 @@ def _gitmodules_url(parent: GitTree, prefix: str) -> str:
         if config.get(section, "path", fallback="").strip().strip("/") == prefix:
             url = config.get(section, "url", fallback="").strip()
             if url.startswith(("./", "../")):
-                base = parent.info.repo.rstrip("/")
+                base = parent.url.rstrip("/")
                 return posixpath.normpath(posixpath.join(base, url)) if not is_remote(base) else _join_url(base, url)
             if url:
                 return url
@@ -260,10 +282,10 @@ def open_git(
         handle = _open_local(repo)
     sha = _resolve(handle, ref)
     if sha is None:
-        raise SourceError(f"{repo}: unknown ref {ref!r}")
+        raise SourceError(f"{redact(repo)}: unknown ref {ref!r}")
     commit = handle.commit(sha)
-    info = SourceInfo(repo=repo, ref=ref, commit=sha, kind="git", date=_date(commit))
-    return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow))
+    info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind="git", date=_date(commit))
+    return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow), url=repo)
 
 
 def _open_local(path: str) -> git.Repo:
@@ -296,7 +318,7 @@ def _mirror(
     url: str, ref: str, root: Path, progress: Progress, full_history: bool = False, allow: tuple[str, ...] = ()
 ) -> git.Repo:
     """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
-    path = root / "git" / f"{slug(url)}.git"
+    path = root / "git" / f"{slug(redact(url))}.git"
     with locked(path):
         fresh = not path.exists()
         if fresh:
@@ -304,11 +326,11 @@ def _mirror(
         else:
             _clear_stale_locks(path)
         handle = git.Repo(path)
-        handle.git.update_environment(**_git_env(allow))
+        handle.git.update_environment(**_git_env(allow, url))
         shallow = Path(handle.git_dir, "shallow").exists()
         if _resolve(handle, ref) is not None and not (full_history and shallow):
             return handle
-        progress(f"fetching {ref} from {url}", None)
+        progress(f"fetching {ref} from {redact(url)}", None)
         depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
         try:
             handle.git.fetch(
@@ -318,7 +340,7 @@ def _mirror(
         except git.GitCommandError as exc:
             if fresh:
                 shutil.rmtree(path, ignore_errors=True)  # leave no half-made mirror behind
-            raise SourceError(f"{url}: cannot fetch {ref}: {_first_line(exc)}") from None
+            raise SourceError(f"{redact(url)}: cannot fetch {ref}: {redact(_first_line(exc))}") from None
         finally:
             progress("", 1.0)
         return handle
@@ -338,7 +360,7 @@ def _new_mirror(path: Path, url: str) -> None:
     with handle.config_writer() as cfg:
         cfg.set_value("core", "repositoryformatversion", "1")
         cfg.set_value("extensions", "partialClone", "origin")
-        cfg.set_value('remote "origin"', "url", url)
+        cfg.set_value('remote "origin"', "url", redact(url))  # never the credentials
         cfg.set_value('remote "origin"', "promisor", "true")
         cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
     handle.close()

@@ -16,9 +16,9 @@ from typing import Callable
 import git
 
 from .audit import Judge, audit
-from .errors import SourceError, SpecError
+from .errors import SpecError, UsageError
 from .model import AuditReport, LineRange, Skill, SkillSpec, Spec
-from .source.git import GitTree, check_ref
+from .source.git import GitTree, resolve_commit
 from .spec.skill import load_skill_from_tree, parse_skill_md
 
 
@@ -78,6 +78,11 @@ def history(
     repo = base.repo
     until_sha = base.commit.hexsha
     since_sha = _resolve(repo, since) if since else None
+    if since_sha is not None and not _is_ancestor(repo, since_sha, until_sha):
+        raise UsageError(
+            f"--since {since} is not an ancestor of --until {until}: no history runs from one to the other "
+            "(are they the wrong way round?)"
+        )
     result = History(since, until)
     locations = {s.name: _locations(repo, until_sha, s.in_repo) for s in skills if s.in_repo}
     if since_sha is None and locations and not any(s.disk for s in skills):
@@ -151,11 +156,15 @@ def _snapshot(report: AuditReport, names: list[str]) -> Snapshot:
 
 
 def _resolve(repo: git.Repo, ref: str) -> str:
-    check_ref(ref)
+    return resolve_commit(repo, ref, str(repo.git_dir))
+
+
+def _is_ancestor(repo: git.Repo, older: str, newer: str) -> bool:
     try:
-        return repo.commit(ref).hexsha
-    except (git.BadName, ValueError, git.GitError):
-        raise SourceError(f"{repo.git_dir}: unknown ref {ref!r}") from None
+        repo.git.merge_base("--is-ancestor", older, newer)
+    except git.GitCommandError:
+        return False
+    return True
 
 
 def _commit_info(commit: git.Commit) -> CommitInfo:

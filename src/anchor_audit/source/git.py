@@ -60,8 +60,12 @@ def _git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, s
 
 
 def check_ref(ref: str) -> None:
-    if not ref or ref.startswith("-") or any(c.isspace() or ord(c) < 32 for c in ref) or ".." in ref:
+    if not ref or ref.startswith("-") or any(c.isspace() or not c.isprintable() for c in ref) or ".." in ref:
         raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
+    if "@{" in ref:
+        raise UsageError(f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha")
+    if len(ref) > 256:
+        raise UsageError(f"--ref {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
 
 
 def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
@@ -280,9 +284,7 @@ def open_git(
         handle = _mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
     else:
         handle = _open_local(repo)
-    sha = _resolve(handle, ref)
-    if sha is None:
-        raise SourceError(f"{redact(repo)}: unknown ref {ref!r}")
+    sha = resolve_commit(handle, ref, repo)
     commit = handle.commit(sha)
     info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind="git", date=_date(commit))
     return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow), url=repo)
@@ -300,18 +302,38 @@ def _open_local(path: str) -> git.Repo:
 
 
 def _resolve(handle: git.Repo, ref: str) -> str | None:
-    """The full sha ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None."""
+    """The full sha of the commit ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None.
+
+    git's own rev-parse decides (one short process): GitPython's in-process
+    parser is partial (``HEAD@{-1}`` crashes it) and slow on many packed refs.
+    ``^{commit}`` makes git check the object exists and is a commit, so forty
+    zeros or a tree's sha are unknown refs, not a crash later.
+    """
     for name in (f"refs/anchor-audit/{ref}", ref):
         try:
-            return handle.commit(name).hexsha  # read in-process: no git process for plain names and shas
-        except (git.BadName, ValueError, IndexError, KeyError, git.GitError):
-            pass  # GitPython's rev-parse is partial: git's own decides below
-    for name in (f"refs/anchor-audit/{ref}", ref):
-        try:
-            return handle.git.rev_parse("--verify", "--quiet", f"{name}^{{commit}}").strip()
-        except git.GitCommandError:
+            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
+        except git.GitCommandError as exc:
+            _refuse_dubious(handle, exc)
             continue
     return None
+
+
+def resolve_commit(handle: git.Repo, ref: str, shown: str) -> str:
+    """The sha ``ref`` names in ``handle``; a :class:`SourceError` naming ``shown`` when it names none."""
+    check_ref(ref)
+    sha = _resolve(handle, ref)
+    if sha is None:
+        raise SourceError(f"{redact(shown)}: unknown ref {ref!r}")
+    return sha
+
+
+def _refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:
+    """git refuses to work in a repository another user owns; say so rather than "unknown ref"."""
+    if "dubious ownership" in str(exc.stderr):
+        raise SourceError(
+            f"{handle.git_dir}: git refuses to read it: the repository belongs to another user (\"dubious ownership\"); "
+            f"if you trust it: git config --global --add safe.directory {handle.working_tree_dir or handle.git_dir}"
+        ) from None
 
 
 def _mirror(

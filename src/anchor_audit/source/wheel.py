@@ -25,6 +25,11 @@ from .cache import cache_root, locked
 from .mapped import MappedTree
 
 PIP_TIMEOUT = 600
+# What reaches pip comes from a registry that may arrive in a pull request: a project name as the
+# package index defines it (never a path, URL or option) and a PEP 440 version, nothing else.
+_PROJECT = re.compile(r"^(?:[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]{0,198}[A-Za-z0-9])$")
+_VERSION = re.compile(r"^(?:\d+!)?\d{1,9}(?:\.\d{1,9}){0,9}(?:[-_.]?(?:a|b|rc|alpha|beta|c|pre|preview)\d{0,9})?"
+                      r"(?:[-_.]?(?:post|rev|r)\d{0,9})?(?:[-_.]?dev\d{0,9})?(?:\+[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*)?$")
 
 
 def version_of(ref: str) -> str:
@@ -58,8 +63,10 @@ def open_release(
 ) -> WheelTree:
     """Fetch (or reuse) the wheel of ``release.dist`` at ``version`` (default: from ``ref``)."""
     version = version or version_of(ref)
-    if not re.match(r"^[0-9A-Za-z][0-9A-Za-z.+!_-]*$", version):
-        raise SourceError(f"--release {version!r}: not a version")
+    if not _VERSION.match(version):
+        raise SourceError(f"--release {version!r}: not a release version (such as 0.6.0)")
+    if not _PROJECT.match(release.dist):
+        raise SourceError(f"source.release.dist {release.dist!r}: not a package index project name")
     wheels = cache_root(cache_dir) / "wheels"
     stem = re.sub(r"[-_.]+", "_", release.dist).lower()
     with locked(wheels / stem):
@@ -91,10 +98,14 @@ def _download(dist: str, version: str, wheels: Path, stem: str) -> Path:
             "--quiet",
             "--dest",
             tmp,
+            "--",  # what follows is a requirement, never an option
             f"{dist}=={version}",
         ]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT, stdin=subprocess.DEVNULL)
+            # Run in an empty folder: a requirement can never name a local project to build.
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT, stdin=subprocess.DEVNULL, cwd=tmp
+            )
         except subprocess.TimeoutExpired:
             raise SourceError(f"pip download {dist}=={version}: no answer in {PIP_TIMEOUT} s") from None
         except OSError as exc:

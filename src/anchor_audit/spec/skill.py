@@ -29,6 +29,7 @@ from .yamldoc import load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_QUOTES = 2_000
+MAX_LINE_DIGITS = 9  # int() of thousands of digits is slow, and Python refuses past 4,300
 _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
 
 
@@ -93,7 +94,7 @@ def _markdown() -> MarkdownIt:
 
 _REFERENCE = re.compile(r"(?<![\w@`])@([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
 _PYTEST_FILE = re.compile(r"(?:^|\s)((?:[\w.-]+/)*test_[\w-]*\.py|(?:[\w.-]+/)*[\w-]*_test\.py)\b")
-_PASSED = re.compile(r"\b(\d+) passed\b")
+_PASSED = re.compile(r"\b(\d{1,9}) passed\b")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 
 
@@ -174,8 +175,10 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
         if not match:
             continue
         line = token.map[0] + 1
+        where = f"{name}:{line}: quote {info[0][:80]}"
+        if max(len(match.group(1)), len(match.group(2))) > MAX_LINE_DIGITS:
+            raise SpecError(f"{where}: a line number of more than {MAX_LINE_DIGITS} digits")
         start, end, qpath = int(match.group(1)), int(match.group(2)), match.group(3)
-        where = f"{name}:{line}: quote {info[0]}"
         if start < 1 or end < 1:
             raise SpecError(f"{where}: line numbers start at 1")
         if start > end:

@@ -102,9 +102,16 @@ def _convert(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], name: st
     return _scalar(node, name)
 
 
+MAX_SCALAR_DIGITS = 100  # a longer number is refused: Python's int() refuses past 4,300 digits
+
+
 def _scalar(node: yaml.Node, name: str) -> Any:
+    if isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_SCALAR_DIGITS and node.tag.endswith((":int", ":float")):
+        raise SpecError(f"{name}:{node.start_mark.line + 1}: a number of {len(node.value)} characters; too long")
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.constructor.ConstructorError as exc:
         raise SpecError(f"{name}:{node.start_mark.line + 1}: {exc.problem}") from None
+    except (ValueError, OverflowError) as exc:
+        raise SpecError(f"{name}:{node.start_mark.line + 1}: cannot read this value ({exc})") from None

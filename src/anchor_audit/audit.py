@@ -8,6 +8,7 @@ fails, becomes a result for the quotes and claims that needed it.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any, Callable, TypeVar
 
@@ -50,6 +51,9 @@ _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorS
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
 R = TypeVar("R")
+# Seconds of new matching work one skill may take; what is left after that is incomplete.
+# With each quote's own work bound, any one skill finishes in well under 30 s.
+MAX_SKILL_SECONDS = 20.0
 
 
 class Judge:
@@ -60,8 +64,10 @@ class Judge:
     later runs; a hit reads and parses nothing.
     """
 
-    def __init__(self, store: ResultStore | None = None) -> None:
+    def __init__(self, store: ResultStore | None = None, skill_seconds: float = MAX_SKILL_SECONDS) -> None:
         self.store = store
+        self.skill_seconds = skill_seconds
+        self._deadline = time.monotonic() + skill_seconds
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
@@ -78,6 +84,14 @@ class Judge:
             lambda status, detail: ConditionResult(condition, ConditionStatus(status), detail=detail),
         )
 
+    def begin_skill(self) -> None:
+        """Start the time bound of one skill's checks (each check also has its own work bound)."""
+        self._deadline = time.monotonic() + self.skill_seconds
+
+    def _in_time(self) -> None:
+        if time.monotonic() > self._deadline:
+            raise BoundExceeded(f"this skill's checks ran past {self.skill_seconds:g} s; not checked")
+
     def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A promise's result by content key (``tests|<blob>``, ...), from memory, disk, or ``compute``."""
         return self._cached(promise_key(key), compute)
@@ -87,6 +101,7 @@ class Judge:
         if key not in self._memo:
             found = self.store.get(key) if self.store is not None else None
             if found is None:
+                self._in_time()  # results already known are served; only new work is bounded
                 self.computed += 1
                 found = compute()
                 if self.store is not None:
@@ -108,6 +123,7 @@ class Judge:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
         key = (id(tree), quote.key, quote.body)
         if key not in self._relocations:
+            self._in_time()
             self._relocations[key] = relocate(quote, tree)
         found = self._relocations[key]
         return replace(found, quote=quote) if found else None
@@ -147,6 +163,7 @@ def audit_skill(
     skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None, promises: bool = True
 ) -> SkillReport:
     judge = judge or Judge()
+    judge.begin_skill()
     notes: list[str] = []
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:

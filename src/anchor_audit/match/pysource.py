@@ -91,6 +91,19 @@ class SourceFile:
     def stripped(self) -> list[str]:
         return [line.strip() for line in self.lines]
 
+    @cached_property
+    def line_index(self) -> dict[str, list[int]]:
+        """0-based indices of each stripped line, ascending (built once per file, shared by its quotes)."""
+        out: dict[str, list[int]] = {}
+        for i, line in enumerate(self.stripped):
+            out.setdefault(line, []).append(i)
+        return out
+
+    @cached_property
+    def skippable(self) -> list[bool]:
+        """Blank and comment-only lines, which may sit between the lines of a quoted run."""
+        return [not s or s.startswith("#") for s in self.stripped]
+
     @property
     def is_python(self) -> bool:
         return self.path.endswith(PYTHON_SUFFIXES)
@@ -152,6 +165,14 @@ class PythonIndex:
     @cached_property
     def logical(self) -> list[LogicalLine]:
         return logical_lines(self.text) or []
+
+    @cached_property
+    def logical_by_loose_key(self) -> dict[tuple, list[int]]:
+        """Indices into :attr:`logical` by loose key, ascending: where a quoted statement may match."""
+        out: dict[tuple, list[int]] = {}
+        for i, unit in enumerate(self.logical):
+            out.setdefault(unit.loose_key, []).append(i)
+        return out
 
     def enclosing(self, span: LineRange) -> LineRange | None:
         """The smallest statement whose lines contain ``span``."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import git
 
-from ..errors import AuditError, NotCarried, SourceError, UnreadableFile, UsageError
+from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile, UsageError
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
 from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
@@ -29,7 +29,8 @@ from .cache import cache_root, locked, slug
 # git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
 ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
 COMMAND_TRANSPORTS = ("ext", "fd")
-FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
+FETCH_TIMEOUT = 900
+SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take  # seconds a fetch may take before it is killed
 SYMLINK_MODE = 0o120000
 
 
@@ -41,15 +42,15 @@ def _git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, s
     configuration in the environment (``url.<real>.insteadOf <redacted>``),
     which lives only as long as this process.
     """
-    credentials = {}
+    # core.quotePath=false: paths come out as UTF-8, not "\303\251" (café/, 技能/ are names like any other).
+    config = [("core.quotePath", "false")]
     if url is not None and has_credentials(url):
-        credentials = {
-            "GIT_CONFIG_COUNT": "1",
-            "GIT_CONFIG_KEY_0": f"url.{url}.insteadOf",
-            "GIT_CONFIG_VALUE_0": redact(url),
-        }
+        config.append((f"url.{url}.insteadOf", redact(url)))
+    env = {"GIT_CONFIG_COUNT": str(len(config))}
+    for i, (key, value) in enumerate(config):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
     return {
-        **credentials,
+        **env,
         "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
         "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
         "GIT_ASKPASS": "true",
@@ -144,19 +145,27 @@ class GitTree:
         """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched.
 
         A lean mirror is not searched: git would fetch every blob to grep it.
+        A search that runs past :data:`SEARCH_TIMEOUT` raises :class:`BoundExceeded`.
         """
         if self.repo.config_reader().has_option("extensions", "partialclone"):
             return None
         try:
-            out = self.repo.git.grep("-F", "-l", "-I", "--no-color", "-e", text, self.commit.hexsha, "--", f"*{suffix}")
-        except git.GitCommandError:
-            return []  # no match (exit 1), or unreadable objects: nothing to offer
-        return sorted(line.split(":", 1)[1] for line in out.splitlines() if ":" in line)
+            out = self.repo.git.grep(
+                "-F", "-l", "-z", "-I", "--no-color", "-e", text, self.commit.hexsha, "--", f"*{suffix}",
+                kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
+            )  # fmt: skip
+        except git.GitCommandError as exc:
+            if exc.status == 1:
+                return []  # no file holds it
+            if exc.status is None or (isinstance(exc.status, int) and exc.status < 0) or "Timeout" in str(exc):
+                raise BoundExceeded(f"the search of other files for it ran past {SEARCH_TIMEOUT} s") from None
+            return []  # unreadable objects: nothing to offer
+        return sorted(entry.split(":", 1)[1] for entry in out.split("\0") if ":" in entry)
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit (names only; no blob is read)."""
-        out = self.repo.git.ls_tree("-r", "--name-only", self.commit.hexsha, "--", folder.strip("/") + "/")
-        return out.splitlines()
+        out = self.repo.git.ls_tree("-r", "-z", "--name-only", self.commit.hexsha, "--", folder.strip("/") + "/")
+        return [path for path in out.split("\0") if path]
 
     def is_folder(self, path: str) -> bool:
         try:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 
-from ..errors import SpecError
+from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
 from ..model import Card, CardClaim, LineRange, Quote, Skill, TestPromise
 from ..textlines import split_lines
@@ -41,6 +41,9 @@ def load_skill(path: Path, shown_as: str | None = None) -> Skill:
         raise SpecError(f"{shown}: not a skill directory (no such folder)")
     if not skill_md.is_file():
         raise SpecError(f"{shown}: not a skill directory (no SKILL.md)")
+    for name in ("SKILL.md", "card.yaml"):
+        if (path / name).is_symlink() and not (path / name).resolve().is_relative_to(path.resolve()):
+            raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card_path = path / "card.yaml"
     card = _read_text(card_path) if card_path.is_file() else None
     return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path)
@@ -49,10 +52,13 @@ def load_skill(path: Path, shown_as: str | None = None) -> Skill:
 def load_skill_from_tree(tree: SourceTree, path: str) -> Skill:
     """Read the skill directory ``path`` inside the repository, from the tree at its ref."""
     path = path.strip("/")
-    skill_md = tree.read(f"{path}/SKILL.md")
+    try:
+        skill_md = tree.read(f"{path}/SKILL.md")
+        card = tree.read(f"{path}/card.yaml")
+    except (UnreadableFile, NotCarried) as exc:  # a link, a binary, a huge file: this skill cannot be read
+        raise SpecError(f"{exc} (at {tree.info.ref}); the skill cannot be read") from None
     if skill_md is None:
         raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
-    card = tree.read(f"{path}/card.yaml")
     name = path.rsplit("/", 1)[-1]
     return skill_from_text(
         name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml"

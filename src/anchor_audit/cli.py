@@ -61,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("ANCHOR_AUDIT_DEBUG"):
             raise
-        _say(f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)")
+        _say(
+            f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)"
+        )
         return int(ExitCode.FATAL)
     finally:
         if cache is not None:
@@ -204,7 +206,11 @@ def _source_options(command: argparse.ArgumentParser, ref: bool = True, release:
         "--in-repo", action="store_true", help="SKILL_DIRs are folders inside the repository, read at each ref"
     )
     command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
-    command.add_argument("--no-cache", action="store_true", help="use no on-disk cache this run: fetch into a temporary directory, keep no results")
+    command.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="use no on-disk cache this run: fetch into a temporary directory, keep no results",
+    )
     command.add_argument(
         "--submodule",
         action="append",

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-
 from .model import AnchorStatus, Condition, ConditionResult, ConditionStatus, LineRange, Quote, QuoteMatch
 from .source.cache import locked
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..model import ExitCode
-from .common import DEFAULT_SPEC, say, compare_args, emit, progress_display, render_comparison, result_judge, submodules
+from .common import DEFAULT_SPEC, compare_args, emit, progress_display, render_comparison, result_judge, say, submodules
 
 
 def cmd_diff(args: argparse.Namespace) -> ExitCode:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from pathlib import Path
 
 import yaml
@@ -33,7 +32,9 @@ class DiskText:
             return cls.decode(read_input(path, limit, "a text file"))
         except (AuditError, UnicodeDecodeError) as exc:
             why = "not UTF-8 any more" if isinstance(exc, UnicodeDecodeError) else str(exc)
-            raise WriteConflict(f"{path}: changed on disk since anchor-audit read it ({why}); nothing written") from None
+            raise WriteConflict(
+                f"{path}: changed on disk since anchor-audit read it ({why}); nothing written"
+            ) from None
 
     @classmethod
     def decode(cls, raw: bytes) -> "DiskText":
@@ -111,7 +112,9 @@ def compose(text: str, path: object = "the file") -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
-        raise WriteConflict(f"{path}: changed on disk since anchor-audit read it (not valid YAML); nothing written") from None
+        raise WriteConflict(
+            f"{path}: changed on disk since anchor-audit read it (not valid YAML); nothing written"
+        ) from None
 
 
 def mapping_get(node: yaml.Node | None, key: str) -> tuple[yaml.ScalarNode, yaml.Node] | None:

@@ -9,8 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..compare import Change, Comparison
-from ..model import SourceInfo
 from ..escape import md_code, md_text, printable
+from ..model import SourceInfo
 from .json import source_dict
 from .terminal import make_console
 
@@ -50,11 +50,17 @@ def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
     old, new = _label(comparison.old), _label(comparison.new)
     w = stream.write
     w(f"### anchor-audit: {md_code(old)} → {md_code(new)}\n\n")
-    w(f"Source: {md_text(comparison.new.repo)} — {md_text(_where(comparison.old))} → {md_text(_where(comparison.new))}\n\n")
+    w(
+        f"Source: {md_text(comparison.new.repo)} — "
+        f"{md_text(_where(comparison.old))} → {md_text(_where(comparison.new))}\n\n"
+    )
     if not comparison.changes:
         w("No quote or claim changes status.\n")
     else:
-        w(f"| skill | quote or claim | {md_text(old)} | {md_text(new)} | suggested range |\n| --- | --- | --- | --- | --- |\n")
+        w(
+            f"| skill | quote or claim | {md_text(old)} | {md_text(new)} | suggested range |\n"
+            "| --- | --- | --- | --- | --- |\n"
+        )
         for c in comparison.changes:
             item = md_code(c.key) if c.kind == "anchor" else f"claim {md_code(c.key)}"
             after = c.after or "(gone)"  # statuses and verdicts: anchor-audit's own words
@@ -97,4 +103,3 @@ def _where(info: SourceInfo) -> str:
     if info.kind == "release":
         return f"release {info.release}"
     return f"{info.ref} ({(info.commit or '')[:12]})"
-

@@ -9,8 +9,8 @@ from typing import Any, TextIO
 from rich.table import Table
 from rich.text import Text
 
-from ..history import Event, History
 from ..escape import printable
+from ..history import Event, History
 from .terminal import make_console
 
 
@@ -71,7 +71,9 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
             change += f" (suggest {e.suggested.start}:{e.suggested.end})"
         style = "red" if e.after in ("broken", "changed", "missing") else ""
         cells = [e.commit.sha[:10], e.commit.date[:10], e.kind, e.key]
-        table.add_row(*(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject)))
+        table.add_row(
+            *(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject))
+        )
     if events:
         console.print(table)
     console.print(Text(f"{len(events)} status changes after the start"))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 from dataclasses import dataclass
 from typing import TextIO
+from urllib.parse import quote
 
 from ..escape import md_code, md_fence, md_text
 from ..findings import findings
@@ -36,7 +36,10 @@ class MarkdownRenderer:
             else md_code(src.repo)
         )
         if src.kind == "release":
-            w(f"Audited {repo} at {md_code(src.ref)}, read from the release wheel {md_text(src.release or '')} (not git).\n\n")
+            w(
+                f"Audited {repo} at {md_code(src.ref)}, "
+                f"read from the release wheel {md_text(src.release or '')} (not git).\n\n"
+            )
         else:
             w(f"Audited {repo} at {md_code(src.ref)}, commit {md_code(revision)} ({src.date}).\n\n")
         w("| skill | quotes | exact | moved | changed | missing | not checked | claims | code_verified "
@@ -92,7 +95,10 @@ class MarkdownRenderer:
         if problems:
             w("\n### Not found or not verified\n\n")
             for m in problems:
-                w(f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) is **{m.status.value}**: {md_text(m.detail)}\n")
+                w(
+                    f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) "
+                    f"is **{m.status.value}**: {md_text(m.detail)}\n"
+                )
                 if m.diff:
                     w("\n" + md_fence("\n".join(m.diff), "diff", indent="  "))
 

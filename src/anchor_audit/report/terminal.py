@@ -95,7 +95,9 @@ class TerminalRenderer:
                 style = "" if item.ok else "red"
                 console.print(Text(printable(f"    {item.status}: {item.kind} {item.ref}{where}{detail}"), style=style))
             if claim.unknown_tags:
-                console.print(Text(printable(f"    unknown tags kept: {', '.join(claim.unknown_tags)}"), style="yellow"))
+                console.print(
+                    Text(printable(f"    unknown tags kept: {', '.join(claim.unknown_tags)}"), style="yellow")
+                )
 
 
 def _quotes_table(skill: SkillReport) -> Table:

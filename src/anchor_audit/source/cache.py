@@ -115,7 +115,9 @@ def clean_cache(root: Path) -> list[str]:
     if root.is_symlink() or not root.is_dir():
         raise UsageError(f"{root}: not a directory; nothing removed")
     if not is_tagged(root):
-        raise UsageError(f"{root}: not an anchor-audit cache (it has no {TAG_NAME} made by anchor-audit); nothing removed")
+        raise UsageError(
+            f"{root}: not an anchor-audit cache (it has no {TAG_NAME} made by anchor-audit); nothing removed"
+        )
     removed = []
     for name in OWNED:
         entry = root / name

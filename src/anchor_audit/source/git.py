@@ -21,16 +21,16 @@ import git
 from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile, UsageError
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
-from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from ..redact import has_credentials, redact
+from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from .cache import cache_root, locked, slug
 
 # Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
 # git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
 ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
 COMMAND_TRANSPORTS = ("ext", "fd")
-FETCH_TIMEOUT = 900
-SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take  # seconds a fetch may take before it is killed
+FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
+SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 SYMLINK_MODE = 0o120000
 
 
@@ -64,7 +64,9 @@ def check_ref(ref: str) -> None:
     if not ref or ref.startswith("-") or any(c.isspace() or not c.isprintable() for c in ref) or ".." in ref:
         raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
     if "@{" in ref:
-        raise UsageError(f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha")
+        raise UsageError(
+            f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha"
+        )
     if len(ref) > 256:
         raise UsageError(f"--ref {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
 
@@ -78,7 +80,8 @@ def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
         transport = head.split("::", 1)[0].lower()
         if transport not in allow:
             raise UsageError(
-                f"--repo {shown!r}: the {transport}:: transport can run commands; refused (--allow-protocol {transport})"
+                f"--repo {shown!r}: the {transport}:: transport can run commands; "
+                f"refused (--allow-protocol {transport})"
             )
     elif _URL.match(repo):
         scheme = repo.split(":", 1)[0].lower()
@@ -340,7 +343,7 @@ def _refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:
     """git refuses to work in a repository another user owns; say so rather than "unknown ref"."""
     if "dubious ownership" in str(exc.stderr):
         raise SourceError(
-            f"{handle.git_dir}: git refuses to read it: the repository belongs to another user (\"dubious ownership\"); "
+            f'{handle.git_dir}: git refuses to read it: the repository belongs to another user ("dubious ownership"); '
             f"if you trust it: git config --global --add safe.directory {handle.working_tree_dir or handle.git_dir}"
         ) from None
 

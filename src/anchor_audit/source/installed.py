@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SourceError
-from ..redact import redact
 from ..model import ReleaseSpec, SourceInfo
+from ..redact import redact
 from .mapped import MappedTree
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SourceError
-from ..redact import redact
 from ..model import ReleaseSpec, SourceInfo
+from ..redact import redact
 from . import Progress, no_progress
 from .cache import cache_root, locked
 from .mapped import MappedTree

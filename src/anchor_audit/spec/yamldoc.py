@@ -106,7 +106,11 @@ MAX_SCALAR_DIGITS = 100  # a longer number is refused: Python's int() refuses pa
 
 
 def _scalar(node: yaml.Node, name: str) -> Any:
-    if isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_SCALAR_DIGITS and node.tag.endswith((":int", ":float")):
+    if (
+        isinstance(node, yaml.ScalarNode)
+        and len(node.value) > MAX_SCALAR_DIGITS
+        and node.tag.endswith((":int", ":float"))
+    ):
         raise SpecError(f"{name}:{node.start_mark.line + 1}: a number of {len(node.value)} characters; too long")
     loader = yaml.SafeLoader("")
     try:

@@ -170,3 +170,16 @@ def test_an_in_repo_skill_md_that_is_a_link_is_one_line(tmp_path: Path) -> None:
     line = run_cli("check", "--repo", str(repo.path), "--ref", "v2", "--in-repo", "skills/linked").one_error_line()
     assert line == "anchor-audit: error: skills/linked/SKILL.md is a symbolic link; links are not followed (at v2); the skill cannot be read"
     assert git(repo.path, "rev-parse", "v2")
+
+
+def test_a_repository_git_calls_dubious_is_named_so(tmp_path: Path) -> None:
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the repository to another user")
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill")
+    for path in [repo.path, *repo.path.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    line = run_cli("check", "--repo", str(repo.path), "--ref", "v1", str(skill), env={"HOME": str(tmp_path)}).one_error_line()
+    assert 'belongs to another user ("dubious ownership")' in line and "unknown ref" not in line

@@ -13,9 +13,8 @@ from typing import Sequence
 
 from . import __version__
 from .commands import cmd_bump, cmd_cache, cmd_check, cmd_diff, cmd_fix, cmd_history, cmd_init
-from .commands.common import DEFAULT_SPEC
+from .commands.common import DEFAULT_SPEC, say
 from .errors import AuditError
-from .escape import one_line
 from .model import ExitCode
 from .source.cache import open_cache
 
@@ -39,42 +38,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
             cache = open_cache(args.cache_dir, ephemeral=args.no_cache)
             if cache.problem:
-                _say(f"warning: {cache.problem}")
+                say(f"warning: {cache.problem}")
             args.cache_dir = str(cache.path)
         code = int(args.command(args))
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return int(ExitCode.FATAL)
     except BrokenPipeError:  # `anchor-audit check | head`: the reader left; that is not an error
         _detach_stdout()
         return int(ExitCode.FATAL)
     except KeyboardInterrupt:
-        _say("interrupted")
+        say("interrupted")
         return 130
     except OSError as exc:  # writing the report: a full disk, a closed stream
         _detach_stdout()
         where = exc.filename if exc.filename else "the output"
-        _say(f"error: {where}: cannot write: {exc.strerror or exc}")
+        say(f"error: {where}: cannot write: {exc.strerror or exc}")
         return int(ExitCode.FATAL)
     except Exception as exc:
         if os.environ.get("ANCHOR_AUDIT_DEBUG"):
             raise
-        _say(
+        say(
             f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)"
         )
         return int(ExitCode.FATAL)
     finally:
         if cache is not None:
             cache.close()
-
-
-def _say(message: str) -> None:
-    try:
-        print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
-    except OSError:
-        pass  # stderr itself is gone: the exit code still tells
 
 
 def _detach_stdout() -> None:

@@ -58,7 +58,10 @@ def submodules(args: argparse.Namespace) -> dict[str, str]:
 
 def say(message: str) -> None:
     """One line on stderr for the user, prefixed; escaped (inputs can reach it) and with credentials redacted."""
-    print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
+    try:
+        print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
+    except OSError:
+        pass  # stderr itself is gone: the exit code still tells
 
 
 def warn(inputs: AuditInputs) -> None:

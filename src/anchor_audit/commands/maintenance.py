@@ -15,26 +15,22 @@ def cmd_init(args: argparse.Namespace) -> ExitCode:
     every key and value goes through the YAML serializer, and comments are
     flattened to one line, so no input can add keys to the draft.
     """
+    from ..escape import printable  # a comment must stay one line
     from ..fix.text import yaml_key
     from ..spec.skill import load_skill
 
     skill = load_skill(Path(args.skill_dir), shown_as=args.skill_dir)
     out = ["skills:", f"  {yaml_key(skill.name)}:", f"    path: {yaml_key(args.skill_dir)}", "    claims:"]
     for claim in skill.card.claims if skill.card else ():
-        out.append(f"      {yaml_key(claim.id)}:  # card.yaml: {_comment(', '.join(claim.tags))}")
+        out.append(f"      {yaml_key(claim.id)}:  # card.yaml: {printable(', '.join(claim.tags))}")
         out += ["        quotes: []", "        conditions: []"]
     if not skill.card or not skill.card.claims:
         out.append("      {}  # card.yaml lists no claims")
     out.append("# The quotes of SKILL.md, to list under the claims they back:")
-    out += [f"#   - {_comment(q.key)}  # SKILL.md:{q.skill_line}" for q in skill.quotes]
+    out += [f"#   - {printable(q.key)}  # SKILL.md:{q.skill_line}" for q in skill.quotes]
     out.append("# Conditions: see the README, 'anchors.yaml'.")
     print("\n".join(out))
     return ExitCode.OK
-
-
-def _comment(text: str) -> str:
-    """``text`` fit for a YAML comment: one line, no control characters."""
-    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def cmd_cache(args: argparse.Namespace) -> ExitCode:

@@ -10,84 +10,24 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 from __future__ import annotations
 
 import configparser
-import os
 import posixpath
-import shutil
-import tempfile
 from pathlib import Path
 
 import git
 
-from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile, UsageError
+from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
 from ..match.pysource import SourceFile
 from ..model import SourceInfo
-from ..redact import has_credentials, redact
-from . import _URL, MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
-from .cache import cache_root, locked, slug
+from ..redact import redact
+from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
+from .cache import cache_root
+from .gitrun import COMMAND_TRANSPORTS, check_ref, check_repo, first_line, git_env, resolve_commit
+from .mirror import mirror
 
-# Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
-# git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
-ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
-COMMAND_TRANSPORTS = ("ext", "fd")
-FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 SYMLINK_MODE = 0o120000
 
-
-def _git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, str]:
-    """The environment git runs in: no prompts, no stalls, only the allowed transports.
-
-    A ``url`` with credentials is never written to the mirror's config, which
-    holds its redacted form; git is told to read one as the other through
-    configuration in the environment (``url.<real>.insteadOf <redacted>``),
-    which lives only as long as this process.
-    """
-    # core.quotePath=false: paths come out as UTF-8, not "\303\251" (café/, 技能/ are names like any other).
-    config = [("core.quotePath", "false")]
-    if url is not None and has_credentials(url):
-        config.append((f"url.{url}.insteadOf", redact(url)))
-    env = {"GIT_CONFIG_COUNT": str(len(config))}
-    for i, (key, value) in enumerate(config):
-        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
-    return {
-        **env,
-        "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
-        "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
-        "GIT_ASKPASS": "true",
-        "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=30",
-        "GIT_HTTP_LOW_SPEED_LIMIT": "1000",  # a transfer slower than 1 kB/s for 60 s is given up
-        "GIT_HTTP_LOW_SPEED_TIME": "60",
-    }
-
-
-def check_ref(ref: str) -> None:
-    if not ref or ref.startswith("-") or any(c.isspace() or not c.isprintable() for c in ref) or ".." in ref:
-        raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
-    if "@{" in ref:
-        raise UsageError(
-            f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha"
-        )
-    if len(ref) > 256:
-        raise UsageError(f"--ref {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
-
-
-def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
-    shown = redact(repo)
-    if repo.startswith("-"):
-        raise UsageError(f"--repo {shown!r}: begins with '-'")
-    head = repo.split("/", 1)[0]
-    if "::" in head:
-        transport = head.split("::", 1)[0].lower()
-        if transport not in allow:
-            raise UsageError(
-                f"--repo {shown!r}: the {transport}:: transport can run commands; "
-                f"refused (--allow-protocol {transport})"
-            )
-    elif _URL.match(repo):
-        scheme = repo.split(":", 1)[0].lower()
-        if scheme not in ALLOWED_PROTOCOLS + allow + ("git+ssh", "ssh+git"):
-            raise UsageError(f"--repo {shown!r}: the {scheme} transport is not allowed (--allow-protocol {scheme})")
-
+__all__ = ["GitTree", "Submodules", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
 class GitTree:
     """The tree of one commit.  Trees of other commits of the same repository share its blob cache."""
@@ -139,7 +79,7 @@ class GitTree:
         try:
             data = obj.data_stream.read()
         except (ValueError, OSError, git.GitError) as exc:
-            raise UnreadableFile(f"{path}: git could not read blob {obj.hexsha[:12]} ({_first_line(exc)})") from None
+            raise UnreadableFile(f"{path}: git could not read blob {obj.hexsha[:12]} ({first_line(exc)})") from None
         source = decode(path, data, obj.hexsha)
         self._blobs[obj.hexsha] = source
         return source
@@ -293,7 +233,7 @@ def open_git(
     check_repo(repo, allow)
     check_ref(ref)
     if is_remote(repo) or "::" in repo.split("/", 1)[0]:
-        handle = _mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
+        handle = mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
     else:
         handle = _open_local(repo)
     sha = resolve_commit(handle, ref, repo)
@@ -309,111 +249,7 @@ def _open_local(path: str) -> git.Repo:
         handle = git.Repo(path)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise SourceError(f"{path}: not a git repository") from None
-    handle.git.update_environment(**_git_env())
+    handle.git.update_environment(**git_env())
     return handle
 
 
-def _resolve(handle: git.Repo, ref: str) -> str | None:
-    """The full sha of the commit ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None.
-
-    git's own rev-parse decides (one short process): GitPython's in-process
-    parser is partial (``HEAD@{-1}`` crashes it) and slow on many packed refs.
-    ``^{commit}`` makes git check the object exists and is a commit, so forty
-    zeros or a tree's sha are unknown refs, not a crash later.
-    """
-    for name in (f"refs/anchor-audit/{ref}", ref):
-        try:
-            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
-        except git.GitCommandError as exc:
-            _refuse_dubious(handle, exc)
-            continue
-    return None
-
-
-def resolve_commit(handle: git.Repo, ref: str, shown: str) -> str:
-    """The sha ``ref`` names in ``handle``; a :class:`SourceError` naming ``shown`` when it names none."""
-    check_ref(ref)
-    sha = _resolve(handle, ref)
-    if sha is None:
-        raise SourceError(f"{redact(shown)}: unknown ref {ref!r}")
-    return sha
-
-
-def _refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:
-    """git refuses to work in a repository another user owns; say so rather than "unknown ref"."""
-    if "dubious ownership" in str(exc.stderr):
-        raise SourceError(
-            f'{handle.git_dir}: git refuses to read it: the repository belongs to another user ("dubious ownership"); '
-            f"if you trust it: git config --global --add safe.directory {handle.working_tree_dir or handle.git_dir}"
-        ) from None
-
-
-def _mirror(
-    url: str, ref: str, root: Path, progress: Progress, full_history: bool = False, allow: tuple[str, ...] = ()
-) -> git.Repo:
-    """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
-    path = root / "git" / f"{slug(redact(url))}.git"
-    with locked(path):
-        fresh = not path.exists()
-        if fresh:
-            _new_mirror(path, url)
-        else:
-            _clear_stale_locks(path)
-        handle = git.Repo(path)
-        handle.git.update_environment(**_git_env(allow, url))
-        shallow = Path(handle.git_dir, "shallow").exists()
-        if _resolve(handle, ref) is not None and not (full_history and shallow):
-            return handle
-        progress(f"fetching {ref} from {redact(url)}", None)
-        depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
-        try:
-            handle.git.fetch(
-                "--filter=blob:none", *depth, "--no-tags", "origin", f"+{ref}:refs/anchor-audit/{ref}",
-                kill_after_timeout=FETCH_TIMEOUT,
-            )  # fmt: skip
-        except git.GitCommandError as exc:
-            if fresh:
-                shutil.rmtree(path, ignore_errors=True)  # leave no half-made mirror behind
-            raise SourceError(f"{redact(url)}: cannot fetch {ref}: {redact(_first_line(exc))}") from None
-        finally:
-            progress("", 1.0)
-        return handle
-
-
-def _new_mirror(path: Path, url: str) -> None:
-    """Make an empty, configured mirror at ``path``, whole or not at all.
-
-    It is built beside its place and renamed into it, so a run killed half
-    way leaves a stray temporary folder, never a mirror without its remote.
-    A fetch killed later leaves the mirror without the ref, and the next run
-    simply fetches again.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
-    handle = git.Repo.init(tmp, bare=True)
-    with handle.config_writer() as cfg:
-        cfg.set_value("core", "repositoryformatversion", "1")
-        cfg.set_value("extensions", "partialClone", "origin")
-        cfg.set_value('remote "origin"', "url", redact(url))  # never the credentials
-        cfg.set_value('remote "origin"', "promisor", "true")
-        cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
-    handle.close()
-    os.rename(tmp, path)
-
-
-def _clear_stale_locks(path: Path) -> None:
-    """Remove git's lock files left by a run that was killed mid-fetch.
-
-    Only anchor-audit writes to its mirrors, and it holds the mirror's own
-    lock here, so any git ``*.lock`` inside is stale; left alone, it would
-    block every later fetch ("Unable to create 'shallow.lock': File exists").
-    """
-    for lock in [*path.glob("*.lock"), *path.glob("refs/**/*.lock"), *path.glob("objects/info/*.lock")]:
-        lock.unlink(missing_ok=True)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = getattr(exc, "stderr", None) or str(exc)
-    lines = [ln.strip().removeprefix("stderr:").strip(" '") for ln in str(text).splitlines() if ln.strip()]
-    useful = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines
-    return useful[0] if useful else type(exc).__name__

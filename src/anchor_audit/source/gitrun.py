@@ -1,0 +1,117 @@
+"""How anchor-audit runs git: which transports, in which environment, with which refs.
+
+Everything here is about one trust question: what an input (a URL, a ref,
+a ``.gitmodules``) may make git do.  Git never prompts or stalls, never
+runs a command through a transport unless the user named it, and reads
+credentials only from this process's environment.
+"""
+
+from __future__ import annotations
+
+import git
+
+from ..errors import SourceError, UsageError
+from ..redact import has_credentials, redact
+from . import _URL
+
+# Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
+# git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.
+ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
+COMMAND_TRANSPORTS = ("ext", "fd")
+
+
+def git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, str]:
+    """The environment git runs in: no prompts, no stalls, only the allowed transports.
+
+    A ``url`` with credentials is never written to the mirror's config, which
+    holds its redacted form; git is told to read one as the other through
+    configuration in the environment (``url.<real>.insteadOf <redacted>``),
+    which lives only as long as this process.
+    """
+    # core.quotePath=false: paths come out as UTF-8, not "\303\251" (café/, 技能/ are names like any other).
+    config = [("core.quotePath", "false")]
+    if url is not None and has_credentials(url):
+        config.append((f"url.{url}.insteadOf", redact(url)))
+    env = {"GIT_CONFIG_COUNT": str(len(config))}
+    for i, (key, value) in enumerate(config):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    return {
+        **env,
+        "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
+        "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
+        "GIT_ASKPASS": "true",
+        "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=30",
+        "GIT_HTTP_LOW_SPEED_LIMIT": "1000",  # a transfer slower than 1 kB/s for 60 s is given up
+        "GIT_HTTP_LOW_SPEED_TIME": "60",
+    }
+
+
+def check_ref(ref: str) -> None:
+    if not ref or ref.startswith("-") or any(c.isspace() or not c.isprintable() for c in ref) or ".." in ref:
+        raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
+    if "@{" in ref:
+        raise UsageError(
+            f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha"
+        )
+    if len(ref) > 256:
+        raise UsageError(f"--ref {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
+
+
+def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
+    shown = redact(repo)
+    if repo.startswith("-"):
+        raise UsageError(f"--repo {shown!r}: begins with '-'")
+    head = repo.split("/", 1)[0]
+    if "::" in head:
+        transport = head.split("::", 1)[0].lower()
+        if transport not in allow:
+            raise UsageError(
+                f"--repo {shown!r}: the {transport}:: transport can run commands; "
+                f"refused (--allow-protocol {transport})"
+            )
+    elif _URL.match(repo):
+        scheme = repo.split(":", 1)[0].lower()
+        if scheme not in ALLOWED_PROTOCOLS + allow + ("git+ssh", "ssh+git"):
+            raise UsageError(f"--repo {shown!r}: the {scheme} transport is not allowed (--allow-protocol {scheme})")
+
+
+def resolve(handle: git.Repo, ref: str) -> str | None:
+    """The full sha of the commit ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None.
+
+    git's own rev-parse decides (one short process): GitPython's in-process
+    parser is partial (``HEAD@{-1}`` crashes it) and slow on many packed refs.
+    ``^{commit}`` makes git check the object exists and is a commit, so forty
+    zeros or a tree's sha are unknown refs, not a crash later.
+    """
+    for name in (f"refs/anchor-audit/{ref}", ref):
+        try:
+            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
+        except git.GitCommandError as exc:
+            refuse_dubious(handle, exc)
+            continue
+    return None
+
+
+def resolve_commit(handle: git.Repo, ref: str, shown: str) -> str:
+    """The sha ``ref`` names in ``handle``; a :class:`SourceError` naming ``shown`` when it names none."""
+    check_ref(ref)
+    sha = resolve(handle, ref)
+    if sha is None:
+        raise SourceError(f"{redact(shown)}: unknown ref {ref!r}")
+    return sha
+
+
+def refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:
+    """git refuses to work in a repository another user owns; say so rather than "unknown ref"."""
+    if "dubious ownership" in str(exc.stderr):
+        raise SourceError(
+            f'{handle.git_dir}: git refuses to read it: the repository belongs to another user ("dubious ownership"); '
+            f"if you trust it: git config --global --add safe.directory {handle.working_tree_dir or handle.git_dir}"
+        ) from None
+
+
+def first_line(exc: BaseException) -> str:
+    text = getattr(exc, "stderr", None) or str(exc)
+    lines = [ln.strip().removeprefix("stderr:").strip(" '") for ln in str(text).splitlines() if ln.strip()]
+    useful = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines
+    return useful[0] if useful else type(exc).__name__

@@ -27,7 +27,11 @@ def test_workflow_and_pre_commit_hooks_are_valid_yaml_running_anchor_audit() -> 
     workflow = yaml.safe_load((ROOT / "examples" / "github-workflow.yml").read_text())
     steps = workflow["jobs"]["audit"]["steps"]
     runs = "\n".join(step.get("run", "") for step in steps)
-    assert "--format sarif" in runs and "anchor-audit diff" in runs and "gh issue close" in runs
+    assert "anchor-audit diff" in runs and "gh issue close" in runs
+    (audit,) = [step for step in steps if step.get("id") == "audit"]
+    assert audit["uses"].split("/")[1].startswith("anchor-audit@")  # the composite action, not pip install
+    assert "sarif=anchor-audit.sarif" in audit["with"]["formats"]
+    assert "pip install anchor-audit" not in (ROOT / "examples" / "github-workflow.yml").read_text()
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as true
     assert "schedule" in triggers and "pull_request" in triggers
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())

@@ -1,8 +1,9 @@
-"""The real skill against the real code: published Megatron-Bridge wheels 0.3.0 and 0.6.0.
+"""Real skills against the real code: published Megatron-Bridge wheels 0.3.0 and 0.6.0.
 
-Needs ../shared beside the checkout and the package index (pip download);
-skipped, with the reason, where either is missing.  The expected results are
-the known truth checked by hand against the code (see the README).
+The project's reference skill (fixtures/reference/) needs only the package
+index; the published skill also needs ../shared beside the checkout.  Each
+is skipped, with the reason, where what it needs is missing.  The expected
+results are the known truth, checked by hand against the code (see the README).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from .conftest import ROOT, SHARED_SKILL
 
 pytestmark = pytest.mark.network
 
+PUBLISHED = "nemo-mbridge-perf-tp-dp-comm-overlap"
+REFERENCE = ROOT / "fixtures" / "reference" / "tp-dp-comm-overlap-reference"
 COMM = "src/megatron/bridge/training/comm_overlap.py"
 PLUGINS = "src/megatron/bridge/recipes/run_plugins.py"
 
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory) -> Path:
-    if not SHARED_SKILL.is_dir():
-        pytest.skip(f"{SHARED_SKILL} not found: ../shared is not beside this checkout")
     cache = tmp_path_factory.mktemp("cache")
     spec = load_spec(ROOT / "anchors.yaml")
     assert spec.source.release is not None
@@ -41,15 +42,52 @@ def wheels(tmp_path_factory) -> Path:
     return cache
 
 
-def run(ref: str, cache: Path):
+@pytest.fixture
+def published() -> Path:
+    if not SHARED_SKILL.is_dir():
+        pytest.skip(f"{SHARED_SKILL} not found: ../shared is not beside this checkout")
+    return SHARED_SKILL
+
+
+def run(ref: str, cache: Path, skill_dir: Path = SHARED_SKILL):
     spec = load_spec(ROOT / "anchors.yaml")
-    skill = load_skill(SHARED_SKILL)
+    skill = load_skill(skill_dir)
     assert spec.source.release is not None
     tree = open_release(spec.source.repo, ref, spec.source.release, cache_dir=str(cache))
-    return audit([(skill, spec.skills[0])], tree, spec)
+    return audit([(skill, spec.skill(skill.name))], tree, spec)
 
 
-def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: Path) -> None:
+def test_the_reference_skill_tells_the_v0_6_0_story(wheels: Path) -> None:
+    # Checked by hand at v0.6.0: the three comm_overlap.py blocks sit 2 to 4 lines lower, and
+    # run_plugins.py no longer has PerfEnvPlugin (the launch environment is set elsewhere).
+    report = run("v0.6.0", wheels, REFERENCE)
+    got = [(m.quote.key, m.status, m.found) for m in report.skills[0].anchors]
+    assert got == [
+        (f"{COMM}:440-449", AnchorStatus.MOVED, LineRange(442, 449)),
+        (f"{COMM}:452-458", AnchorStatus.MOVED, LineRange(454, 459)),
+        (f"{COMM}:572-575", AnchorStatus.MOVED, LineRange(576, 579)),
+        (f"{PLUGINS}:594-594", AnchorStatus.CHANGED, None),
+        (f"{PLUGINS}:607-609", AnchorStatus.CHANGED, None),
+    ]
+    verdicts = {c.id: c.verdict for c in report.skills[0].claims}
+    assert verdicts == {
+        "tp_overlap_gating": Verdict.CODE_VERIFIED,
+        "dp_overlap_defaults": Verdict.CODE_VERIFIED,
+        "pp_overlap_auto_selection": Verdict.CODE_VERIFIED,
+        "launch_env_wiring": Verdict.BROKEN,
+        "overlap_perf_claims": Verdict.DOC_ONLY,
+    }
+    assert report.exit_code is ExitCode.DRIFT
+
+
+def test_the_reference_skill_at_v0_3_0_keeps_the_launch_wiring(wheels: Path) -> None:
+    report = run("v0.3.0", wheels, REFERENCE)
+    status = {m.quote.key: m.status for m in report.skills[0].anchors}
+    assert status[f"{PLUGINS}:594-594"] is AnchorStatus.EXACT and status[f"{PLUGINS}:607-609"] is AnchorStatus.EXACT
+    assert all(c.verdict is not Verdict.BROKEN for c in report.skills[0].claims)
+
+
+def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: Path, published: Path) -> None:
     report = run("v0.6.0", wheels)
     assert report.source.label.endswith("read from release wheel megatron-bridge 0.6.0, not git")
     got = [(m.quote.key, m.status, m.found) for m in report.skills[0].anchors]
@@ -70,7 +108,7 @@ def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: P
     assert report.exit_code is ExitCode.DRIFT
 
 
-def test_v0_3_0_two_quotes_exact(wheels: Path) -> None:
+def test_v0_3_0_two_quotes_exact(wheels: Path, published: Path) -> None:
     report = run("v0.3.0", wheels)
     status = {m.quote.key: m.status for m in report.skills[0].anchors}
     assert status[f"{COMM}:451-458"] is AnchorStatus.EXACT
@@ -89,7 +127,9 @@ def test_paths_a_wheel_does_not_carry_are_unverifiable(wheels: Path) -> None:
     assert tree.read("src/megatron/bridge/no_such_module.py") is None
 
 
-def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(wheels: Path, tmp_path: Path) -> None:
+def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(
+    wheels: Path, published: Path, tmp_path: Path
+) -> None:
     import shutil
 
     from anchor_audit.fix import plan_fix
@@ -100,18 +140,18 @@ def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(wheels: P
     for item in skill_dir.iterdir():
         item.chmod(0o644)  # ../shared is read-only
     registry = tmp_path / "anchors.yaml"
-    registry.write_text((ROOT / "anchors.yaml").read_text().replace("../shared/skills/", ""))
+    registry.write_text((ROOT / "anchors.yaml").read_text())
     spec = load_spec(registry)
     assert spec.source.release is not None
     tree = open_release(spec.source.repo, "v0.6.0", spec.source.release, cache_dir=str(wheels))
-    skills = [(load_skill(skill_dir), spec.skills[0])]
+    skills = [(load_skill(skill_dir), spec.skill(PUBLISHED))]
     plan = plan_fix(audit(skills, tree, spec), skills, spec, tree, refresh=True)
     assert len([line for line in plan.done if "moved: range ->" in line]) == 3
     assert any(f"{PLUGINS}:570-609 is changed; not rewritten" in line for line in plan.left)
     apply_edits(plan.edits)
 
     spec = load_spec(registry)
-    skills = [(load_skill(skill_dir), spec.skills[0])]
+    skills = [(load_skill(skill_dir), spec.skill(PUBLISHED))]
     report = audit(skills, tree, spec)
     assert [m.status for m in report.skills[0].anchors] == [AnchorStatus.EXACT] * 3 + [AnchorStatus.CHANGED]
     assert "```570:609:src/megatron/bridge/recipes/run_plugins.py" in (skill_dir / "SKILL.md").read_text()

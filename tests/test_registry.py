@@ -54,15 +54,24 @@ def test_shipped_registries_validate_with_jsonschema_too(path: Path) -> None:
     assert all(claim.id for skill in spec.skills for claim in skill.claims)
 
 
-def test_project_registry_covers_the_four_code_verified_claims() -> None:
+def test_project_registry_covers_the_four_code_verified_claims_of_both_skills() -> None:
     spec = load_spec(ROOT / "anchors.yaml")
-    (skill,) = spec.skills
-    assert skill.name == "nemo-mbridge-perf-tp-dp-comm-overlap"
+    assert [s.name for s in spec.skills] == ["tp-dp-comm-overlap-reference", "nemo-mbridge-perf-tp-dp-comm-overlap"]
+    reference, published = spec.skills
+    assert reference.path == ROOT / "fixtures" / "reference" / "tp-dp-comm-overlap-reference"
+    assert published.path is None  # audited wherever the user has it
     assert (spec.source.repo, spec.source.ref) == ("https://github.com/NVIDIA-NeMo/Megatron-Bridge", "v0.6.0")
-    claims = {c.id: c for c in skill.claims}
-    for cid in ("tp_overlap_gating", "dp_overlap_defaults", "pp_overlap_auto_selection", "launch_env_wiring"):
-        assert claims[cid].quotes and claims[cid].conditions, cid
-    assert not claims["overlap_perf_claims"].has_evidence
+    for skill in spec.skills:
+        claims = {c.id: c for c in skill.claims}
+        for cid in ("tp_overlap_gating", "dp_overlap_defaults", "pp_overlap_auto_selection", "launch_env_wiring"):
+            assert claims[cid].quotes and claims[cid].conditions, (skill.name, cid)
+        assert not claims["overlap_perf_claims"].has_evidence
+    # One set of conditions (YAML anchors), two sets of quotes.
+    def described(skill):  # noqa: ANN001, ANN202
+        return [[c.describe() for c in claim.conditions] for claim in skill.claims]
+
+    assert described(reference) == described(published)
+    assert reference.claims[0].quotes != published.claims[0].quotes
 
 
 BAD = [

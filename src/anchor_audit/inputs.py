@@ -87,12 +87,13 @@ def load_inputs(
             skill = load_skill(Path(d), shown_as=d)
             skills.append((skill, spec.skill(skill.name) if spec else None))
     elif spec is not None:
+        # An entry without a path is audited where it is named (SKILL_DIR, --all): a published skill
+        # that users keep in a place of their own.
         for entry in spec.skills:
-            if entry.path is None:
-                raise UsageError(
-                    f"{spec.path}: skills.{entry.name} has no path; give its directory on the command line"
-                )
-            skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
+            if entry.path is not None:
+                skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
+        if not skills:
+            raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
     return AuditInputs(spec, skills, [], repo, ref)

@@ -155,7 +155,7 @@ def _time(fn) -> float:  # type: ignore[no-untyped-def]
 
 def _parsed_by_a_run(spec: Path, skill: Path, repo: Path, ref: str) -> None:
     from anchor_audit.audit import Judge, audit
-    from anchor_audit.match import pysource
+    from anchor_audit.parse.index import INDEXES
     from anchor_audit.source.git import open_git
     from anchor_audit.spec.registry import load_spec
     from anchor_audit.spec.skill import load_skill
@@ -171,9 +171,9 @@ def _parsed_by_a_run(spec: Path, skill: Path, repo: Path, ref: str) -> None:
     tree.read = counting_read  # type: ignore[method-assign]
     registry = load_spec(spec)
     loaded = load_skill(skill)
-    before = pysource.parse_count
+    before = INDEXES.parses
     audit([(loaded, registry.skill(loaded.name))] * 3, tree, registry, Judge())  # the same skill three times
-    print(f"one run auditing the skill 3 times over: {pysource.parse_count - before} blobs parsed, of "
+    print(f"one run auditing the skill 3 times over: {INDEXES.parses - before} blobs parsed, of "
           f"{sorted(set(reads))} only; {len(reads)} reads, one per distinct quote or condition")  # fmt: skip
 
 

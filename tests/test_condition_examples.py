@@ -9,8 +9,8 @@ import yaml
 
 from anchor_audit.match.condition import check_condition
 from anchor_audit.match.condition_examples import DRIFTS, HOLDS, ConditionExample
-from anchor_audit.match.pysource import SourceFile
 from anchor_audit.model import ConditionStatus
+from anchor_audit.source.file import SourceFile
 from anchor_audit.spec.registry import parse_spec
 
 PATH = "pkg/planner.py"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anchor_audit.match.pysource import SourceFile
 from anchor_audit.match.quote import match_quote
 from anchor_audit.model import AnchorStatus, LineRange, Quote
+from anchor_audit.source.file import SourceFile
 from anchor_audit.spec.skill import parse_skill_md
 
 # ---------------------------------------------------------------- generated Python files

@@ -6,10 +6,10 @@ from textwrap import dedent
 
 import pytest
 
-from anchor_audit.match.pysource import SourceFile
 from anchor_audit.match.quote import match_quote
 from anchor_audit.match.quote_examples import DRIFTS, HOLDS, QuoteExample
 from anchor_audit.model import AnchorStatus, LineRange, Quote
+from anchor_audit.source.file import SourceFile
 
 
 def run(example: QuoteExample):

@@ -14,8 +14,8 @@ from functools import partial
 from typing import Any, Callable
 
 from .errors import NotCarried, UnreadableFile
-from .match.pysource import PythonSyntaxProblem
 from .model import PromiseResult, Skill
+from .parse import PythonSyntaxProblem, python_index
 from .source import SourceTree
 
 _ROOTS = ("src/", "")
@@ -106,7 +106,7 @@ def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
     source = tree.read(path)
     assert source is not None
     try:
-        found = next((at for names, at in source.python().module_bindings() if name in names), None)
+        found = next((at for names, at in python_index(source).module_bindings() if name in names), None)
     except PythonSyntaxProblem as exc:
         return {"status": "unverifiable", "detail": f"{path} does not parse: {exc}"}
     if found is None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
-from ..match.pysource import SourceFile
 from ..model import AnchorStatus, AuditReport, Skill, SkillSpec, Spec, Verdict
 from ..source import SourceTree
+from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
 from .card import reconcile_card
 from .registry import heal_registry

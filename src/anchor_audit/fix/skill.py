@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..match.pysource import SourceFile
 from ..model import LineRange, QuoteMatch
+from ..source.file import SourceFile
 from ..textlines import split_lines_keepends
 
 _FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):(?P<path>[^\s`~]+)")

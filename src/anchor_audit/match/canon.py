@@ -14,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from .pysource import MAX_BRACKET_DEPTH
+from ..parse import MAX_BRACKET_DEPTH
 
 # Node types that only carry formatting.
 _FORMATTING = (

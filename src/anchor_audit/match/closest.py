@@ -7,7 +7,7 @@ import functools
 from typing import Sequence
 
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
-from .pysource import SourceFile
+from ..source.file import SourceFile
 from .shape import QuoteShape
 
 CANDIDATE_THRESHOLD = 0.5  # below this similarity a "closest candidate" is noise

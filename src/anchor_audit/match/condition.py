@@ -25,8 +25,10 @@ from typing import Iterator, Sequence
 import libcst as cst
 
 from ..model import Condition, ConditionResult, ConditionStatus
+from ..parse import PythonIndex, PythonSyntaxProblem, ScopeView, python_index
+from ..parse.walk import cst_bindings, cst_block, cst_blocks, cst_smalls
+from ..source.file import SourceFile
 from .canon import Canon, canonical, code, expression_key
-from .pysource import PythonIndex, PythonSyntaxProblem, ScopeView, SourceFile
 
 NEAR_MISS = 0.75  # an if test this similar to the wanted one is "different", not "absent"
 
@@ -97,7 +99,7 @@ def check_condition(condition: Condition, source: SourceFile | None) -> Conditio
             condition, ConditionStatus.MISSING, detail=f"{condition.path} is not in the tree at this ref"
         )
     try:
-        index = source.python()
+        index = python_index(source)
         if condition.defines is not None:
             return _check_defines(condition, index)
         scopes = index.scopes(condition.scope)
@@ -112,67 +114,6 @@ def check_condition(condition: Condition, source: SourceFile | None) -> Conditio
     return _check_has(condition, scopes)
 
 
-# ------------------------------------------------------------------ scopes
-
-
-def find_scopes(module: cst.Module, qualname: str) -> list[Sequence[cst.BaseStatement]]:
-    """The statement lists of every def/class named ``qualname`` (several: conditional defs)."""
-    found: list[Sequence[cst.BaseStatement]] = []
-    frontier: list[Sequence[cst.BaseStatement]] = [module.body]
-    for part in qualname.split("."):
-        found = []
-        for body in frontier:
-            for node in _defs(body):
-                if node.name.value == part:
-                    found.append(_block(node.body))
-        frontier = found
-    return found
-
-
-def _defs(body: Sequence[cst.BaseStatement]) -> Iterator[cst.FunctionDef | cst.ClassDef]:
-    """Defs and classes of a body, also those under if/try/with at this level."""
-    for stmt in body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            yield stmt
-        elif isinstance(stmt, cst.BaseCompoundStatement):
-            for block in _blocks(stmt):
-                yield from _defs(block)
-
-
-def _block(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
-    if isinstance(suite, cst.IndentedBlock):
-        return suite.body
-    assert isinstance(suite, cst.SimpleStatementSuite)
-    return [cst.SimpleStatementLine(body=suite.body)]  # one-line suite: `if x: y = 1`
-
-
-def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[Sequence[cst.BaseStatement]]:
-    """Every nested statement list of a compound statement (not of nested defs)."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return
-    yield _block(stmt.body)
-    for name in ("orelse", "finalbody"):
-        part = getattr(stmt, name, None)
-        if isinstance(part, cst.If):
-            yield [part]
-        elif part is not None:
-            yield _block(part.body)
-    for handler in getattr(stmt, "handlers", ()):
-        yield _block(handler.body)
-    for case in getattr(stmt, "cases", ()):
-        yield _block(case.body)
-
-
-def _smalls(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatement]:
-    """Every simple statement under ``body``, at any depth, not inside nested defs."""
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield from stmt.body
-        elif isinstance(stmt, cst.BaseCompoundStatement):
-            for block in _blocks(stmt):
-                yield from _smalls(block)
-
-
 # ------------------------------------------------------------------ the three shapes
 
 
@@ -184,23 +125,12 @@ def _check_defines(condition: Condition, index: PythonIndex) -> ConditionResult:
                 return ConditionResult(condition, ConditionStatus.HOLDS, line, f"{name} is bound here")
     else:
         (view,) = index.scopes(None)
-        for node in _module_bindings(view.body):
+        for node in cst_bindings(view.body):
             if _binds(node, name):
                 return ConditionResult(condition, ConditionStatus.HOLDS, view.line_of(node), f"{name} is bound here")
     return ConditionResult(
         condition, ConditionStatus.ABSENT, detail=f"{condition.path} binds no {name} at module level"
     )
-
-
-def _module_bindings(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield from stmt.body
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            yield stmt
-        elif isinstance(stmt, cst.BaseCompoundStatement):  # try/if at module level: HAVE_X = True
-            for block in _blocks(stmt):
-                yield from _module_bindings(block)
 
 
 def _binds(node: cst.CSTNode, name: str | None) -> bool:
@@ -231,7 +161,7 @@ def _check_has(condition: Condition, scopes: list[ScopeView]) -> ConditionResult
     patterns = [compile_statement(s) for s in condition.has]
     best: ConditionResult | None = None
     for view in scopes:
-        smalls = list(_smalls(view.body))
+        smalls = list(cst_smalls(view.body))
         problems, line = _require(patterns, smalls, view, "the scope")
         if not problems:
             return ConditionResult(condition, ConditionStatus.HOLDS, line)
@@ -272,18 +202,18 @@ def _ifs(body: Sequence[cst.BaseStatement], enclosing: tuple[Canon, ...] = ()) -
     for stmt in body:
         if isinstance(stmt, cst.If):
             yield from _if_chain(stmt, enclosing)
-        elif isinstance(stmt, cst.BaseCompoundStatement):
-            for block in _blocks(stmt):
+        elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for block in cst_blocks(stmt):  # a nested def is a scope of its own
                 yield from _ifs(block, enclosing)
 
 
 def _if_chain(node: cst.If, enclosing: tuple[Canon, ...]) -> Iterator[_FoundIf]:
     yield _FoundIf(node, enclosing)
-    yield from _ifs(_block(node.body), enclosing + (canonical(node.test),))
+    yield from _ifs(cst_block(node.body), enclosing + (canonical(node.test),))
     if isinstance(node.orelse, cst.If):
         yield from _if_chain(node.orelse, enclosing)
     elif isinstance(node.orelse, cst.Else):
-        yield from _ifs(_block(node.orelse.body), enclosing)
+        yield from _ifs(cst_block(node.orelse.body), enclosing)
 
 
 def _check_gate(condition: Condition, scopes: list[ScopeView]) -> ConditionResult:
@@ -334,14 +264,14 @@ def _gate_problems(condition: Condition, found: _FoundIf, view: ScopeView) -> li
     want_inside = [compile_expression(t) for t in condition.inside]
     if not _is_subsequence(want_inside, list(found.enclosing)):
         problems.append(f"line {line} is not inside `if {' / '.join(condition.inside)}`")
-    branches = [_block(node.body)] + [_block(c.body) for c in chain]
+    branches = [cst_block(node.body)] + [cst_block(c.body) for c in chain]
     if isinstance(tail, cst.Else):
-        branches_with_else = branches + [_block(tail.body)]
+        branches_with_else = branches + [cst_block(tail.body)]
     else:
         branches_with_else = branches
     checks: list[tuple[tuple[str, ...], Sequence[cst.BaseStatement] | None, str]] = [
         (condition.then, branches[0], f"the branch of line {line}"),
-        (condition.orelse, _block(tail.body) if isinstance(tail, cst.Else) else None, f"the else of line {line}"),
+        (condition.orelse, cst_block(tail.body) if isinstance(tail, cst.Else) else None, f"the else of line {line}"),
     ]
     checks += [(condition.each, b, f"a branch of the chain at line {line}") for b in branches_with_else]
     for wanted, block, where in checks:
@@ -350,7 +280,7 @@ def _gate_problems(condition: Condition, found: _FoundIf, view: ScopeView) -> li
         if block is None:
             problems.append(f"line {line}: the chain has no else")
             continue
-        missing, _ = _require([compile_statement(s) for s in wanted], list(_smalls(block)), view, where)
+        missing, _ = _require([compile_statement(s) for s in wanted], list(cst_smalls(block)), view, where)
         problems += [m for m, _ in missing]
     return problems
 

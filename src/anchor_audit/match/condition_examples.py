@@ -44,6 +44,10 @@ PLANNER = dedent(
 )
 
 
+# A def inside the scope a condition names is a scope of its own: its ifs and writes are not the method's.
+NESTED = "class P:\n    def plan(self, cfg):\n        def helper():\n            if cfg.tp < 2:\n                cfg.x = 1\n        return helper\n"
+
+
 @dataclass(frozen=True)
 class ConditionExample:
     name: str
@@ -93,4 +97,8 @@ DRIFTS = [
         detail="tests `cfg.dp > 1`, not `cfg.pp > 1`"),
     ConditionExample("no such if at all", {"in": "Planner.plan", "if": "self.world.rank == 0"}, ABSENT,
         detail="no `if self.world.rank == 0` in Planner.plan"),
+    ConditionExample("an if in a nested def belongs to that def", {"in": "P.plan", "if": "cfg.tp < 2"}, ABSENT,
+        code=NESTED),
+    ConditionExample("a write in a nested def belongs to that def", {"in": "P.plan", "has": ["cfg.x = 1"]}, ABSENT,
+        code=NESTED),
 ]

@@ -12,7 +12,8 @@ from typing import Callable
 
 from ..errors import BoundExceeded
 from ..model import LineRange
-from .pysource import LogicalLine, PythonIndex, SourceFile, logical_lines
+from ..parse import LogicalLine, PythonIndex, logical_lines
+from ..source.file import SourceFile
 from .shape import QuoteShape
 
 MAX_MATCH_WORK = 3_000_000  # line comparisons one quote's matching may make (a few seconds at most)

@@ -22,9 +22,10 @@ from typing import Protocol, Sequence
 
 from ..errors import BoundExceeded
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
+from ..parse import PythonSyntaxProblem, python_index
+from ..source.file import SourceFile
 from .closest import changed
 from .find import Work, find_logical, find_text
-from .pysource import PythonSyntaxProblem, SourceFile
 from .shape import ELISION, QuoteShape, shape_of
 
 __all__ = ["ELISION", "QuoteShape", "match_quote", "relocate", "shape_of"]
@@ -44,7 +45,7 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
     index = None
     if source.is_python:
         try:
-            index = source.python()
+            index = python_index(source)
         except PythonSyntaxProblem as problem:
             notes.append(f"{quote.path} does not parse ({problem}); matched as plain text, region is the whole file")
 

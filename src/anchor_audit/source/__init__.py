@@ -1,7 +1,7 @@
 """Source trees at a ref: where the code's text comes from.
 
 A tree answers one question, :meth:`SourceTree.read`: the text of PATH at the
-audited ref (a :class:`~anchor_audit.match.pysource.SourceFile`), ``None`` if
+audited ref (a :class:`~anchor_audit.source.file.SourceFile`), ``None`` if
 the path is not there, :class:`~anchor_audit.errors.NotCarried` if this kind
 of tree cannot know (a release wheel has no ``docs/``), or
 :class:`~anchor_audit.errors.UnreadableFile`.  Nothing here parses code.
@@ -14,8 +14,8 @@ import re
 from typing import Callable, Protocol
 
 from ..errors import BoundExceeded, UnreadableFile
-from ..match.pysource import SourceFile
 from ..model import SourceInfo
+from .file import SourceFile
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

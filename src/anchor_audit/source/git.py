@@ -16,11 +16,11 @@ from pathlib import Path
 import git
 
 from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
-from ..match.pysource import SourceFile
 from ..model import SourceInfo
 from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from .cache import cache_root
+from .file import SourceFile
 from .gitrun import COMMAND_TRANSPORTS, check_ref, check_repo, first_line, git_env, resolve_commit
 from .mirror import mirror
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..errors import NotCarried
-from ..match.pysource import SourceFile
 from ..model import ReleaseSpec, SourceInfo
 from . import MAX_FILE_BYTES, decode, git_blob_sha, too_large
+from .file import SourceFile
 
 
 class MappedTree:

@@ -1,8 +1,7 @@
-"""One file's text at the ref, and (for Python) what the parsers make of it.
+"""The parsed view of one Python file, built in layers, each only when a check needs it.
 
-A :class:`SourceFile` is content, not a path on disk.  Its Python index is
-built once per blob (the in-memory cache is keyed by the blob's sha), and
-built in layers, each only when a matcher needs it:
+A file's index is built once per blob (:data:`INDEXES` is keyed by the
+blob's sha), and built in layers, each only when a matcher needs it:
 
 * statement line ranges, from the stdlib parser (``ast``): every quote needs
   them, and they cost milliseconds;
@@ -19,22 +18,22 @@ libcst parses it whole instead.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from collections import OrderedDict
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from ..errors import BoundExceeded
 from ..model import LineRange
-from ..textlines import split_lines, split_lines_keepends
+from ..source.file import SourceFile
+from ..textlines import split_lines_keepends
+from .cstview import ScopeView, cst_statements, view
+from .tokens import LogicalLine, logical_lines
+from .walk import ast_bindings, ast_scopes, cst_scopes
 
 if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     import libcst as cst
     from libcst.metadata import CodeRange
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 MAX_BRACKET_DEPTH = 200  # libcst's native parser overflows its stack on far deeper nesting (it crashes)
 
 
@@ -56,74 +55,12 @@ def check_nesting(text: str) -> None:
         raise BoundExceeded(f"brackets nest {deepest} deep (more than {MAX_BRACKET_DEPTH}); not parsed")
 
 
-@dataclass(frozen=True)
-class LogicalLine:
-    """One logical line of Python (a statement or a compound statement's header)."""
-
-    start: int  # first physical line, 1-based
-    end: int  # last physical line
-    key: tuple  # tokens with formatting, comments and quote style dropped
-    loose_key: tuple  # key without parentheses and commas: equal keys here go to libcst
-    text: str  # the code tokens joined by spaces (comments dropped)
-
-
 class PythonSyntaxProblem(Exception):
     """The file is not valid Python; ``line`` is where the parser stopped."""
 
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
-
-
-@dataclass
-class SourceFile:
-    """The text of one file at the audited ref."""
-
-    path: str
-    text: str
-    blob: str | None = None  # git blob sha: the cache key for everything derived from the text
-
-    @cached_property
-    def lines(self) -> list[str]:
-        return split_lines(self.text)
-
-    @cached_property
-    def stripped(self) -> list[str]:
-        return [line.strip() for line in self.lines]
-
-    @cached_property
-    def line_index(self) -> dict[str, list[int]]:
-        """0-based indices of each stripped line, ascending (built once per file, shared by its quotes)."""
-        out: dict[str, list[int]] = {}
-        for i, line in enumerate(self.stripped):
-            out.setdefault(line, []).append(i)
-        return out
-
-    @cached_property
-    def skippable(self) -> list[bool]:
-        """Blank and comment-only lines, which may sit between the lines of a quoted run."""
-        return [not s or s.startswith("#") for s in self.stripped]
-
-    @property
-    def is_python(self) -> bool:
-        return self.path.endswith(PYTHON_SUFFIXES)
-
-    @property
-    def whole(self) -> LineRange:
-        return LineRange(1, max(1, len(self.lines)))
-
-    def python(self) -> "PythonIndex":
-        """The parsed file; raises :class:`PythonSyntaxProblem`."""
-        return python_index(self)
-
-
-@dataclass(frozen=True)
-class ScopeView:
-    """The statements of one def, class or module as libcst nodes, with their lines in the file."""
-
-    body: Sequence["cst.BaseStatement"]
-    line_of: Callable[["cst.CSTNode"], int]
-    keep: object = None  # the parsed module, kept alive while line numbers are looked up by node identity
 
 
 class PythonIndex:
@@ -134,6 +71,7 @@ class PythonIndex:
         self._lines = split_lines_keepends(text)
         self._scopes: dict[str | None, list[ScopeView]] = {}
         self._ast_error: SyntaxError | None = None
+        self._cst: tuple[cst.Module, Mapping[cst.CSTNode, CodeRange]] | None = None  # whole-file libcst, if needed
         try:
             self._ast: ast.Module | None = ast.parse(text)
         except SyntaxError as exc:
@@ -151,8 +89,6 @@ class PythonIndex:
         """Every statement's lines (a def or class with its decorators), outermost first at equal start."""
         if self._ast is None:
             module, positions = self._whole_cst()
-            from .cstview import cst_statements
-
             return cst_statements(positions)
         out = []
         for node in ast.walk(self._ast):
@@ -203,24 +139,20 @@ class PythonIndex:
             module, positions = self._whole_cst()
             if qualname is None:
                 return [ScopeView(module.body, lambda n: positions[n].start.line)]
-            from .condition import find_scopes
-
-            return [ScopeView(body, lambda n: positions[n].start.line) for body in find_scopes(module, qualname)]
+            return [ScopeView(body, lambda n: positions[n].start.line) for body in cst_scopes(module, qualname)]
         if qualname is None:
             import libcst as cst
 
             check_nesting(self.text)
             module = cst.parse_module(self.text)
-            from .cstview import view
-
             return [view(module.body, self._ast.body, 0, module)]
-        return [self._cut(node) for node in _ast_scopes(self._ast, qualname)]
+        return [self._cut(node) for node in ast_scopes(self._ast, qualname)]
 
     def module_bindings(self) -> Iterator[tuple[set[str], int]]:
         """(names bound, line) for each module-level binding, also under if/try/with."""
         if self._ast is None:
             return
-        yield from _ast_bindings(self._ast.body)
+        yield from ast_bindings(self._ast.body)
 
     @property
     def parsed_by_ast(self) -> bool:
@@ -246,14 +178,11 @@ class PythonIndex:
             inner = inner.body.body[0]  # type: ignore[attr-defined]
         suite = inner.body  # type: ignore[attr-defined]
         body = suite.body if isinstance(suite, cst.IndentedBlock) else [cst.SimpleStatementLine(body=suite.body)]
-        from .cstview import view
-
         return view(body, node.body, start - 1 - depth, module)
 
     def _whole_cst(self) -> tuple["cst.Module", Mapping["cst.CSTNode", "CodeRange"]]:
-        cached = getattr(self, "_cst", None)
-        if cached is not None:
-            return cached
+        if self._cst is not None:
+            return self._cst
         import libcst as cst
         from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -271,118 +200,37 @@ class PythonIndex:
         return self._cst
 
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+class IndexCache:
+    """The most recently used indexes, by blob sha (a syntax problem is remembered like an index)."""
 
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.parses = 0  # how many files this process parsed; the benchmarks read it
+        self._entries: OrderedDict[str, PythonIndex | PythonSyntaxProblem] = OrderedDict()
 
-def _ast_scopes(module: ast.Module, qualname: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
-    frontier: list[list[ast.stmt]] = [module.body]
-    found: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
-    for part in qualname.split("."):
-        found = [node for body in frontier for node in _ast_defs(body) if node.name == part]
-        frontier = [node.body for node in found]
-    return found
-
-
-def _ast_defs(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
-    for stmt in body:
-        if isinstance(stmt, _DEFS):
-            yield stmt
+    def get(self, source: SourceFile) -> PythonIndex:
+        """The index of ``source``; raises :class:`PythonSyntaxProblem`."""
+        key = source.blob or f"text:{hash(source.text)}"
+        hit = self._entries.get(key)
+        if hit is None:
+            self.parses += 1
+            try:
+                hit = PythonIndex(source.text)
+            except PythonSyntaxProblem as problem:
+                hit = problem
+            self._entries[key] = hit
+            if len(self._entries) > self.size:
+                self._entries.popitem(last=False)
         else:
-            for block in _ast_blocks(stmt):
-                yield from _ast_defs(block)
+            self._entries.move_to_end(key)
+        if isinstance(hit, PythonSyntaxProblem):
+            raise hit
+        return hit
 
 
-def _ast_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-    for handler in getattr(stmt, "handlers", ()):
-        yield handler.body
-    for case in getattr(stmt, "cases", ()):
-        yield case.body
-
-
-def _ast_bindings(body: list[ast.stmt]) -> Iterator[tuple[set[str], int]]:
-    for stmt in body:
-        names: set[str] = set()
-        if isinstance(stmt, _DEFS):
-            names = {stmt.name}
-        elif isinstance(stmt, ast.Assign):
-            names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
-            names = {stmt.target.id}
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
-        else:
-            for block in _ast_blocks(stmt):
-                yield from _ast_bindings(block)
-            continue
-        yield names, stmt.lineno
-
-
-# The in-memory cache: blob sha -> index (or the syntax problem it raised).
-_CACHE: "OrderedDict[str, PythonIndex | PythonSyntaxProblem]" = OrderedDict()
-_CACHE_SIZE = 256
-parse_count = 0  # how many files this process parsed; the benchmarks read it
+INDEXES = IndexCache()
 
 
 def python_index(source: SourceFile) -> PythonIndex:
-    key = source.blob or f"text:{hash(source.text)}"
-    hit = _CACHE.get(key)
-    if hit is None:
-        global parse_count
-        parse_count += 1
-        try:
-            hit = PythonIndex(source.text)
-        except PythonSyntaxProblem as problem:
-            hit = problem
-        _CACHE[key] = hit
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    else:
-        _CACHE.move_to_end(key)
-    if isinstance(hit, PythonSyntaxProblem):
-        raise hit
-    return hit
-
-
-def logical_lines(text: str, line_offset: int = 0) -> list[LogicalLine] | None:
-    """Split code into logical lines with formatting-free keys; None if it does not tokenize."""
-    out: list[LogicalLine] = []
-    tokens: list[tokenize.TokenInfo] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.NEWLINE or (tok.type == tokenize.ENDMARKER and tokens):
-                start, end = tokens[0].start[0], tokens[-1].end[0]
-                key = tuple(_token_key(t) for t in tokens)
-                loose = tuple(k for k in key if k not in ("(", ")", ","))
-                # Tokens joined by spaces: valid Python without comments or line breaks.
-                joined = " ".join(t.string for t in tokens)
-                out.append(LogicalLine(start + line_offset, end + line_offset, key, loose, joined))
-                tokens = []
-            elif tok.type not in _NOT_CODE:
-                tokens.append(tok)
-    except (tokenize.TokenError, SyntaxError):  # IndentationError is a SyntaxError
-        return None
-    return out
-
-
-_NOT_CODE = {
-    tokenize.COMMENT,
-    tokenize.NL,
-    tokenize.NEWLINE,
-    tokenize.INDENT,
-    tokenize.DEDENT,
-    tokenize.ENCODING,
-    tokenize.ENDMARKER,
-}
-
-
-def _token_key(tok: tokenize.TokenInfo) -> object:
-    if tok.type == tokenize.STRING:
-        try:
-            return ("S", ast.literal_eval(tok.string))  # 'a' and "a" are the same string
-        except (ValueError, SyntaxError):  # f-strings and the like: compare as written
-            return tok.string
-    return tok.string
+    """The parsed ``source`` (built once per blob); raises :class:`PythonSyntaxProblem`."""
+    return INDEXES.get(source)

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from anchor_audit.audit import audit
+from anchor_audit.findings import exit_code
 from anchor_audit.model import AnchorStatus, ExitCode, Verdict
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.registry import parse_spec
@@ -57,7 +58,7 @@ def test_doc_only_card_contradicted_by_holding_evidence(make_repo, tmp_path: Pat
     verdict = claim(report, "dp_defaults")
     assert verdict.verdict is Verdict.CODE_VERIFIED
     assert verdict.mismatch == "card.yaml says doc_only, but the registered evidence holds"
-    assert report.exit_code is ExitCode.DRIFT
+    assert exit_code(report) is ExitCode.DRIFT
 
 
 def test_registry_claim_missing_from_card_and_unknown_tags(make_repo, tmp_path: Path) -> None:
@@ -87,4 +88,4 @@ def test_unreadable_file_is_a_result_not_a_crash(make_repo, tmp_path: Path) -> N
     dp = claim(report, "dp_defaults")
     assert dp.verdict is Verdict.UNVERIFIABLE and dp.evidence[0].status == "error"
     assert "does not parse" in dp.evidence[0].detail
-    assert report.exit_code is ExitCode.DRIFT  # could not check: never "fine"
+    assert exit_code(report) is ExitCode.DRIFT  # could not check: never "fine"

@@ -13,6 +13,7 @@ import pytest
 
 from anchor_audit.audit import audit
 from anchor_audit.errors import SourceError, UsageError
+from anchor_audit.findings import exit_code
 from anchor_audit.model import AnchorStatus, AuditReport, ExitCode, LineRange, Verdict
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.registry import load_spec
@@ -65,7 +66,7 @@ def test_v1_everything_holds(history: GitRepo) -> None:
     report = run(history.path, "v1")
     assert [a[0] for a in anchors(report)] == ["exact"] * 4
     assert set(verdicts(report).values()) == {"code_verified", "doc_only"}
-    assert report.exit_code is ExitCode.OK
+    assert exit_code(report) is ExitCode.OK
     assert report.source.commit == git(history.path, "rev-parse", "v1")
 
 
@@ -79,7 +80,7 @@ def test_v2_moved_quotes_get_suggestions(history: GitRepo) -> None:
         ("exact", LineRange(10, 13), None),
     ]
     assert verdicts(report)["tp_gate"] == "code_verified"
-    assert report.exit_code is ExitCode.DRIFT  # a moved quote is drift
+    assert exit_code(report) is ExitCode.DRIFT  # a moved quote is drift
 
 
 def test_v3_formatting_is_not_drift_but_rewrapping_moves_lines(history: GitRepo) -> None:
@@ -195,4 +196,4 @@ def test_code_moved_to_another_file_is_relocated(make_repo) -> None:
     assert launch.detail == "the quoted code is now in src/demo/plugins/env.py, lines 16-19"
     claim = next(c for c in report.skills[0].claims if c.id == "launch_env")
     assert claim.verdict is Verdict.BROKEN  # its conditions still name launch.py
-    assert report.exit_code is ExitCode.DRIFT
+    assert exit_code(report) is ExitCode.DRIFT

@@ -14,6 +14,7 @@ import pytest
 
 from anchor_audit.audit import audit
 from anchor_audit.errors import NotCarried, SourceError
+from anchor_audit.findings import exit_code
 from anchor_audit.model import AnchorStatus, ExitCode, LineRange, Verdict
 from anchor_audit.source.wheel import open_release
 from anchor_audit.spec.registry import load_spec
@@ -77,7 +78,7 @@ def test_the_reference_skill_tells_the_v0_6_0_story(wheels: Path) -> None:
         "launch_env_wiring": Verdict.BROKEN,
         "overlap_perf_claims": Verdict.DOC_ONLY,
     }
-    assert report.exit_code is ExitCode.DRIFT
+    assert exit_code(report) is ExitCode.DRIFT
 
 
 def test_the_reference_skill_at_v0_3_0_keeps_the_launch_wiring(wheels: Path) -> None:
@@ -105,7 +106,7 @@ def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: P
         "launch_env_wiring": Verdict.BROKEN,
         "overlap_perf_claims": Verdict.DOC_ONLY,
     }
-    assert report.exit_code is ExitCode.DRIFT
+    assert exit_code(report) is ExitCode.DRIFT
 
 
 def test_v0_3_0_two_quotes_exact(wheels: Path, published: Path) -> None:

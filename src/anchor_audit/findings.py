@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import AnchorStatus, AuditReport, ClaimVerdict, QuoteMatch, SkillReport, Verdict
+from .model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, QuoteMatch, SkillReport, Verdict
 
 
 @dataclass(frozen=True)
@@ -143,3 +143,9 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
         message = f"claim {claim.id}: unknown tag {tag!r}, kept"
         out.append(Finding("AA204", skill.name, f"{claim.id}:{tag}", message, file, line))
     return out
+
+
+def exit_code(report: AuditReport) -> ExitCode:
+    """The policy CI gates on: DRIFT when any finding that counts as drift is not accepted by the baseline."""
+    drift = [f for f in findings(report) if f.drift and f.key not in report.accepted]
+    return ExitCode.DRIFT if drift else ExitCode.OK

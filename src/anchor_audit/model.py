@@ -367,11 +367,3 @@ class AuditReport:
 
     def mismatch_count(self) -> int:
         return sum(1 for s in self.skills for c in s.claims if c.mismatch)
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """DRIFT when any finding that counts as drift is not accepted by the baseline."""
-        from .findings import findings  # findings are built from this report's values
-
-        drift = [f for f in findings(self) if f.drift and f.key not in self.accepted]
-        return ExitCode.DRIFT if drift else ExitCode.OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..findings import exit_code
 from ..model import ExitCode
 from .common import audit_args, emit, say
 
@@ -35,4 +36,4 @@ def cmd_check(args: argparse.Namespace) -> ExitCode:
     link_base = args.link_base or github_base(report.source.repo) or github_base(spec_repo)
     render = renderer(args.format, verbose=args.verbose, link_base=link_base)
     emit(lambda stream: render(report, stream), args.output)
-    return report.exit_code
+    return exit_code(report)

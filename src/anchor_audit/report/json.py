@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any, TextIO
 
+from ..findings import exit_code
 from ..model import AuditReport, ClaimVerdict, Evidence, PromiseResult, QuoteMatch, SkillReport, SourceInfo
 
 SCHEMA_VERSION = 1
@@ -24,7 +25,7 @@ def report_dict(report: AuditReport) -> dict[str, Any]:
             "anchors": report.anchor_counts(),
             "claims": report.claim_counts(),
             "card_mismatches": report.mismatch_count(),
-            "exit_code": int(report.exit_code),
+            "exit_code": int(exit_code(report)),
         },
         "warnings": list(report.warnings),
     }

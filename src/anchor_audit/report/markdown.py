@@ -8,7 +8,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from ..escape import md_code, md_fence, md_text
-from ..findings import findings
+from ..findings import exit_code, findings
 from ..model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, LineRange, SkillReport, Verdict
 
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
@@ -55,7 +55,7 @@ class MarkdownRenderer:
                 sum(1 for x in skill.claims if x.mismatch),
             ]  # fmt: skip
             w(f"| {md_code(skill.name)} | " + " | ".join(str(n) for n in cells) + " |\n")
-        code = report.exit_code
+        code = exit_code(report)
         accepted = sum(1 for f in findings(report) if f.key in report.accepted)
         note = f", {accepted} known findings accepted by the baseline" if accepted else ""
         w(f"\n**Result: {'all hold' if code is ExitCode.OK else 'drift'} (exit {int(code)}){note}.**\n")

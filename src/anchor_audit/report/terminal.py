@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..escape import printable
+from ..findings import exit_code
 from ..model import AnchorStatus, AuditReport, ExitCode, SkillReport, Verdict
 
 STYLE = {
@@ -138,7 +139,7 @@ def summary_line(report: AuditReport) -> str:
     claims = report.claim_counts()
     quote_part = ", ".join(f"{n} {k}" for k, n in anchors.items() if n) or "none"
     claim_part = ", ".join(f"{n} {k}" for k, n in claims.items() if n) or "none"
-    code = report.exit_code
+    code = exit_code(report)
     parts = [f"{sum(anchors.values())} quotes: {quote_part}", f"{sum(claims.values())} claims: {claim_part}"]
     if report.mismatch_count():
         parts.append(f"{report.mismatch_count()} card mismatches")

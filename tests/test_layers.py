@@ -1,0 +1,120 @@
+"""The architecture as a test: every import anchor-audit makes of itself goes down the layers, and none goes round.
+
+Layers, highest first (ARCHITECTURE.md draws them).  A module may import
+from its own layer or any layer below, never above; and no chain of
+imports, function-level ones included, comes back to where it started.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+PACKAGE = ROOT / "src" / "anchor_audit"
+LAYERS = [
+    {"cli", "__main__"},
+    {"commands"},
+    {"report", "fix", "baseline"},
+    {"history"},
+    {"compare", "inputs"},
+    {"audit"},
+    {"promises"},
+    {"symbols", "resultcache"},
+    {"spec", "match"},
+    {"parse"},
+    {"source"},
+    {"findings"},
+    {"model", "fsutil", "escape", "textlines"},
+    {"errors", "redact"},
+    {""},  # the package itself: __version__
+]
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules of the package that ``name`` imports, anywhere in it."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            if isinstance(node, ast.Import):
+                found |= {a.name.removeprefix("anchor_audit").lstrip(".") for a in node.names if a.name.startswith("anchor_audit")}
+            continue
+        if node.level:
+            base = name.split(".") if is_package else name.split(".")[:-1]
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            target = ".".join([p for p in base if p] + ([node.module] if node.module else []))
+        elif node.module and node.module.startswith("anchor_audit"):
+            target = node.module.removeprefix("anchor_audit").lstrip(".")
+        else:
+            continue
+        for alias in node.names:
+            child = f"{target}.{alias.name}" if target else alias.name
+            found.add(child if child in modules else target)
+    return found - {name}
+
+
+def _layer(name: str) -> int:
+    top = name.split(".")[0]
+    for i, layer in enumerate(LAYERS):
+        if top in layer:
+            return i
+    raise AssertionError(f"{name}: in no layer; add it to LAYERS (and ARCHITECTURE.md)")
+
+
+GRAPH = {name: _imports(name, path, _modules()) for name, path in _modules().items()}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH))
+def test_imports_go_down_the_layers(name: str) -> None:
+    upward = sorted(t for t in GRAPH[name] if _layer(t) < _layer(name))
+    assert upward == [], f"{name or 'anchor_audit'} imports from a layer above it: {upward}"
+
+
+def test_no_import_cycles() -> None:
+    # Tarjan's strongly connected components over the module graph.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in GRAPH.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(GRAPH):
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 400}
+    assert long == {}

@@ -24,9 +24,14 @@ from .model import (
     ConditionResult,
     ConditionStatus,
     Evidence,
+    EvidenceKind,
+    Mismatch,
+    PromiseKind,
     PromiseResult,
+    PromiseStatus,
     Quote,
     QuoteMatch,
+    RegistryStatus,
     Skill,
     SkillReport,
     SkillSpec,
@@ -194,22 +199,22 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
     """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
     paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
     if "file_exists" in claim.declared:
-        paths = [p for p in promises if p.kind == "evidence"]
+        paths = [p for p in promises if p.kind is PromiseKind.EVIDENCE]
         evidence = tuple(
-            Evidence("file", p.path, p.status == "exists", p.status, p.detail, p.path if p.status == "exists" else None)
+            Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, p.path if p.status.ok else None)
             for p in paths
         )
         if not evidence:
             return claim
         verdict = (
-            Verdict.BROKEN if any(p.status == "missing" for p in paths)
-            else Verdict.UNVERIFIABLE if any(p.status != "exists" for p in paths)
+            Verdict.BROKEN if any(p.status is PromiseStatus.MISSING for p in paths)
+            else Verdict.UNVERIFIABLE if any(not p.status.ok for p in paths)
             else Verdict.CODE_VERIFIED
         )  # fmt: skip
         return replace(claim, verdict=verdict, evidence=evidence, mismatch=None)
     if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
         why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
-        evidence = (Evidence("registry", "anchors.yaml", False, "unverifiable", why),)
+        evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.UNREGISTERED, why),)
         return replace(claim, verdict=Verdict.UNVERIFIABLE, evidence=evidence, mismatch=None)
     return claim
 
@@ -247,21 +252,25 @@ def _verdict(
     for key in entry.quotes if entry else ():
         match = anchors.get(key)
         if match is None:
-            evidence.append(Evidence("quote", key, False, "unresolved", "SKILL.md has no quote with this range"))
+            evidence.append(
+                Evidence(
+                    EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, "SKILL.md has no quote with this range"
+                )
+            )
             failed = True
             continue
         ok = match.status in _FOUND
         unchecked |= match.status in _UNCHECKED_ANCHOR
         failed |= not ok and match.status not in _UNCHECKED_ANCHOR
         location = f"{match.quote.path}:{match.found}" if match.found else None
-        evidence.append(Evidence("quote", key, ok, match.status.value, match.detail, location))
+        evidence.append(Evidence(EvidenceKind.QUOTE, key, ok, match.status, match.detail, location))
     for condition in entry.conditions if entry else ():
         result = judge.condition(condition, tree)
         ok = result.status is ConditionStatus.HOLDS
         unchecked |= result.status in _UNCHECKED_CONDITION
         failed |= not ok and result.status not in _UNCHECKED_CONDITION
         evidence.append(
-            Evidence("condition", condition.describe(), ok, result.status.value, result.detail, result.location)
+            Evidence(EvidenceKind.CONDITION, condition.describe(), ok, result.status, result.detail, result.location)
         )
 
     if not evidence:
@@ -282,15 +291,15 @@ def _verdict(
     )
 
 
-def _mismatch(tags: tuple[str, ...], verdict: Verdict, missing_from_card: bool) -> str | None:
+def _mismatch(tags: tuple[str, ...], verdict: Verdict, missing_from_card: bool) -> Mismatch | None:
     """How card.yaml contradicts the verdict, if it does."""
     if missing_from_card:
-        return "card.yaml does not list this claim"
+        return Mismatch.NOT_ON_CARD
     if "code_verified" in tags:
         if verdict is Verdict.DOC_ONLY:
-            return "card.yaml says code_verified, but anchors.yaml registers no evidence"
+            return Mismatch.NO_EVIDENCE
         if verdict is Verdict.BROKEN:
-            return "card.yaml says code_verified, but its evidence fails"
+            return Mismatch.EVIDENCE_FAILS
     if "doc_only" in tags and verdict is Verdict.CODE_VERIFIED:
-        return "card.yaml says doc_only, but the registered evidence holds"
+        return Mismatch.EVIDENCE_HOLDS
     return None

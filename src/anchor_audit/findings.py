@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, QuoteMatch, SkillReport, Verdict
+from .model import (
+    AnchorStatus,
+    AuditReport,
+    ClaimVerdict,
+    ExitCode,
+    PromiseKind,
+    PromiseStatus,
+    QuoteMatch,
+    SkillReport,
+    Verdict,
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +64,13 @@ _ANCHOR_RULE = {
     AnchorStatus.ERROR: "AA106",
     AnchorStatus.RELOCATED: "AA107",
 }
-_PROMISE_RULE = {("evidence", "missing"): "AA401", ("reference", "missing"): "AA402", ("tests", "missing"): "AA402",
-                 ("tests", "differs"): "AA403", ("symbol", "missing"): "AA405"}  # fmt: skip
+_PROMISE_RULE = {
+    (PromiseKind.EVIDENCE, PromiseStatus.MISSING): "AA401",
+    (PromiseKind.REFERENCE, PromiseStatus.MISSING): "AA402",
+    (PromiseKind.TESTS, PromiseStatus.MISSING): "AA402",
+    (PromiseKind.TESTS, PromiseStatus.DIFFERS): "AA403",
+    (PromiseKind.SYMBOL, PromiseStatus.MISSING): "AA405",
+}
 
 
 @dataclass(frozen=True)
@@ -90,11 +105,11 @@ def findings(report: AuditReport) -> list[Finding]:
             out += _claim_findings(skill, claim)
         for promise in skill.promises:
             code = _PROMISE_RULE.get((promise.kind, promise.status))
-            if code is None and promise.status in ("unverifiable", "error"):
+            if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
                 code = "AA404"
             if code is None:
                 continue
-            if promise.kind == "tests" and promise.found is not None:
+            if promise.kind is PromiseKind.TESTS and promise.found is not None:
                 message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
             else:
                 message = f"{promise.kind} {promise.path} is {promise.status}" + (

@@ -11,7 +11,7 @@ import ast
 from typing import Any
 
 from .errors import NotCarried, UnreadableFile
-from .model import PromiseResult, Skill
+from .model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from .source import SourceTree
 from .symbols import Memo, check_symbols, no_memo
 
@@ -25,24 +25,27 @@ def check_promises(
     if skill.card is not None:
         card = f"{skill.path.rstrip('/')}/card.yaml"
         lines = skill.card.evidence_lines or (1,) * len(skill.card.evidence)
-        out += [_exists("evidence", p, tree, card, line) for p, line in zip(skill.card.evidence, lines, strict=False)]
+        out += [
+            _exists(PromiseKind.EVIDENCE, p, tree, card, line)
+            for p, line in zip(skill.card.evidence, lines, strict=False)
+        ]
     if evidence_only:
         return tuple(out)
-    out += [_exists("reference", path, tree, skill_md, line) for path, line in skill.references]
+    out += [_exists(PromiseKind.REFERENCE, path, tree, skill_md, line) for path, line in skill.references]
     for promise in skill.test_promises:
         out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line, memo))
     out += check_symbols(skill, tree, memo)
     return tuple(out)
 
 
-def _exists(kind: str, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
+def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
     try:
         found = tree.blob_id(path) is not None or _is_folder(tree, path)
     except NotCarried as exc:
-        return PromiseResult(kind, path, "unverifiable", file, line, str(exc))
+        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, str(exc))
     except UnreadableFile as exc:
-        return PromiseResult(kind, path, "exists", file, line, str(exc))  # there, if not readable
-    return PromiseResult(kind, path, "exists" if found else "missing", file, line)
+        return PromiseResult(kind, path, PromiseStatus.EXISTS, file, line, str(exc))  # there, if not readable
+    return PromiseResult(kind, path, PromiseStatus.EXISTS if found else PromiseStatus.MISSING, file, line)
 
 
 def _is_folder(tree: SourceTree, path: str) -> bool:
@@ -54,17 +57,21 @@ def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int, mem
     try:
         blob = tree.blob_id(path)
     except NotCarried as exc:
-        return PromiseResult("tests", path, "unverifiable", file, line, str(exc), promised=promised)
+        return PromiseResult(
+            PromiseKind.TESTS, path, PromiseStatus.UNVERIFIABLE, file, line, str(exc), promised=promised
+        )
     except UnreadableFile as exc:
-        return PromiseResult("tests", path, "error", file, line, str(exc), promised=promised)
+        return PromiseResult(PromiseKind.TESTS, path, PromiseStatus.ERROR, file, line, str(exc), promised=promised)
     if blob is None:
-        return PromiseResult("tests", path, "missing", file, line, promised=promised)
+        return PromiseResult(PromiseKind.TESTS, path, PromiseStatus.MISSING, file, line, promised=promised)
     counted = memo(f"tests|{blob}", lambda: _count(tree, path))
     if "error" in counted:
-        return PromiseResult("tests", path, "error", file, line, counted["error"], promised=promised)
+        return PromiseResult(
+            PromiseKind.TESTS, path, PromiseStatus.ERROR, file, line, counted["error"], promised=promised
+        )
     found = counted["found"]
-    status = "holds" if found == promised else "differs"
-    return PromiseResult("tests", path, status, file, line, "; ".join(counted["notes"]), promised, found)
+    status = PromiseStatus.HOLDS if found == promised else PromiseStatus.DIFFERS
+    return PromiseResult(PromiseKind.TESTS, path, status, file, line, "; ".join(counted["notes"]), promised, found)
 
 
 def _count(tree: SourceTree, path: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Callable
 
 from .errors import NotCarried, UnreadableFile
-from .model import PromiseResult, Skill
+from .model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from .parse import PythonSyntaxProblem, python_index
 from .source import SourceTree
 
@@ -46,10 +46,16 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
                     imported[alias.asname or alias.name] = (alias.name, path, blob)
                     if path is None or blob is None:
                         why = f"{node.module} is not a module of this repository"
-                        out.append(PromiseResult("symbol", subject, "unverifiable", skill_md, line, why))
+                        out.append(
+                            PromiseResult(PromiseKind.SYMBOL, subject, PromiseStatus.UNVERIFIABLE, skill_md, line, why)
+                        )
                         continue
                     found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
-                    out.append(PromiseResult("symbol", subject, found["status"], skill_md, line, found["detail"]))
+                    out.append(
+                        PromiseResult(
+                            PromiseKind.SYMBOL, subject, PromiseStatus(found["status"]), skill_md, line, found["detail"]
+                        )
+                    )
         for node in ast.walk(module):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -57,7 +63,14 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
                     if chain and chain.split(".")[0] not in imported:
                         why = f"the type of {chain.split('.')[0]} is not known from the example"
                         out.append(
-                            PromiseResult("symbol", chain, "unverifiable", skill_md, first_line + node.lineno - 1, why)
+                            PromiseResult(
+                                PromiseKind.SYMBOL,
+                                chain,
+                                PromiseStatus.UNVERIFIABLE,
+                                skill_md,
+                                first_line + node.lineno - 1,
+                                why,
+                            )
                         )
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
                 name, path, blob = imported[node.func.id]
@@ -68,12 +81,18 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
                     subject = f"{name}({keyword.arg}=)"
                     if path is None or blob is None:
                         why = f"{name} is not in this repository"
-                        out.append(PromiseResult("symbol", subject, "unverifiable", skill_md, line, why))
+                        out.append(
+                            PromiseResult(PromiseKind.SYMBOL, subject, PromiseStatus.UNVERIFIABLE, skill_md, line, why)
+                        )
                         continue
                     found = memo(
                         f"keyword|{blob}|{name}|{keyword.arg}", partial(_keyword, tree, path, name, keyword.arg)
                     )
-                    out.append(PromiseResult("symbol", subject, found["status"], skill_md, line, found["detail"]))
+                    out.append(
+                        PromiseResult(
+                            PromiseKind.SYMBOL, subject, PromiseStatus(found["status"]), skill_md, line, found["detail"]
+                        )
+                    )
     return out
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
-from ..model import AnchorStatus, AuditReport, Skill, SkillSpec, Spec, Verdict
+from ..model import AnchorStatus, AuditReport, Mismatch, Skill, SkillSpec, Spec, Verdict
 from ..source import SourceTree
 from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
@@ -22,7 +22,7 @@ from .skill import heal_skill_md
 from .text import DiskText
 
 _HEALABLE = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)
-_HEALED_BY_CARD = ("card.yaml says doc_only, but the registered evidence holds",)
+_HEALED_BY_CARD = (Mismatch.EVIDENCE_HOLDS,)  # --update-card tags these claims code_verified
 
 
 @dataclass
@@ -59,8 +59,7 @@ def plan_fix(
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
         for m in moved:
-            assert m.suggested is not None
-            new_range = f"{m.suggested.start}:{m.suggested.end}"
+            new_range = f"{m.heal_to.start}:{m.heal_to.end}"
             if m.found_path:
                 where = f"{skill_md}:{m.quote.skill_line}: {m.quote.key} relocated"
                 plan.done.append(f"{where}: -> {new_range}:{m.found_path}")
@@ -70,7 +69,7 @@ def plan_fix(
             if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
                 plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
         if entry is not None and moved:
-            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.suggested}" for m in moved}
+            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
             registry_text = heal_registry(registry_text, entry.name, renamed)
 
         card_healed: set[str] = set()

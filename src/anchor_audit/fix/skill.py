@@ -22,12 +22,11 @@ def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceF
     ``refresh`` its body."""
     lines = split_lines_keepends(text)
     for match in sorted(moved, key=lambda m: m.quote.skill_line, reverse=True):  # bottom up: indices stay valid
-        assert match.suggested is not None
         i = match.quote.skill_line - 1
         fence = _FENCE.match(lines[i])
         if fence is None:  # the file is not the one the quote was read from
             continue
-        rng = f"{match.suggested.start}:{match.suggested.end}:"
+        rng = f"{match.heal_to.start}:{match.heal_to.end}:"
         if match.found_path:  # relocated: the quote names the file the code is in now
             lines[i] = lines[i][: fence.start("start")] + rng + match.found_path + lines[i][fence.end("path") :]
         else:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..compare import Change, Comparison
 from ..escape import md_code, md_text, printable
-from ..model import SourceInfo
+from ..model import SourceInfo, SourceKind
 from .json import source_dict
 from .terminal import make_console
 
@@ -100,6 +100,6 @@ def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
 
 
 def _where(info: SourceInfo) -> str:
-    if info.kind == "release":
+    if info.kind is SourceKind.RELEASE:
         return f"release {info.release}"
     return f"{info.ref} ({(info.commit or '')[:12]})"

@@ -11,7 +11,7 @@ import re
 from typing import Any, TextIO
 
 from ..findings import exit_code
-from ..model import AuditReport, ClaimVerdict, Evidence, PromiseResult, QuoteMatch, SkillReport, SourceInfo
+from ..model import AuditReport, ClaimVerdict, Evidence, PromiseKind, PromiseResult, QuoteMatch, SkillReport, SourceInfo
 
 SCHEMA_VERSION = 1
 
@@ -64,7 +64,7 @@ def _promise(item: PromiseResult) -> dict[str, Any]:
                            "line": item.line}  # fmt: skip
     if item.detail:
         out["detail"] = item.detail
-    if item.kind == "tests":
+    if item.kind is PromiseKind.TESTS:
         out["tests_promised"] = item.promised
         out["tests_found"] = item.found
     return out

@@ -9,7 +9,17 @@ from urllib.parse import quote
 
 from ..escape import md_code, md_fence, md_text
 from ..findings import exit_code, findings
-from ..model import AnchorStatus, AuditReport, ClaimVerdict, ExitCode, LineRange, SkillReport, Verdict
+from ..model import (
+    AnchorStatus,
+    AuditReport,
+    ClaimVerdict,
+    EvidenceKind,
+    ExitCode,
+    LineRange,
+    SkillReport,
+    SourceKind,
+    Verdict,
+)
 
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
 _UNCHECKED = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
@@ -35,7 +45,7 @@ class MarkdownRenderer:
             if self.link_base
             else md_code(src.repo)
         )
-        if src.kind == "release":
+        if src.kind is SourceKind.RELEASE:
             w(
                 f"Audited {repo} at {md_code(src.ref)}, "
                 f"read from the release wheel {md_text(src.release or '')} (not git).\n\n"
@@ -86,10 +96,9 @@ class MarkdownRenderer:
         if moved:
             w("\n### Suggested fixes\n\n")
             for m in moved:
-                assert m.suggested is not None
                 old = f"{m.quote.declared.start}:{m.quote.declared.end}"
                 w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
-                  f"{md_code(f'{m.suggested.start}:{m.suggested.end}:{m.quote.path}')}\n")  # fmt: skip
+                  f"{md_code(f'{m.heal_to.start}:{m.heal_to.end}:{m.quote.path}')}\n")  # fmt: skip
             w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
         problems = [m for m in skill.anchors if m.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED)]
         if problems:
@@ -113,7 +122,7 @@ class MarkdownRenderer:
                 start, _, end = lines.partition("-")
                 rng = LineRange(int(start), int(end or start))
                 where = " at " + self._link(path, rng, revision, f"{path.rsplit('/', 1)[-1]}:{lines}")
-            mark = "holds" if e.ok and e.kind == "condition" else e.status
+            mark = "holds" if e.ok and e.kind is EvidenceKind.CONDITION else e.status
             detail = f" ({md_text(e.detail)})" if e.detail and not e.ok else ""
             parts.append(f"{e.kind} {md_code(e.ref)} {mark}{where}{detail}")
         return "; ".join(parts)

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..escape import printable
 from ..findings import exit_code
-from ..model import AnchorStatus, AuditReport, ExitCode, SkillReport, Verdict
+from ..model import AnchorStatus, AuditReport, ExitCode, PromiseStatus, SkillReport, Verdict
 
 STYLE = {
     AnchorStatus.EXACT: "green",
@@ -73,15 +73,15 @@ class TerminalRenderer:
             console.print(_claims_table(skill))
         hidden = 0
         for promise in skill.promises:
-            if promise.status in ("exists", "holds") and not self.verbose:
+            if promise.status.ok and not self.verbose:
                 continue
-            if promise.status == "unverifiable" and not self.verbose:
+            if promise.status is PromiseStatus.UNVERIFIABLE and not self.verbose:
                 hidden += 1  # a note, not drift: counted here, listed with --verbose
                 continue
             counts = f" ({promise.found} tests found, {promise.promised} promised)" if promise.found is not None else ""
             detail = f": {promise.detail}" if promise.detail else ""
-            ok = promise.status in ("exists", "holds")
-            style = "" if ok else "magenta" if promise.status == "unverifiable" else "red"
+            ok = promise.status.ok
+            style = "" if ok else "magenta" if promise.status is PromiseStatus.UNVERIFIABLE else "red"
             text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
             console.print(Text(printable(text), style=style))
         if hidden:

@@ -16,7 +16,7 @@ from pathlib import Path
 import git
 
 from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
-from ..model import SourceInfo
+from ..model import SourceInfo, SourceKind
 from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from .cache import cache_root
@@ -52,7 +52,7 @@ class GitTree:
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
-        info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, "git", date=_date(commit))
+        info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
         return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url)
 
     def blob_id(self, path: str) -> str | None:
@@ -238,7 +238,7 @@ def open_git(
         handle = _open_local(repo)
     sha = resolve_commit(handle, ref, repo)
     commit = handle.commit(sha)
-    info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind="git", date=_date(commit))
+    info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind=SourceKind.GIT, date=_date(commit))
     return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow), url=repo)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SourceError
-from ..model import ReleaseSpec, SourceInfo
+from ..model import ReleaseSpec, SourceInfo, SourceKind
 from ..redact import redact
 from .mapped import MappedTree
 
@@ -44,5 +44,5 @@ def open_installed(repo: str, ref: str, release: ReleaseSpec, dist: str | None =
         found = metadata.distribution(name)
     except metadata.PackageNotFoundError:
         raise SourceError(f"{name} is not installed in this Python environment ({sys.executable})") from None
-    info = SourceInfo(redact(repo), ref, None, kind="installed", release=f"{name} {found.version}")
+    info = SourceInfo(redact(repo), ref, None, kind=SourceKind.INSTALLED, release=f"{name} {found.version}")
     return InstalledTree(found, name, release, info)

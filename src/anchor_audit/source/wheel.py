@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import SourceError
-from ..model import ReleaseSpec, SourceInfo
+from ..model import ReleaseSpec, SourceInfo, SourceKind
 from ..redact import redact
 from . import Progress, no_progress
 from .cache import cache_root, locked
@@ -75,7 +75,7 @@ def open_release(
             progress(f"downloading {release.dist}=={version} with pip", None)
             found = [_download(release.dist, version, wheels, stem)]
             progress("", 1.0)
-    info = SourceInfo(repo=redact(repo), ref=ref, commit=None, kind="release", release=f"{release.dist} {version}")
+    info = SourceInfo(redact(repo), ref, None, SourceKind.RELEASE, release=f"{release.dist} {version}")
     try:
         return WheelTree(found[0], release, version, info)
     except zipfile.BadZipFile:

@@ -1,0 +1,178 @@
+"""What a skill promises: line ranges, quotes, conditions, claims, cards, the registry (``spec/`` builds these)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class LineRange:
+    """An inclusive range of 1-based line numbers."""
+
+    start: int
+    end: int
+
+    def __contains__(self, other: object) -> bool:
+        if isinstance(other, LineRange):
+            return self.start <= other.start and other.end <= self.end
+        if isinstance(other, int):
+            return self.start <= other <= self.end
+        return NotImplemented
+
+    def __str__(self) -> str:
+        return f"{self.start}-{self.end}"
+
+    def as_list(self) -> list[int]:
+        return [self.start, self.end]
+
+
+# ---------------------------------------------------------------- the spec
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One line-anchored fence of a SKILL.md: ```START:END:PATH."""
+
+    path: str
+    declared: LineRange
+    body: tuple[str, ...]  # the fence's lines as written (indentation removed by the author)
+    skill_line: int  # 1-based line of the opening fence in SKILL.md
+
+    @property
+    def key(self) -> str:
+        """How anchors.yaml names this quote: ``PATH:START-END``."""
+        return f"{self.path}:{self.declared}"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A structural, line-free promise about the code (see the README's anchors.yaml section).
+
+    Exactly one of three shapes: an ``if`` gate (``if_test`` set), statements
+    a scope must contain (``has``), or a module-level name (``defines``).
+    Expressions and statements are kept as source text; the matcher parses them.
+    """
+
+    path: str
+    where: str  # key path in anchors.yaml, for messages: skills.x.claims.y.conditions[0]
+    scope: str | None = None  # QUALNAME of a function or method; None: the module
+    if_test: str | None = None
+    elif_tests: tuple[str, ...] | None = None  # None: not checked; () : no elif allowed
+    inside: tuple[str, ...] = ()  # tests of enclosing ifs, outermost first
+    then: tuple[str, ...] = ()  # statements under the if branch
+    orelse: tuple[str, ...] = ()  # statements under the final else
+    each: tuple[str, ...] = ()  # statements in every branch of the chain
+    has: tuple[str, ...] = ()  # statements anywhere in the scope
+    defines: str | None = None  # a name bound at module level
+
+    def describe(self) -> str:
+        """A short human label: what this condition promises."""
+        where = self.scope or self.path  # the path is in the evidence's location and detail
+        if self.defines is not None:
+            return f"{self.path} defines {self.defines}"
+        if self.if_test is not None:
+            chain = "".join(f" / elif {t}" for t in self.elif_tests or ())
+            return f"{where}: if {self.if_test}{chain}"
+        return f"{where}: " + "; ".join(self.has)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """The evidence anchors.yaml registers for one claim."""
+
+    id: str
+    quotes: tuple[str, ...]  # quote keys, PATH:START-END
+    conditions: tuple[Condition, ...]
+
+    @property
+    def has_evidence(self) -> bool:
+        return bool(self.quotes or self.conditions)
+
+
+@dataclass(frozen=True)
+class SkillSpec:
+    """One skill's entry in anchors.yaml."""
+
+    name: str
+    path: Path | None  # where the skill directory is, relative paths resolved against anchors.yaml
+    claims: tuple[ClaimSpec, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """How to read a published wheel as if it were the repository."""
+
+    dist: str
+    paths: tuple[tuple[str, str], ...]  # (prefix in the wheel, prefix in the repository)
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    repo: str
+    ref: str
+    release: ReleaseSpec | None = None
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed anchors.yaml."""
+
+    path: Path
+    source: SourceSpec
+    skills: tuple[SkillSpec, ...]
+    warnings: tuple[str, ...] = ()
+
+    def skill(self, name: str) -> SkillSpec | None:
+        for skill in self.skills:
+            if skill.name == name:
+                return skill
+        return None
+
+
+@dataclass(frozen=True)
+class CardClaim:
+    id: str
+    tags: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class Card:
+    """The parts of card.yaml anchor-audit reads."""
+
+    path: Path
+    validated_on: str | None
+    claims: tuple[CardClaim, ...]
+    evidence: tuple[str, ...]
+    evidence_lines: tuple[int, ...] = ()
+
+    def claim(self, claim_id: str) -> CardClaim | None:
+        for claim in self.claims:
+            if claim.id == claim_id:
+                return claim
+        return None
+
+
+@dataclass(frozen=True)
+class TestPromise:
+    """A verification step promising ``N passed`` for a pytest file."""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    path: str  # the test file, as the command names it
+    promised: int
+    line: int  # where SKILL.md makes the promise
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill directory as read from disk: its quotes and its card."""
+
+    name: str
+    path: str  # as the user gave it, for stable output
+    quotes: tuple[Quote, ...]
+    card: Card | None
+    references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
+    test_promises: tuple[TestPromise, ...] = ()
+    examples: tuple[tuple[str, int], ...] = ()  # Python code blocks (not quotes), with their first line

@@ -1,0 +1,112 @@
+"""The closed sets: statuses, verdicts, kinds and reasons, each an enum written as its value."""
+
+from __future__ import annotations
+
+import enum
+
+
+class TextEnum(str, enum.Enum):
+    """A closed set of words: compared as members, written as their value (``f"{x}"``, ``str(x)``, JSON)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class AnchorStatus(TextEnum):
+    """What became of one line-anchored quote at the audited ref."""
+
+    EXACT = "exact"  # span <= [START, END] <= region
+    MOVED = "moved"  # found, but the declared range no longer fits it
+    RELOCATED = "relocated"  # not in its file any more, but found in another (found_path)
+    CHANGED = "changed"  # the file is there, the quoted code is not
+    MISSING = "missing"  # the file is not at the ref
+    UNVERIFIABLE = "unverifiable"  # the source cannot show this path (e.g. a wheel has no docs/)
+    INCOMPLETE = "incomplete"  # checking would pass a bound (file size, nesting): not checked
+    ERROR = "error"  # the file could not be read or decoded
+
+
+class ConditionStatus(TextEnum):
+    """What became of one gating condition at the audited ref."""
+
+    HOLDS = "holds"
+    DIFFERENT = "different"  # a near match is there, but an expression, branch or statement differs
+    ABSENT = "absent"  # the scope, the if or the statement is not there at all
+    MISSING = "missing"  # the file is not at the ref
+    UNVERIFIABLE = "unverifiable"
+    INCOMPLETE = "incomplete"  # checking would pass a bound (file size, nesting)
+    ERROR = "error"  # e.g. the file does not parse
+
+
+class Verdict(TextEnum):
+    """The verdict on one claim of a skill."""
+
+    CODE_VERIFIED = "code_verified"  # evidence registered, and all of it holds
+    BROKEN = "broken"  # some registered evidence fails
+    DOC_ONLY = "doc_only"  # no evidence registered
+    UNVERIFIABLE = "unverifiable"  # evidence registered, none fails, some could not be checked
+
+
+class PromiseKind(TextEnum):
+    """What a checkable promise that is not a quote is about."""
+
+    EVIDENCE = "evidence"  # a card.yaml evidence path
+    REFERENCE = "reference"  # an @path in SKILL.md's prose
+    TESTS = "tests"  # "N passed" for a pytest file
+    SYMBOL = "symbol"  # a name or field a Python example of SKILL.md uses
+
+
+class PromiseStatus(TextEnum):
+    EXISTS = "exists"
+    MISSING = "missing"
+    HOLDS = "holds"  # tests: the count is as promised
+    DIFFERS = "differs"  # tests: another count
+    UNVERIFIABLE = "unverifiable"
+    ERROR = "error"
+
+    @property
+    def ok(self) -> bool:
+        return self in (PromiseStatus.EXISTS, PromiseStatus.HOLDS)
+
+
+class EvidenceKind(TextEnum):
+    QUOTE = "quote"
+    CONDITION = "condition"
+    FILE = "file"  # a file_exists claim, checked by card.yaml's evidence paths
+    REGISTRY = "registry"  # no evidence registered where some was promised
+
+
+class RegistryStatus(TextEnum):
+    """The status of evidence the registry names but cannot give."""
+
+    UNRESOLVED = "unresolved"  # anchors.yaml names a quote SKILL.md does not have
+    UNREGISTERED = "unverifiable"  # a code_verified claim with no anchors.yaml entry
+
+
+class Mismatch(TextEnum):
+    """How card.yaml contradicts a claim's verdict."""
+
+    NOT_ON_CARD = "card.yaml does not list this claim"
+    NO_EVIDENCE = "card.yaml says code_verified, but anchors.yaml registers no evidence"
+    EVIDENCE_FAILS = "card.yaml says code_verified, but its evidence fails"
+    EVIDENCE_HOLDS = "card.yaml says doc_only, but the registered evidence holds"
+
+
+class SourceKind(TextEnum):
+    GIT = "git"
+    RELEASE = "release"  # a published wheel
+    INSTALLED = "installed"  # the distribution installed in this Python
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes; CI gates on these."""
+
+    OK = 0  # every claim holds and every quote is exact
+    DRIFT = 1  # a quote not exact, a claim broken, unverifiable or contradicting card.yaml
+    FATAL = 2  # could not audit: bad input, unknown ref, unreachable source
+
+
+# Tags whose meaning anchor-audit checks; other tags are kept and reported.
+KNOWN_TAGS = frozenset({"code_verified", "doc_only", "measured", "file_exists", "documented", "unclear"})

@@ -49,7 +49,7 @@ def test_history_names_the_first_commit_of_each_change(timeline) -> None:
     repo, shas = timeline
     result = run_history(repo, since="v1")
     assert (result.commits_in_range, result.commits_touching) == (4, 2)  # the docs commits are never audited
-    events = [(e.commit.sha, e.kind, e.key, e.before, e.after) for e in result.events]
+    events = [(e.commit.sha, e.change.kind, e.change.key, e.change.before, e.change.after) for e in result.events]
     baseline = [e for e in events if e[0] == shas["v1"]]
     assert len(baseline) == 4 + 5 and all(e[3] is None for e in baseline)  # 4 quotes, 5 claims appear
     assert [e[1:] for e in events if e[0] == shas["v2"]] == [
@@ -63,7 +63,8 @@ def test_history_names_the_first_commit_of_each_change(timeline) -> None:
     ]
     assert len(events) == 9 + 3 + 2
     moved = next(e for e in result.events if e.commit.sha == shas["v2"])
-    assert moved.suggested is not None and (moved.suggested.start, moved.suggested.end) == (34, 40)
+    suggested = moved.change.suggested
+    assert suggested is not None and (suggested.start, suggested.end) == (34, 40)
     assert moved.commit.subject == "add imports"
 
 
@@ -108,7 +109,7 @@ def test_in_repo_skill_followed_across_a_folder_rename(make_repo) -> None:
     assert result.skill_paths == ["skills/overlap-guide", "skills/demo-overlap"]
     # The rename changes no status; the move does.
     assert not [e for e in result.events if e.commit.sha == renamed]
-    assert {e.after for e in result.events if e.commit.sha == moved} == {"moved"}
+    assert {e.change.after for e in result.events if e.commit.sha == moved} == {"moved"}
     # check --in-repo reads the skill as it is at the ref.
     at_s1 = tree.at(git(repo.path, "rev-parse", "s1"))
     report = audit([(load_skill_from_tree(at_s1, "skills/overlap-guide"), spec.skills[0])], at_s1, spec)

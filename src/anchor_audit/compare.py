@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import AuditReport, LineRange, SourceInfo, Verdict
+from .model import AuditReport, ChangeKind, LineRange, SourceInfo, Verdict
 
 _HELD = (Verdict.CODE_VERIFIED, Verdict.DOC_ONLY)
 
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "anchor" | "claim"
+    kind: ChangeKind
     skill: str
     key: str  # PATH:START-END or the claim id
     before: str | None  # None: not there at OLD
@@ -47,12 +47,12 @@ def compare(old: AuditReport, new: AuditReport) -> Comparison:
             now[1] if now else None, now[2] if now else "",
         )  # fmt: skip
         result.changes.append(change)
-        if kind == "claim" and change.after == Verdict.BROKEN.value and change.before in [v.value for v in _HELD]:
+        if kind is ChangeKind.CLAIM and change.after == Verdict.BROKEN and change.before in _HELD:
             result.newly_broken.append(change)
     return result
 
 
-_Key = tuple[str, str, str]
+_Key = tuple[ChangeKind, str, str]
 _Value = tuple[str, LineRange | None, str]
 
 
@@ -60,10 +60,10 @@ def _index(report: AuditReport) -> dict[_Key, _Value]:
     out: dict[_Key, _Value] = {}
     for skill in report.skills:
         for match in skill.anchors:
-            out[("anchor", skill.name, match.quote.key)] = (match.status.value, match.suggested, match.detail)
+            out[(ChangeKind.ANCHOR, skill.name, match.quote.key)] = (match.status.value, match.suggested, match.detail)
         for claim in skill.claims:
             failing = "; ".join(f"{e.ref}: {e.status}" for e in claim.evidence if not e.ok)
-            out[("claim", skill.name, claim.id)] = (claim.verdict.value, None, failing)
+            out[(ChangeKind.CLAIM, skill.name, claim.id)] = (claim.verdict.value, None, failing)
     return out
 
 

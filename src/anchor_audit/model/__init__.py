@@ -40,6 +40,7 @@ from .spec import (
 from .status import (
     KNOWN_TAGS,
     AnchorStatus,
+    ChangeKind,
     ConditionStatus,
     EvidenceKind,
     ExitCode,
@@ -55,6 +56,7 @@ from .status import (
 __all__ = [
     "AnchorStatus",
     "AuditReport",
+    "ChangeKind",
     "Card",
     "CardClaim",
     "ClaimSpec",

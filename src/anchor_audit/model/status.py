@@ -100,6 +100,13 @@ class SourceKind(TextEnum):
     INSTALLED = "installed"  # the distribution installed in this Python
 
 
+class ChangeKind(TextEnum):
+    """What changed status between two audits (``diff``, ``history``)."""
+
+    ANCHOR = "anchor"  # a quote's anchor status
+    CLAIM = "claim"  # a claim's verdict
+
+
 class ExitCode(enum.IntEnum):
     """Process exit codes; CI gates on these."""
 

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..compare import Change, Comparison
 from ..escape import md_code, md_text, printable
-from ..model import SourceInfo, SourceKind
+from ..model import ChangeKind, SourceInfo, SourceKind
 from .json import source_dict
 from .terminal import make_console
 
@@ -62,7 +62,7 @@ def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
             "| --- | --- | --- | --- | --- |\n"
         )
         for c in comparison.changes:
-            item = md_code(c.key) if c.kind == "anchor" else f"claim {md_code(c.key)}"
+            item = md_code(c.key) if c.kind is ChangeKind.ANCHOR else f"claim {md_code(c.key)}"
             after = c.after or "(gone)"  # statuses and verdicts: anchor-audit's own words
             if c in comparison.newly_broken:
                 after = f"**{after}**"

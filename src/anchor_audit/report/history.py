@@ -16,12 +16,13 @@ from .terminal import make_console
 
 def history_dict(result: History) -> dict[str, Any]:
     def event(e: Event) -> dict[str, Any]:
+        c = e.change
         out: dict[str, Any] = {
-            "kind": e.kind, "skill": e.skill, "key": e.key, "commit": e.commit.sha, "date": e.commit.date,
-            "subject": e.commit.subject, "from": e.before, "to": e.after,
+            "kind": c.kind, "skill": c.skill, "key": c.key, "commit": e.commit.sha, "date": e.commit.date,
+            "subject": e.commit.subject, "from": c.before, "to": c.after,
         }  # fmt: skip
-        if e.suggested is not None and e.after == "moved":
-            out["suggested"] = e.suggested.as_list()
+        if c.suggested is not None and c.after == "moved":
+            out["suggested"] = c.suggested.as_list()
         return out
 
     return {
@@ -57,8 +58,8 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
     if events:
         # What everything was where the history starts, in one line; the table holds the changes.
         start = events[0].commit
-        first = [e for e in events if e.commit == start and e.before is None]
-        counts = Counter(e.after for e in first)
+        first = [e for e in events if e.commit == start and e.change.before is None]
+        counts = Counter(e.change.after for e in first)
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         console.print(Text(printable(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}")))
         events = [e for e in events if e not in first]
@@ -66,11 +67,12 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
     for column in ("commit", "date", "kind", "quote or claim", "change", "subject"):
         table.add_column(column, overflow="fold")
     for e in events:
-        change = f"{e.before or '(new)'} -> {e.after or '(gone)'}"
-        if e.suggested is not None and e.after == "moved":
-            change += f" (suggest {e.suggested.start}:{e.suggested.end})"
-        style = "red" if e.after in ("broken", "changed", "missing") else ""
-        cells = [e.commit.sha[:10], e.commit.date[:10], e.kind, e.key]
+        c = e.change
+        change = f"{c.before or '(new)'} -> {c.after or '(gone)'}"
+        if c.suggested is not None and c.after == "moved":
+            change += f" (suggest {c.suggested.start}:{c.suggested.end})"
+        style = "red" if c.after in ("broken", "changed", "missing") else ""
+        cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, c.key]
         table.add_row(
             *(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject))
         )

@@ -29,6 +29,7 @@ SYMLINK_MODE = 0o120000
 
 __all__ = ["GitTree", "Submodules", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
+
 class GitTree:
     """The tree of one commit.  Trees of other commits of the same repository share its blob cache."""
 
@@ -115,6 +116,67 @@ class GitTree:
             return (self.commit.tree / path).type == "tree"
         except KeyError:
             return False
+
+    # ------------------------------------------------------------- history questions (``history`` asks these)
+
+    @property
+    def summary(self) -> tuple[str, str]:
+        """(committer time in ISO 8601, subject line) of this tree's commit."""
+        return self.commit.committed_datetime.isoformat(), str(self.commit.summary)
+
+    def resolve(self, ref: str) -> str:
+        """The full sha ``ref`` names in this repository (a one-line :class:`SourceError` if none)."""
+        return resolve_commit(self.repo, ref, str(self.repo.git_dir))
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self.repo.git.merge_base("--is-ancestor", older, newer)
+        except git.GitCommandError:
+            return False
+        return True
+
+    def first_parent(self, sha: str) -> str | None:
+        parents = self.repo.commit(sha).parents
+        return parents[0].hexsha if parents else None
+
+    def merge_base(self, shas: list[str]) -> str:
+        return shas[0] if len(shas) == 1 else self.repo.git.merge_base("--octopus", *shas).strip()
+
+    def count_commits(self, span: str) -> int:
+        """First-parent commits in ``span`` (``A..B`` or ``B``)."""
+        return int(self.repo.git.rev_list("--first-parent", "--count", span))
+
+    def commits_touching(self, span: str, paths: set[str]) -> list[str]:
+        """First-parent commits of ``span`` that change any of ``paths``, oldest first."""
+        if not paths:
+            return []
+        return self.repo.git.rev_list("--first-parent", "--reverse", span, "--", *sorted(paths)).split()
+
+    def added_in(self, tip: str, path: str) -> str | None:
+        """The newest first-parent commit up to ``tip`` that added ``path``."""
+        return (
+            self.repo.git.log("-1", "--first-parent", "--diff-filter=A", "--format=%H", tip, "--", path).strip() or None
+        )
+
+    def renamed_from(self, parent: str, sha: str, path: str) -> str | None:
+        """The SKILL.md ``path`` had before commit ``sha`` renamed it (rename detection over SKILL.md files only)."""
+        out = self.repo.git.diff(
+            "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
+        )
+        fields = out.split("\0")
+        for i in range(0, len(fields) - 2, 3):  # R<score>, old path, new path
+            if fields[i].startswith("R") and fields[i + 2] == path:
+                return fields[i + 1]
+        return None
+
+    def versions_of(self, until: str, paths: list[str]) -> list[tuple[str, list[str]]]:
+        """(commit, the given paths it changed) for each first-parent commit up to ``until`` touching them."""
+        out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)
+        versions = []
+        for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+            sha, _, names = chunk.partition("\0")
+            versions.append((sha, [n for n in names.removeprefix("\n").split("\0") if n]))
+        return versions
 
     def _submodule_of(self, path: str) -> "tuple[GitTree, str] | None":
         """(the submodule's tree at its recorded commit, the path inside it) when ``path`` lies in one."""
@@ -251,5 +313,3 @@ def _open_local(path: str) -> git.Repo:
         raise SourceError(f"{path}: not a git repository") from None
     handle.git.update_environment(**git_env())
     return handle
-
-

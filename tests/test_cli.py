@@ -173,3 +173,27 @@ def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys
     assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
     assert "not an anchor-audit cache (it has no CACHEDIR.TAG made by anchor-audit); nothing removed" in capsys.readouterr().err
     assert (precious / "thesis.tex").exists()
+
+
+def test_every_command_applies_every_source_option(repo: GitRepo, capsys) -> None:
+    # diff used to drop --installed and audit git twice: one open_sources serves every command now.
+    base = ["diff", "v1", "v1", "--spec", SPEC, "--repo", str(repo.path)]
+    assert main([*base, "--installed", "no-such-dist"]) == 2
+    assert capsys.readouterr().err == (
+        "anchor-audit: error: --installed reads the one version installed here; it cannot be compared with another ref\n"
+    )
+    assert main([*base, "--release", "0.6.0"]) == 2
+    assert "--release 0.6.0 names one version" in capsys.readouterr().err
+
+
+def test_commands_are_callable_from_python(repo: GitRepo, tmp_path: Path) -> None:
+    import io
+
+    from anchor_audit.commands import Reporter, ReportOptions, SourceOptions, check
+
+    err = io.StringIO()
+    options = SourceOptions(spec=SPEC, repo=str(repo.path), ref="v2", cache_dir=str(tmp_path / "c"), no_cache=True)
+    out = tmp_path / "report.json"
+    code = check(options, ReportOptions(format="json", output=str(out)), Reporter(stream=err))
+    assert code == 1 and err.getvalue() == ""
+    assert json.loads(out.read_text())["summary"]["exit_code"] == 1

@@ -1,4 +1,4 @@
-"""The command line: argparse, one function per command, the only place that exits.
+"""The command line: argparse, parsed once into option objects, one command function each; the only place that exits.
 
 Every :class:`~anchor_audit.errors.AuditError` becomes one line on stderr and
 exit code 2, here and nowhere else.
@@ -11,10 +11,10 @@ import os
 import sys
 from typing import Sequence
 
-from . import __version__
-from .commands import cmd_bump, cmd_cache, cmd_check, cmd_diff, cmd_fix, cmd_history, cmd_init
-from .commands.common import DEFAULT_SPEC, say
-from .errors import AuditError
+from . import __version__, commands
+from .commands import Reporter, ReportOptions, SourceOptions
+from .commands.common import DEFAULT_SPEC
+from .errors import AuditError, UsageError
 from .model import ExitCode
 from .source.cache import open_cache
 
@@ -33,14 +33,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     parser = _parser()
     args = parser.parse_args(argv)
+    reporter = Reporter(quiet=getattr(args, "quiet", False))
+    say = reporter.say
     cache = None
     try:
         if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
             cache = open_cache(args.cache_dir, ephemeral=args.no_cache)
             if cache.problem:
-                say(f"warning: {cache.problem}")
+                reporter.warn(cache.problem)
             args.cache_dir = str(cache.path)
-        code = int(args.command(args))
+        code = int(args.run(args, reporter))
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
@@ -60,13 +62,75 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("ANCHOR_AUDIT_DEBUG"):
             raise
-        say(
-            f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)"
-        )
+        say(f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)")
         return int(ExitCode.FATAL)
     finally:
         if cache is not None:
             cache.close()
+
+
+# ---------------------------------------------------------------- argv -> options -> a command
+
+
+def _sources(args: argparse.Namespace) -> SourceOptions:
+    return SourceOptions(
+        spec=args.spec,
+        skill_dirs=tuple(args.skill_dirs),
+        all_roots=tuple(args.all),
+        repo=args.repo,
+        ref=getattr(args, "ref", None),
+        in_repo=args.in_repo,
+        release=getattr(args, "release", None),
+        installed=getattr(args, "installed", None),
+        cache_dir=args.cache_dir,
+        no_cache=args.no_cache,
+        submodules=tuple(_submodule(item) for item in args.submodule),
+        allow=tuple(args.allow_protocol),
+    )
+
+
+def _submodule(item: str) -> tuple[str, str]:
+    path, sep, where = item.partition("=")
+    if not sep or not path or not where:
+        raise UsageError(f"--submodule {item!r}: expected PATH=URL_OR_DIR")
+    return path.strip("/"), where
+
+
+def _report(args: argparse.Namespace) -> ReportOptions:
+    return ReportOptions(
+        format=args.format,
+        output=args.output,
+        verbose=getattr(args, "verbose", False),
+        link_base=getattr(args, "link_base", None),
+    )
+
+
+def _check(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.check(_sources(args), _report(args), reporter, args.baseline, args.write_baseline)
+
+
+def _fix(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.fix(_sources(args), reporter, args.refresh_quotes, args.update_card, args.write)
+
+
+def _diff(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.diff(_sources(args), _report(args), reporter, args.old, args.new)
+
+
+def _bump(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.bump(_sources(args), _report(args), reporter, args.new, args.force)
+
+
+def _history(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.history(_sources(args), _report(args), reporter, args.since, args.until)
+
+
+def _init(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.init(args.skill_dir)
+
+
+def _cache(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.cache(args.action, args.cache_dir)
 
 
 def _detach_stdout() -> None:
@@ -94,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
     check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
-    check.set_defaults(command=cmd_check)
+    check.set_defaults(run=_check)
 
     fix = commands.add_parser(
         "fix",
@@ -106,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
-    fix.set_defaults(command=cmd_fix)
+    fix.set_defaults(run=_fix)
 
     diff = commands.add_parser(
         "diff",
@@ -118,7 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("new", metavar="NEW")
     _source_options(diff, ref=False)
     _format_options(diff, ("terminal", "json", "markdown"))
-    diff.set_defaults(command=cmd_diff)
+    diff.set_defaults(run=_diff)
 
     bump = commands.add_parser(
         "bump",
@@ -130,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(bump, ref=False)
     _format_options(bump, ("terminal", "json", "markdown"))
     bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
-    bump.set_defaults(command=cmd_bump)
+    bump.set_defaults(run=_bump)
 
     hist = commands.add_parser(
         "history",
@@ -142,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
     hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
     _format_options(hist, ("terminal", "json"))
-    hist.set_defaults(command=cmd_history)
+    hist.set_defaults(run=_history)
 
     init = commands.add_parser(
         "init",
@@ -150,12 +214,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Print a starter anchors.yaml entry from the skill's quotes and card.yaml claims.",
     )
     init.add_argument("skill_dir", metavar="SKILL_DIR")
-    init.set_defaults(command=cmd_init)
+    init.set_defaults(run=_init)
 
     cache = commands.add_parser("cache", help="show or remove the cache directory")
     cache.add_argument("action", choices=("dir", "clean"))
     cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see README)")
-    cache.set_defaults(command=cmd_cache)
+    cache.set_defaults(run=_cache)
     return parser
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import UsageError
-from .model import Skill, SkillSpec, Spec
+from .model import ReleaseSpec, Skill, SkillSpec, Spec
 from .source import Progress, SourceTree, is_remote, no_progress
 from .spec.registry import load_spec
 from .spec.skill import load_skill, load_skill_from_tree
@@ -118,26 +118,25 @@ def open_tree(
     or the distribution installed here (``installed`` not None)."""
     ref = ref or inputs.ref
     if installed is not None:
-        from .model import ReleaseSpec
         from .source.installed import open_installed
 
-        if inputs.repo_skills or inputs.repo_roots:
-            raise UsageError("--in-repo reads skills from git; it cannot be used with --installed")
-        spec_release = inputs.spec.source.release if inputs.spec else None
-        mapping = spec_release or ReleaseSpec(installed or "megatron-bridge", (("megatron/", "src/megatron/"),))
-        return open_installed(inputs.repo, ref, mapping, installed or None)
+        return open_installed(inputs.repo, ref, _stand_in(inputs, "--installed"), installed or None)
     if release is not None:
         from .source.wheel import open_release
 
-        if inputs.repo_skills:
-            raise UsageError("--in-repo reads skills from git; it cannot be used with --release")
-        spec_release = inputs.spec.source.release if inputs.spec else None
-        if spec_release is None:
-            raise UsageError("--release needs source.release (dist and paths) in anchors.yaml")
-        version = release if release and ref == inputs.ref else None
-        return open_release(inputs.repo, ref, spec_release, version, cache_dir, progress)
+        return open_release(inputs.repo, ref, _stand_in(inputs, "--release"), release or None, cache_dir, progress)
     from .source.git import open_git
 
     return open_git(
         inputs.repo, ref, cache_dir, progress, full_history=full_history, allow=allow, submodules=submodules
     )
+
+
+def _stand_in(inputs: AuditInputs, flag: str) -> ReleaseSpec:
+    """The distribution that stands in for the repository, and how its paths map: the registry says."""
+    if inputs.repo_skills or inputs.repo_roots:
+        raise UsageError(f"--in-repo reads skills from git; it cannot be used with {flag}")
+    mapping = inputs.spec.source.release if inputs.spec else None
+    if mapping is None:
+        raise UsageError(f"{flag} needs source.release (dist and paths) in anchors.yaml")
+    return mapping

@@ -1,8 +1,13 @@
-"""One module per command (or family of commands); ``cli.py`` parses arguments and dispatches here."""
+"""One function per command, callable from Python: frozen options and plain parameters in, an exit code out.
 
-from .check import cmd_check
-from .fix import cmd_fix
-from .maintenance import cmd_cache, cmd_init
-from .versions import cmd_bump, cmd_diff, cmd_history
+``cli.py`` parses the command line once into :mod:`.options` and calls these.
+"""
 
-__all__ = ["cmd_bump", "cmd_cache", "cmd_check", "cmd_diff", "cmd_fix", "cmd_history", "cmd_init"]
+from .check import check
+from .fix import fix
+from .maintenance import cache, init
+from .options import ReportOptions, SourceOptions
+from .reporter import Reporter
+from .versions import bump, diff, history
+
+__all__ = ["Reporter", "ReportOptions", "SourceOptions", "bump", "cache", "check", "diff", "fix", "history", "init"]

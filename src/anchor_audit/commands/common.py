@@ -1,25 +1,21 @@
-"""Helpers every command shares: loading inputs, opening trees, the result cache, output, progress."""
+"""What every command shares: opening the sources once, and writing a report."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
-import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from ..errors import UsageError
-from ..escape import one_line
 from ..fsutil import write_atomic
-from ..source import Progress, no_progress
+from .options import SourceOptions
+from .reporter import Reporter
 
 if TYPE_CHECKING:
-    from rich.status import Status
-
     from ..audit import Judge
-    from ..compare import Comparison
     from ..inputs import AuditInputs
     from ..model import AuditReport
     from ..source import SourceTree
@@ -27,64 +23,79 @@ if TYPE_CHECKING:
 DEFAULT_SPEC = "anchors.yaml"
 
 
-def audit_args(args: argparse.Namespace) -> tuple[AuditInputs, SourceTree, AuditReport]:
-    from ..audit import audit
-    from ..inputs import load_inputs, open_tree
+@dataclass
+class Sources:
+    """The registry and skills, a tree per ref asked for, and the judge that shares results between them."""
 
-    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.ref, DEFAULT_SPEC, args.in_repo, args.all)
-    tree = open_tree(
-        inputs,
-        release=args.release,
-        cache_dir=args.cache_dir,
-        progress=progress_display(args.quiet),
-        allow=tuple(args.allow_protocol),
-        submodules=submodules(args),
-        installed=args.installed,
-    )
-    warn(inputs)
-    with result_judge(args) as judge:
-        return inputs, tree, audit(inputs.skills_at(tree), tree, inputs.spec, judge)
+    inputs: AuditInputs
+    trees: list[SourceTree]
+    judge: Judge
 
+    def audit(self, tree: SourceTree, promises: bool = True) -> AuditReport:
+        from ..audit import audit
 
-def submodules(args: argparse.Namespace) -> dict[str, str]:
-    out = {}
-    for item in args.submodule:
-        path, sep, where = item.partition("=")
-        if not sep or not path or not where:
-            raise UsageError(f"--submodule {item!r}: expected PATH=URL_OR_DIR")
-        out[path.strip("/")] = where
-    return out
-
-
-def say(message: str) -> None:
-    """One line on stderr for the user, prefixed; escaped (inputs can reach it) and with credentials redacted."""
-    try:
-        print(f"anchor-audit: {one_line(message)}", file=sys.stderr)
-    except OSError:
-        pass  # stderr itself is gone: the exit code still tells
-
-
-def warn(inputs: AuditInputs) -> None:
-    """Registry warnings (unknown keys) go to stderr, one line each; the JSON report lists them too."""
-    for warning in inputs.spec.warnings if inputs.spec else ():
-        say(f"warning: {warning}")
+        return audit(self.inputs.skills_at(tree), tree, self.inputs.spec, self.judge, promises)
 
 
 @contextlib.contextmanager
-def result_judge(args: argparse.Namespace) -> Iterator[Judge]:
-    """A judge backed by the on-disk result cache (unless --no-cache)."""
+def open_sources(
+    options: SourceOptions,
+    refs: Sequence[str | None],
+    reporter: Reporter,
+    *,
+    full_history: bool = False,
+    spec_path: str | None = None,
+) -> Iterator[Sources]:
+    """Load the inputs and open a tree for each of ``refs`` (None: the registry's or ``--ref``'s).
+
+    The one place every option is applied, for ``check``, ``fix``, ``diff``,
+    ``bump`` and ``history`` alike, so no command can drop one.  A source
+    that reads one version whatever the ref (``--installed``, ``--release
+    VERSION``) cannot serve two refs, and says so.
+    """
     from ..audit import Judge
+    from ..inputs import load_inputs, open_tree
     from ..resultcache import ResultStore
     from ..source.cache import cache_root
 
-    store = None if args.no_cache else ResultStore(cache_root(args.cache_dir) / "results.sqlite3")
+    if len(refs) > 1 and options.installed is not None:
+        raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
+    if len(refs) > 1 and options.release:
+        raise UsageError(f"--release {options.release} names one version; give --release alone to read each ref's")
+    inputs = load_inputs(
+        spec_path or options.spec,
+        list(options.skill_dirs),
+        options.repo,
+        refs[0] or options.ref,
+        DEFAULT_SPEC,
+        options.in_repo,
+        list(options.all_roots),
+    )
+    for warning in inputs.spec.warnings if inputs.spec else ():
+        reporter.warn(warning)  # the JSON report lists them too
+    progress = reporter.progress()
+    trees = [
+        open_tree(
+            inputs,
+            ref=ref,
+            release=options.release,
+            cache_dir=options.cache_dir,
+            progress=progress,
+            full_history=full_history,
+            allow=options.allow,
+            submodules=dict(options.submodules),
+            installed=options.installed,
+        )
+        for ref in refs
+    ]
+    store = None if options.no_cache else ResultStore(cache_root(options.cache_dir) / "results.sqlite3")
     try:
-        yield Judge(store)
+        yield Sources(inputs, trees, Judge(store))
     finally:
         if store is not None:
             store.close()
             if store.problem:
-                say(f"warning: {store.problem}")
+                reporter.warn(store.problem)
 
 
 def emit(write: Callable[[TextIO], None], output: str | None) -> None:
@@ -98,61 +109,3 @@ def emit(write: Callable[[TextIO], None], output: str | None) -> None:
         write_atomic(Path(output), buffer.getvalue().encode("utf-8", "backslashreplace"))
     except OSError as exc:
         raise UsageError(f"--output {output}: cannot write: {exc.strerror}; nothing written") from None
-
-
-def progress_display(quiet: bool) -> Progress:
-    """A progress display on stderr when it is a terminal and not --quiet."""
-    if quiet or not sys.stderr.isatty():
-        return no_progress
-    from rich.console import Console
-
-    console = Console(file=sys.stderr, no_color="NO_COLOR" in os.environ)
-    shown: list[Status] = []
-
-    def show(message: str, fraction: float | None) -> None:
-        while shown:
-            shown.pop().stop()
-        if message:
-            status = console.status(message)
-            status.start()
-            shown.append(status)
-
-    return show
-
-
-def compare_args(args: argparse.Namespace, old_ref: str, new_ref: str, spec_path: str | None = None) -> Comparison:
-    from ..audit import audit
-    from ..compare import compare
-    from ..inputs import load_inputs, open_tree
-
-    inputs = load_inputs(
-        spec_path or args.spec, args.skill_dirs, args.repo, old_ref, DEFAULT_SPEC, args.in_repo, args.all
-    )
-    warn(inputs)
-    progress = progress_display(args.quiet)
-    reports = []
-    with result_judge(args) as judge:
-        for ref in (old_ref, new_ref):
-            tree = open_tree(
-                inputs,
-                ref=ref,
-                release=args.release,
-                cache_dir=args.cache_dir,
-                progress=progress,
-                allow=tuple(args.allow_protocol),
-                submodules=submodules(args),
-            )
-            reports.append(audit(inputs.skills_at(tree), tree, inputs.spec, judge))
-    return compare(reports[0], reports[1])
-
-
-def render_comparison(fmt: str, comparison: Comparison, stream: TextIO) -> None:
-    from ..report.compare import (
-        render_comparison_json,
-        render_comparison_markdown,
-        render_comparison_terminal,
-    )
-
-    {"json": render_comparison_json, "markdown": render_comparison_markdown}.get(fmt, render_comparison_terminal)(
-        comparison, stream
-    )

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import sys
+from typing import TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
 from ..textlines import split_lines_keepends
-from .common import audit_args
+from .common import open_sources
+from .options import SourceOptions
+from .reporter import Reporter
 
 
-def cmd_fix(args: argparse.Namespace) -> ExitCode:
-    """``anchor-audit fix``: heal what only moved; report what needs a person."""
+def fix(
+    options: SourceOptions,
+    reporter: Reporter,
+    refresh_quotes: bool = False,
+    update_card: bool = False,
+    write: bool = False,
+    out: TextIO | None = None,
+) -> ExitCode:
+    """Heal moved quotes (and with ``update_card`` card.yaml); a unified diff, or with ``write`` the files."""
     from ..fix import plan_fix
     from ..fsutil import apply_edits
 
-    if args.in_repo:
+    out = out or sys.stdout
+    if options.in_repo:
         raise UsageError("fix edits skill files on disk; it cannot be used with --in-repo")
-    inputs, tree, report = audit_args(args)
-    plan = plan_fix(report, inputs.disk_skills, inputs.spec, tree, args.refresh_quotes, args.update_card)
-    out = sys.stdout
-    if args.write:
+    with open_sources(options, [None], reporter) as sources:
+        (tree,) = sources.trees
+        report = sources.audit(tree)
+        plan = plan_fix(report, sources.inputs.disk_skills, sources.inputs.spec, tree, refresh_quotes, update_card)
+    if write:
         apply_edits(plan.edits)
     else:
         for edit in plan.edits:
@@ -34,7 +45,7 @@ def cmd_fix(args: argparse.Namespace) -> ExitCode:
                     f"b/{edit.path}",
                 )
             )
-    verb = "" if args.write else "would fix "
+    verb = "" if write else "would fix "
     for line in plan.done:
         out.write(f"{verb}{line}\n")
     for line in plan.notes:
@@ -42,8 +53,8 @@ def cmd_fix(args: argparse.Namespace) -> ExitCode:
     for line in plan.left:
         out.write(f"left for a person: {line}\n")
     files = len(plan.edits)
-    state = "written" if args.write else "dry run, nothing written (--write applies)"
+    state = "written" if write else "dry run, nothing written (--write applies)"
     out.write(f"fix: {files} file{'s' if files != 1 else ''} to change, {state}; {len(plan.left)} left for a person\n")
-    if plan.left or (plan.edits and not args.write):
+    if plan.left or (plan.edits and not write):
         return ExitCode.DRIFT
     return ExitCode.OK

@@ -2,74 +2,94 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
-from .common import DEFAULT_SPEC, compare_args, emit, progress_display, render_comparison, result_judge, say, submodules
+from .common import DEFAULT_SPEC, emit, open_sources
+from .options import ReportOptions, SourceOptions
+from .reporter import Reporter
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
 
 
-def cmd_diff(args: argparse.Namespace) -> ExitCode:
-    """``anchor-audit diff OLD NEW``."""
-    comparison = compare_args(args, args.old, args.new)
-    emit(lambda stream: render_comparison(args.format, comparison, stream), args.output)
+def diff(options: SourceOptions, report_options: ReportOptions, reporter: Reporter, old: str, new: str) -> ExitCode:
+    """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
+    comparison = _compare(options, reporter, old, new)
+    emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
     return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
 
 
-def cmd_bump(args: argparse.Namespace) -> ExitCode:
-    """``anchor-audit bump NEW``: diff from the pinned ref; rewrite the pin when nothing breaks."""
+def bump(
+    options: SourceOptions, report_options: ReportOptions, reporter: Reporter, new: str, force: bool = False
+) -> ExitCode:
+    """diff from the pinned ref to ``new``; rewrite the pin when nothing breaks (or with ``force``)."""
     from ..fix.registry import rewrite_pin
     from ..fix.text import DiskText
     from ..fsutil import FileEdit, apply_edits
     from ..spec.registry import load_spec
 
-    spec = load_spec(Path(args.spec or DEFAULT_SPEC))
-    comparison = compare_args(args, spec.source.ref, args.new, spec_path=str(spec.path))
-    emit(lambda stream: render_comparison(args.format, comparison, stream), args.output)
-    if comparison.breaks and not args.force:
-        say(f"not bumped: claims break at {args.new}; --force bumps anyway")
+    spec = load_spec(Path(options.spec or DEFAULT_SPEC))
+    comparison = _compare(options, reporter, spec.source.ref, new, spec_path=str(spec.path))
+    emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
+    if comparison.breaks and not force:
+        reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
         return ExitCode.DRIFT
     disk = DiskText.read(spec.path)
     try:
-        text = rewrite_pin(disk.text, args.new)
+        text = rewrite_pin(disk.text, new)
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
     apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
-    say(f"{spec.path}: source.ref {spec.source.ref} -> {args.new}")
+    reporter.say(f"{spec.path}: source.ref {spec.source.ref} -> {new}")
     return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
 
 
-def cmd_history(args: argparse.Namespace) -> ExitCode:
-    """``anchor-audit history``: the timeline of every quote and claim."""
-    from ..history import SkillSource, history
-    from ..inputs import load_inputs, open_tree
+def history(
+    options: SourceOptions, report_options: ReportOptions, reporter: Reporter, since: str | None, until: str
+) -> ExitCode:
+    """The timeline of every quote and claim over ``since..until`` (git only)."""
+    from ..history import SkillSource
+    from ..history import history as timeline
     from ..report.history import render_history_json, render_history_terminal
     from ..source.git import GitTree
 
-    if args.all:
+    if options.all_roots:
         raise UsageError("history follows named skills; give SKILL_DIR arguments instead of --all")
-    inputs = load_inputs(args.spec, args.skill_dirs, args.repo, args.until, DEFAULT_SPEC, args.in_repo)
-    progress = progress_display(args.quiet)
-    tree = open_tree(
-        inputs,
-        ref=args.until,
-        cache_dir=args.cache_dir,
-        progress=progress,
-        full_history=True,
-        allow=tuple(args.allow_protocol),
-        submodules=submodules(args),
-    )
-    assert isinstance(tree, GitTree)
-    sources = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
-    sources += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
+    with open_sources(options, [until], reporter, full_history=True) as sources:
+        (tree,) = sources.trees
+        if not isinstance(tree, GitTree):
+            raise UsageError("history reads git; it cannot be used with --release or --installed")
+        inputs = sources.inputs
+        skills = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
+        skills += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
+        progress = reporter.progress()
 
-    def step(i: int, total: int) -> None:
-        progress(f"auditing commit {i + 1} of {total}", None)
+        def step(i: int, total: int) -> None:
+            progress(f"auditing commit {i + 1} of {total}", None)
 
-    with result_judge(args) as judge:
-        result = history(tree, sources, inputs.spec, args.since, args.until, judge, on_commit=step)
-    progress("", 1.0)
-    render = render_history_json if args.format == "json" else render_history_terminal
-    emit(lambda stream: render(result, stream), args.output)
+        result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
+        progress("", 1.0)
+    render = render_history_json if report_options.format == "json" else render_history_terminal
+    emit(lambda stream: render(result, stream), report_options.output)
     return ExitCode.OK
+
+
+def _compare(
+    options: SourceOptions, reporter: Reporter, old: str, new: str, spec_path: str | None = None
+) -> Comparison:
+    from ..compare import compare
+
+    with open_sources(options, [old, new], reporter, spec_path=spec_path) as sources:
+        before, after = (sources.audit(tree) for tree in sources.trees)
+        return compare(before, after)
+
+
+def _render(fmt: str, comparison: Comparison, stream: TextIO) -> None:
+    from ..report.compare import render_comparison_json, render_comparison_markdown, render_comparison_terminal
+
+    {"json": render_comparison_json, "markdown": render_comparison_markdown}.get(fmt, render_comparison_terminal)(
+        comparison, stream
+    )

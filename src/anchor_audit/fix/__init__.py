@@ -32,10 +32,6 @@ class FixPlan:
     left: list[str] = field(default_factory=list)  # drift fix cannot heal
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def clean(self) -> bool:
-        return not self.left
-
 
 def plan_fix(
     report: AuditReport,

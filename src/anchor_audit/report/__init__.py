@@ -8,8 +8,6 @@ from ..model import AuditReport
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
-FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
-
 
 def renderer(name: str, verbose: bool = False, link_base: str | None = None) -> Renderer:
     """The renderer for ``--format name`` (imported only when used)."""

@@ -133,7 +133,3 @@ class MarkdownRenderer:
         anchor = f"#L{rng.start}" if rng.start == rng.end else f"#L{rng.start}-L{rng.end}"
         target = quote(f"{self.link_base}/blob/{revision}/{path}", safe=":/@-._~") + anchor
         return f"[{md_code(text)}]({target})"
-
-
-def render_markdown(report: AuditReport, stream: TextIO, link_base: str | None = None) -> None:
-    MarkdownRenderer(link_base)(report, stream)

@@ -1,0 +1,39 @@
+"""The command line, parsed once: frozen option objects the commands take (and Python callers can build)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """Where the skills and the code come from: what every auditing command needs.
+
+    ``release`` is None (read git), ``""`` (the wheel of the ref's version)
+    or a VERSION; ``installed`` is None, ``""`` (the registry's dist) or a
+    DIST.  ``cache_dir`` is the directory the run uses (the CLI has already
+    made or replaced it); ``no_cache`` keeps no results on disk.
+    """
+
+    spec: str | None = None
+    skill_dirs: tuple[str, ...] = ()
+    all_roots: tuple[str, ...] = ()
+    repo: str | None = None
+    ref: str | None = None
+    in_repo: bool = False
+    release: str | None = None
+    installed: str | None = None
+    cache_dir: str | None = None
+    no_cache: bool = False
+    submodules: tuple[tuple[str, str], ...] = ()  # (path in the repository, URL or local git dir)
+    allow: tuple[str, ...] = ()  # extra git transports for the main repository
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How a report is written."""
+
+    format: str = "terminal"
+    output: str | None = None  # a file (written atomically), or None: stdout
+    verbose: bool = False
+    link_base: str | None = None  # https://github.com/OWNER/REPO for Markdown links

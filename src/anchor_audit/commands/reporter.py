@@ -1,0 +1,52 @@
+"""What a command tells the user besides its report: warnings, notes and progress, all on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from ..escape import one_line
+from ..source import Progress, no_progress
+
+if TYPE_CHECKING:
+    from rich.status import Status
+
+
+class Reporter:
+    """One line per message, ``anchor-audit: ...``, escaped and with credentials redacted.
+
+    Progress shows on a terminal only (never in a CI log), and not with ``quiet``.
+    """
+
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+
+    def say(self, message: str) -> None:
+        try:
+            print(f"anchor-audit: {one_line(message)}", file=self.stream)
+        except OSError:
+            pass  # the stream itself is gone: the exit code still tells
+
+    def warn(self, message: str) -> None:
+        self.say(f"warning: {message}")
+
+    def progress(self) -> Progress:
+        """A progress sink: a rich status line on a terminal, else nothing."""
+        if self.quiet or not (hasattr(self.stream, "isatty") and self.stream.isatty()):
+            return no_progress
+        from rich.console import Console
+
+        console = Console(file=self.stream, no_color="NO_COLOR" in os.environ)
+        shown: list[Status] = []
+
+        def show(message: str, fraction: float | None) -> None:
+            while shown:
+                shown.pop().stop()
+            if message:
+                status = console.status(one_line(message))
+                status.start()
+                shown.append(status)
+
+        return show

@@ -34,10 +34,7 @@ class AuditInputs:
         out = list(self.disk_skills)
         folders = list(self.repo_skills)
         for root in self.repo_roots:
-            lister = getattr(tree, "files_under", None)
-            if lister is None:
-                raise UsageError("--all with --in-repo needs a git source")
-            found = sorted(p.rsplit("/", 1)[0] for p in lister(root) if p.endswith("/SKILL.md"))
+            found = sorted(p.rsplit("/", 1)[0] for p in tree.files_under(root) if p.endswith("/SKILL.md"))
             if not found:
                 raise UsageError(f"--all {root}: no SKILL.md under it at {self.ref}")
             folders += found

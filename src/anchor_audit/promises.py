@@ -40,7 +40,7 @@ def check_promises(
 
 def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
     try:
-        found = tree.blob_id(path) is not None or _is_folder(tree, path)
+        found = tree.blob_id(path) is not None or tree.is_folder(path)
     except NotCarried as exc:
         return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, str(exc))
     except UnreadableFile as exc:
@@ -48,9 +48,7 @@ def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int
     return PromiseResult(kind, path, PromiseStatus.EXISTS if found else PromiseStatus.MISSING, file, line)
 
 
-def _is_folder(tree: SourceTree, path: str) -> bool:
-    probe = getattr(tree, "is_folder", None)
-    return bool(probe and probe(path))
+
 
 
 def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int, memo: Memo) -> PromiseResult:

@@ -18,11 +18,12 @@ The core definition (README, "Anchor status"):
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Sequence
 
 from ..errors import BoundExceeded
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
 from ..parse import PythonSyntaxProblem, python_index
+from ..source import SourceTree
 from ..source.file import SourceFile
 from .closest import changed
 from .find import Work, find_logical, find_text
@@ -84,25 +85,26 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
     )
 
 
-def relocate(quote: Quote, tree: "ReadableTree") -> QuoteMatch | None:
+def relocate(quote: Quote, tree: SourceTree) -> QuoteMatch | None:
     """Look for a changed or missing quote in the other files of ``tree``.
 
     git grep finds the files holding the quote's most specific line (its
     longest); the full match runs on those.  The first file where the whole
-    quote is found wins (in path order).  Trees without ``search(text, suffix)``
-    are not searched.  A skill's own files (any folder holding a SKILL.md)
+    quote is found wins (in path order).  A skill's own files (any folder holding a SKILL.md)
     are never candidates: a quote "found" in the document that quotes it
     checks nothing.  At most :data:`MAX_RELOCATION_CANDIDATES` files are
     tried; more is :class:`~anchor_audit.errors.BoundExceeded` (incomplete).
     """
-    search = getattr(tree, "search", None)
-    lines = [line for line in shape_of(quote.body).lines]
-    if search is None or not lines:
+    lines = shape_of(quote.body).lines
+    if not lines:
         return None
     needle = max(lines, key=len)
     suffix = "." + quote.path.rsplit(".", 1)[-1] if "." in quote.path.rsplit("/", 1)[-1] else ""
     skill_folders: dict[str, bool] = {}
-    candidates = [p for p in search(needle, suffix) or () if p != quote.path and not _in_skill(tree, p, skill_folders)]
+    found = tree.search(needle, suffix)
+    if found is None:
+        return None  # a tree that cannot be searched cheaply (a lean mirror) is not searched
+    candidates = [p for p in found if p != quote.path and not _in_skill(tree, p, skill_folders)]
     for tried, path in enumerate(candidates):
         if tried == MAX_RELOCATION_CANDIDATES:
             raise BoundExceeded(
@@ -128,7 +130,7 @@ def relocate(quote: Quote, tree: "ReadableTree") -> QuoteMatch | None:
     return None
 
 
-def _in_skill(tree: "ReadableTree", path: str, folders: dict[str, bool]) -> bool:
+def _in_skill(tree: SourceTree, path: str, folders: dict[str, bool]) -> bool:
     """Whether ``path`` is a skill's own file: a SKILL.md, or anything in a folder (or below one) holding one."""
     parts = path.split("/")
     if parts[-1] == "SKILL.md":
@@ -143,12 +145,6 @@ def _in_skill(tree: "ReadableTree", path: str, folders: dict[str, bool]) -> bool
         if folders[folder]:
             return True
     return False
-
-
-class ReadableTree(Protocol):
-    def read(self, path: str) -> SourceFile | None: ...
-
-    def blob_id(self, path: str) -> str | None: ...
 
 
 def _widen_over_comments(region: LineRange, src: Sequence[str]) -> LineRange:

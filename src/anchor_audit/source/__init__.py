@@ -30,14 +30,33 @@ def no_progress(message: str, fraction: float | None) -> None:
 
 
 class SourceTree(Protocol):
+    """The code at one ref, whatever holds it (a git commit, a release wheel, an installed distribution)."""
+
     info: SourceInfo
 
     def read(self, path: str) -> SourceFile | None:
-        """The file at ``path``, or None if the tree has no such file."""
+        """The file at ``path``, or None if the tree has no such file.
+
+        Raises :class:`~anchor_audit.errors.NotCarried` where this kind of tree
+        cannot know, :class:`~anchor_audit.errors.UnreadableFile` where the file
+        cannot be audited.
+        """
         ...
 
     def blob_id(self, path: str) -> str | None:
         """The git blob sha of the file at ``path`` (None: no such file), as cheaply as the tree can."""
+        ...
+
+    def search(self, text: str, suffix: str) -> list[str] | None:
+        """Paths of files ending in ``suffix`` that contain ``text``; None: this tree cannot be searched cheaply."""
+        ...
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every file path under ``folder`` (names only)."""
+        ...
+
+    def is_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder in this tree."""
         ...
 
 

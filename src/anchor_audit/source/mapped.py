@@ -53,6 +53,21 @@ class MappedTree:
                         found.append(repo_path)
         return found
 
+    def files_under(self, folder: str) -> list[str]:
+        """Repository paths of every file this copy carries under ``folder``."""
+        prefix = folder.strip("/") + "/"
+        return sorted(path for path in self._repo_paths() if path.startswith(prefix))
+
+    def is_folder(self, path: str) -> bool:
+        prefix = path.strip("/") + "/"
+        return any(p.startswith(prefix) for p in self._repo_paths())
+
+    def _repo_paths(self) -> Iterable[str]:
+        for wheel_prefix, repo_prefix in self._mapping:
+            for name in self._members():
+                if name.startswith(wheel_prefix):
+                    yield repo_prefix + name[len(wheel_prefix) :]
+
     @property
     def _mapping(self) -> tuple[tuple[str, str], ...]:
         return self._release.paths or (("", ""),)

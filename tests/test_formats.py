@@ -85,3 +85,22 @@ def test_baseline_accepts_known_findings_only_with_reasons(scenario: Path, capsy
     assert main(["check", "--ref", "v4", "--baseline", "baseline.yaml", "--format", "json"]) == 1
     err = capsys.readouterr().err
     assert "baseline.yaml: no finding gone any more; drop it" in err
+
+
+def _report_schema() -> dict:
+    return json.loads(resources.files("anchor_audit.report").joinpath("report.schema.json").read_text(encoding="utf-8"))
+
+
+def test_json_report_is_valid_against_its_shipped_schema(scenario: Path, capsys) -> None:
+    _, out = render("json", capsys)
+    jsonschema.Draft202012Validator(_report_schema()).validate(json.loads(out))
+
+
+def test_the_report_schema_refuses_what_the_report_never_writes() -> None:
+    golden = json.loads((GOLDEN / "demo-v4.json").read_text())
+    validator = jsonschema.Draft202012Validator(_report_schema())
+    validator.validate(golden)
+    golden["skills"][0]["anchors"][0]["status"] = "fine"
+    assert not validator.is_valid(golden)
+    del golden["skills"][0]["anchors"][0]["status"]
+    assert not validator.is_valid(golden)

@@ -3,7 +3,7 @@
 The project's reference skill (fixtures/reference/) needs only the package
 index; the published skill also needs ../shared beside the checkout.  Each
 is skipped, with the reason, where what it needs is missing.  The expected
-results are the known truth, checked by hand against the code (see the README).
+results are the known truth, checked by hand against the code (see the README and docs/commands.md).
 """
 
 from __future__ import annotations

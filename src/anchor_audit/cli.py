@@ -16,7 +16,7 @@ from .commands import Reporter, ReportOptions, SourceOptions
 from .commands.common import DEFAULT_SPEC
 from .errors import AuditError, UsageError
 from .model import ExitCode
-from .source.cache import open_cache
+from .source.cache import cache_root, open_cache
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -218,7 +218,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cache = commands.add_parser("cache", help="show or remove the cache directory")
     cache.add_argument("action", choices=("dir", "clean"))
-    cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see README)")
+    cache.add_argument("--cache-dir", metavar="DIR", help=f"the cache directory (default: {cache_root()})")
     cache.set_defaults(run=_cache)
     return parser
 

@@ -29,7 +29,7 @@ def init(skill_dir: str, out: TextIO | None = None) -> ExitCode:
         lines.append("      {}  # card.yaml lists no claims")
     lines.append("# The quotes of SKILL.md, to list under the claims they back:")
     lines += [f"#   - {printable(q.key, keep='')}  # SKILL.md:{q.skill_line}" for q in skill.quotes]
-    lines.append("# Conditions: see the README, 'anchors.yaml'.")
+    lines.append("# Conditions: see docs/anchors-yaml.md.")
     (out or sys.stdout).write("\n".join(lines) + "\n")
     return ExitCode.OK
 

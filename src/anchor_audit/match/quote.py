@@ -1,6 +1,6 @@
 """Find a line-anchored quote in the text of its file, and judge its anchor.
 
-The core definition (README, "Anchor status"):
+The core definition (docs/statuses.md, "Anchor status"):
 
 * Find the quote: its non-``...`` lines, indentation ignored, in order.
   Within a run between two ``...`` lines the lines are consecutive in the

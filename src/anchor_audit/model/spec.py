@@ -47,7 +47,7 @@ class Quote:
 
 @dataclass(frozen=True)
 class Condition:
-    """A structural, line-free promise about the code (see the README's anchors.yaml section).
+    """A structural, line-free promise about the code (docs/anchors-yaml.md).
 
     Exactly one of three shapes: an ``if`` gate (``if_test`` set), statements
     a scope must contain (``has``), or a module-level name (``defines``).

@@ -1,4 +1,4 @@
-"""The JSON report: stable, documented in the README, byte-identical for the same inputs.
+"""The JSON report: stable, byte-identical for the same inputs (docs/report-json.md; report.schema.json).
 
 Keys are sorted and nothing depends on time or the machine, so a report can
 be committed and diffed.

@@ -75,7 +75,8 @@ def main() -> int:
     git(work, "clone", "-q", "--bare", "--no-local", str(repo), str(server)) if not args.repo else None
     served = server if not args.repo else repo
     git(served, "config", "uploadpack.allowFilter", "true")
-    remote = [*anchor_audit(), "check", "--quiet", "--no-cache", "--spec", str(spec), "--repo", f"file://{served}",
+    # An empty --cache-dir is cold; not --no-cache, which would fetch into a temporary folder and delete it.
+    remote = [*anchor_audit(), "check", "--quiet", "--spec", str(spec), "--repo", f"file://{served}",
               "--ref", ref, "--cache-dir", str(work / "remote-cache"), str(skill)]  # fmt: skip
     cold = timed(remote, env)
     stored = _bytes(work / "remote-cache" / "git")

@@ -58,6 +58,21 @@ def run(ref: str, cache: Path, skill_dir: Path = SHARED_SKILL):
     return audit([(skill, spec.skill(skill.name))], tree, spec)
 
 
+# Both skills make the same five claims; at v0.6.0 only the launch environment wiring is gone.
+V0_6_0_VERDICTS = {
+    "tp_overlap_gating": Verdict.CODE_VERIFIED,
+    "dp_overlap_defaults": Verdict.CODE_VERIFIED,
+    "pp_overlap_auto_selection": Verdict.CODE_VERIFIED,
+    "launch_env_wiring": Verdict.BROKEN,
+    "overlap_perf_claims": Verdict.DOC_ONLY,
+}
+
+
+def assert_the_v0_6_0_verdicts(report) -> None:  # noqa: ANN001
+    assert {c.id: c.verdict for c in report.skills[0].claims} == V0_6_0_VERDICTS
+    assert exit_code(report) is ExitCode.DRIFT
+
+
 def test_the_reference_skill_tells_the_v0_6_0_story(wheels: Path) -> None:
     # Checked by hand at v0.6.0: the three comm_overlap.py blocks sit 2 to 4 lines lower, and
     # run_plugins.py no longer has PerfEnvPlugin (the launch environment is set elsewhere).
@@ -70,15 +85,7 @@ def test_the_reference_skill_tells_the_v0_6_0_story(wheels: Path) -> None:
         (f"{PLUGINS}:594-594", AnchorStatus.CHANGED, None),
         (f"{PLUGINS}:607-609", AnchorStatus.CHANGED, None),
     ]
-    verdicts = {c.id: c.verdict for c in report.skills[0].claims}
-    assert verdicts == {
-        "tp_overlap_gating": Verdict.CODE_VERIFIED,
-        "dp_overlap_defaults": Verdict.CODE_VERIFIED,
-        "pp_overlap_auto_selection": Verdict.CODE_VERIFIED,
-        "launch_env_wiring": Verdict.BROKEN,
-        "overlap_perf_claims": Verdict.DOC_ONLY,
-    }
-    assert exit_code(report) is ExitCode.DRIFT
+    assert_the_v0_6_0_verdicts(report)
 
 
 def test_the_reference_skill_at_v0_3_0_keeps_the_launch_wiring(wheels: Path) -> None:
@@ -98,15 +105,7 @@ def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: P
         (f"{COMM}:572-579", AnchorStatus.MOVED, LineRange(576, 579)),
         (f"{PLUGINS}:570-609", AnchorStatus.CHANGED, None),
     ]
-    verdicts = {c.id: c.verdict for c in report.skills[0].claims}
-    assert verdicts == {
-        "tp_overlap_gating": Verdict.CODE_VERIFIED,
-        "dp_overlap_defaults": Verdict.CODE_VERIFIED,
-        "pp_overlap_auto_selection": Verdict.CODE_VERIFIED,
-        "launch_env_wiring": Verdict.BROKEN,
-        "overlap_perf_claims": Verdict.DOC_ONLY,
-    }
-    assert exit_code(report) is ExitCode.DRIFT
+    assert_the_v0_6_0_verdicts(report)
 
 
 def test_v0_3_0_two_quotes_exact(wheels: Path, published: Path) -> None:

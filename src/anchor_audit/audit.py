@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote, relocate
@@ -36,6 +36,7 @@ from .model import (
     SkillReport,
     SkillSpec,
     Spec,
+    UnreadableSkill,
     Verdict,
 )
 from .promises import check_promises
@@ -149,7 +150,7 @@ class Judge:
 
 
 def audit(
-    skills: list[tuple[Skill, SkillSpec | None]],
+    skills: Sequence[tuple[Skill, SkillSpec | None] | UnreadableSkill],
     tree: SourceTree,
     spec: Spec | None = None,
     judge: Judge | None = None,
@@ -160,7 +161,12 @@ def audit(
     ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
     """
     judge = judge or Judge()
-    reports = tuple(audit_skill(skill, entry, tree, judge, promises) for skill, entry in skills)
+    reports = tuple(
+        SkillReport(item.name, item.path, (), (), error=item.error)
+        if isinstance(item, UnreadableSkill)
+        else audit_skill(item[0], item[1], tree, judge, promises)
+        for item in skills
+    )
     return AuditReport(tree.info, reports, spec.warnings if spec else ())
 
 

@@ -9,6 +9,7 @@ Findings sit on the skill's own files, SKILL.md (quotes) and card.yaml
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .model import (
@@ -47,6 +48,9 @@ RULES: dict[str, Rule] = {
         Rule("AA202", "claim-unverifiable", "warning", "Some evidence registered for the claim could not be checked."),
         Rule("AA203", "card-mismatch", "error", "card.yaml's tags contradict the verdict."),
         Rule("AA204", "unknown-tag", "note", "card.yaml uses a tag anchor-audit does not know; kept.", drift=False),
+        Rule("AA301", "skill-unreadable", "error", "The skill cannot be read (a bad fence, card.yaml, a link)."),
+        Rule("AA302", "skill-skipped", "warning", "The code the skill is about could not be had (unreachable)."),
+        Rule("AA303", "catalog-out-of-sync", "warning", "The catalog's copy differs from the repository's."),
         Rule("AA401", "evidence-missing", "error", "A card.yaml evidence path is not at the audited ref."),
         Rule("AA402", "reference-missing", "error", "An @path reference of SKILL.md is not at the audited ref."),
         Rule("AA403", "test-count-differs", "warning", "A pytest file defines another number of tests than promised."),
@@ -100,6 +104,14 @@ def findings(report: AuditReport) -> list[Finding]:
     """Every finding of ``report``, in report order."""
     out: list[Finding] = []
     for skill in report.skills:
+        if skill.error is not None:
+            out.append(Finding("AA301", skill.name, "skill", skill.error, _skill_md(skill), _line_of(skill.error)))
+        if skill.skipped is not None:
+            out.append(Finding("AA302", skill.name, "source", f"not audited: {skill.skipped}", _skill_md(skill), 1))
+        if skill.out_of_sync:
+            files = ", ".join(skill.out_of_sync)
+            message = f"the catalog's copy differs from the repository's: {files}"
+            out.append(Finding("AA303", skill.name, "sync", message, _skill_md(skill), 1))
         out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
         for claim in skill.claims:
             out += _claim_findings(skill, claim)
@@ -117,6 +129,12 @@ def findings(report: AuditReport) -> list[Finding]:
                 )
             out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
     return out
+
+
+def _line_of(message: str) -> int:
+    """The line a one-line error names (``FILE:LINE: what``), else 1."""
+    match = re.match(r"^[^:\s]+:(\d{1,9}):", message)
+    return int(match.group(1)) if match else 1
 
 
 def _skill_md(skill: SkillReport) -> str:

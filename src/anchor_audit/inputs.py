@@ -12,36 +12,52 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Union
 
-from .errors import UsageError
-from .model import ReleaseSpec, Skill, SkillSpec, Spec
+from .errors import SpecError, UsageError
+from .model import ReleaseSpec, Skill, SkillSpec, Spec, UnreadableSkill
 from .source import Progress, SourceTree, is_remote, no_progress
 from .spec.registry import load_spec
 from .spec.skill import load_skill, load_skill_from_tree
+
+# A skill to audit with its registry entry, or one that could not be read (isolated: its own error result).
+SkillInput = Union[tuple[Skill, "SkillSpec | None"], UnreadableSkill]
 
 
 @dataclass(frozen=True)
 class AuditInputs:
     spec: Spec | None
-    disk_skills: list[tuple[Skill, SkillSpec | None]]  # read from disk once
+    disk_skills: list[SkillInput]  # read from disk once
     repo_skills: list[str]  # --in-repo: folders inside the repository
     repo: str
     ref: str
     repo_roots: list[str] = field(default_factory=list)  # --in-repo --all: every skill under these folders
 
-    def skills_at(self, tree: SourceTree) -> list[tuple[Skill, SkillSpec | None]]:
-        """The skills to audit against ``tree`` (in-repo skills as they are in that tree)."""
+    def skills_at(self, tree: SourceTree) -> list[SkillInput]:
+        """The skills to audit against ``tree`` (in-repo skills as they are in that tree).
+
+        A skill found under an ``--all`` root that cannot be read is isolated:
+        it becomes an :class:`UnreadableSkill`, and every other skill is audited.
+        """
         out = list(self.disk_skills)
-        folders = list(self.repo_skills)
+        folders = [(folder, False) for folder in self.repo_skills]
         for root in self.repo_roots:
             found = sorted(p.rsplit("/", 1)[0] for p in tree.files_under(root) if p.endswith("/SKILL.md"))
             if not found:
                 raise UsageError(f"--all {root}: no SKILL.md under it at {self.ref}")
-            folders += found
-        for folder in folders:
+            folders += [(folder, True) for folder in found]
+        for folder, isolated in folders:
             name = folder.strip("/").rsplit("/", 1)[-1]
-            skill = replace(load_skill_from_tree(tree, folder), name=name)
+            try:
+                skill = replace(load_skill_from_tree(tree, folder), name=name)
+            except SpecError as exc:
+                if not isolated:
+                    raise
+                out.append(UnreadableSkill(name, folder, str(exc)))
+                continue
             out.append((skill, self.spec.skill(name) if self.spec else None))
+        if out and all(isinstance(item, UnreadableSkill) for item in out):
+            raise UsageError(f"no skill could be read; the first: {_first_error(out)}")
         return out
 
 
@@ -71,6 +87,7 @@ def load_inputs(
         if not skill_dirs and not all_roots:
             raise UsageError("--in-repo needs SKILL_DIR arguments: paths of skill folders inside the repository")
         return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []])
+    named = list(skill_dirs)
     for root in all_roots or []:
         found = sorted(p.parent for p in Path(root).rglob("SKILL.md") if not _hidden(p, Path(root)))
         if not Path(root).is_dir():
@@ -78,11 +95,20 @@ def load_inputs(
         if not found:
             raise UsageError(f"--all {root}: no SKILL.md under it")
         skill_dirs = list(skill_dirs) + [str(p) for p in found]
-    skills: list[tuple[Skill, SkillSpec | None]] = []
+    skills: list[SkillInput] = []
     if skill_dirs:
+        found_by_all = set(skill_dirs) - set(named)
         for d in skill_dirs:
-            skill = load_skill(Path(d), shown_as=d)
+            try:
+                skill = load_skill(Path(d), shown_as=d)
+            except SpecError as exc:
+                if d not in found_by_all:
+                    raise  # a skill named on the command line: a bad command line
+                skills.append(UnreadableSkill(Path(d).name, d, str(exc)))
+                continue
             skills.append((skill, spec.skill(skill.name) if spec else None))
+        if all(isinstance(item, UnreadableSkill) for item in skills):
+            raise UsageError(f"no skill could be read; the first: {_first_error(skills)}")
     elif spec is not None:
         # An entry without a path is audited where it is named (SKILL_DIR, --all): a published skill
         # that users keep in a place of their own.
@@ -94,6 +120,10 @@ def load_inputs(
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
     return AuditInputs(spec, skills, [], repo, ref)
+
+
+def _first_error(items: list[SkillInput]) -> str:
+    return next(item.error for item in items if isinstance(item, UnreadableSkill))
 
 
 def _hidden(path: Path, root: Path) -> bool:

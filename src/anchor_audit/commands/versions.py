@@ -63,7 +63,7 @@ def history(
         if not isinstance(tree, GitTree):
             raise UsageError("history reads git; it cannot be used with --release or --installed")
         inputs = sources.inputs
-        skills = [SkillSource(skill.name, disk=skill) for skill, _ in inputs.disk_skills]
+        skills = [SkillSource(item[0].name, disk=item[0]) for item in inputs.disk_skills if isinstance(item, tuple)]
         skills += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
         progress = reporter.progress()
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
-from ..model import AnchorStatus, AuditReport, Mismatch, Skill, SkillSpec, Spec, Verdict
+from ..model import AnchorStatus, AuditReport, Mismatch, Skill, SkillSpec, Spec, UnreadableSkill, Verdict
 from ..source import SourceTree
 from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
@@ -35,7 +36,7 @@ class FixPlan:
 
 def plan_fix(
     report: AuditReport,
-    skills: list[tuple[Skill, SkillSpec | None]],
+    skills: Sequence[tuple[Skill, SkillSpec | None] | UnreadableSkill],
     spec: Spec | None,
     tree: SourceTree,
     refresh: bool = False,
@@ -44,7 +45,11 @@ def plan_fix(
     plan = FixPlan()
     registry = DiskText.read(spec.path) if spec else None
     registry_text = registry.text if registry else ""
-    for (skill, entry), result in zip(skills, report.skills, strict=True):
+    for item, result in zip(skills, report.skills, strict=True):
+        if isinstance(item, UnreadableSkill):
+            plan.left.append(f"{item.path}: cannot be read: {item.error}")
+            continue
+        skill, entry = item
         skill_md = Path(skill.path) / "SKILL.md"
         disk = DiskText.read(skill_md)
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:

@@ -36,6 +36,7 @@ from .spec import (
     SourceSpec,
     Spec,
     TestPromise,
+    UnreadableSkill,
 )
 from .status import (
     KNOWN_TAGS,
@@ -85,6 +86,7 @@ __all__ = [
     "SourceSpec",
     "Spec",
     "TestPromise",
+    "UnreadableSkill",
     "TextEnum",
     "Verdict",
 ]

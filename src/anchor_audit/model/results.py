@@ -136,6 +136,15 @@ class SkillReport:
     notes: tuple[str, ...] = ()
     card_path: str | None = None  # card.yaml as shown in reports, if the skill has one
     promises: tuple[PromiseResult, ...] = ()
+    error: str | None = None  # the skill could not be read (one line); nothing else was checked
+    source: SourceInfo | None = None  # where this skill's code came from, when not the report's (a catalog)
+    skipped: str | None = None  # its code could not be had (a component's repository unreachable)
+    out_of_sync: tuple[str, ...] = ()  # catalog: files whose copy differs from the component repository's
+
+    @property
+    def checked(self) -> bool:
+        """Whether anything of this skill was checked (not unreadable, not skipped)."""
+        return self.error is None and self.skipped is None
 
 
 @dataclass(frozen=True)

@@ -176,3 +176,12 @@ class Skill:
     references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
     test_promises: tuple[TestPromise, ...] = ()
     examples: tuple[tuple[str, int], ...] = ()  # Python code blocks (not quotes), with their first line
+
+
+@dataclass(frozen=True)
+class UnreadableSkill:
+    """A skill that could not be read (a bad fence, a bad card.yaml, a link): its result is this error."""
+
+    name: str
+    path: str  # as reports show it
+    error: str  # one line: FILE:LINE: what is wrong

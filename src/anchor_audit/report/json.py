@@ -56,6 +56,10 @@ def _skill(skill: SkillReport) -> dict[str, Any]:
         "claims": [_claim(c) for c in skill.claims],
         "notes": list(skill.notes),
         "promises": [_promise(p) for p in skill.promises],
+        **({"error": skill.error} if skill.error is not None else {}),
+        **({"source": source_dict(skill.source) if skill.source else None} if skill.source or skill.skipped else {}),
+        **({"skipped": skill.skipped} if skill.skipped is not None else {}),
+        **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
     }
 
 

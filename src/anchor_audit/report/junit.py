@@ -20,7 +20,12 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
     for skill in report.skills:
         suite = ET.SubElement(suites, "testsuite", name=xml_text(skill.name))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
-        cases = [("quotes", m.quote.key, m.status is AnchorStatus.UNVERIFIABLE) for m in skill.anchors]
+        cases = [
+            ("skill", subject, False)
+            for subject in ("skill", "source", "sync")
+            if by_subject.get((skill.name, subject))
+        ]
+        cases += [("quotes", m.quote.key, m.status is AnchorStatus.UNVERIFIABLE) for m in skill.anchors]
         cases += [("claims", c.id, c.verdict is Verdict.UNVERIFIABLE) for c in skill.claims]
         for group, name, unverifiable in cases:
             case = ET.SubElement(suite, "testcase", classname=xml_text(f"{skill.name}.{group}"), name=xml_text(name))

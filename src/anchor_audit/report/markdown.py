@@ -74,6 +74,11 @@ class MarkdownRenderer:
 
     def _skill(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
         w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
+        for label, text in (("error", skill.error), ("skipped", skill.skipped)):
+            if text is not None:
+                w(f"\n> **{label}**: {md_text(text)}\n")
+        if skill.out_of_sync:
+            w(f"\n> **out of sync** with its repository: {md_text(', '.join(skill.out_of_sync))}\n")
         for note in skill.notes:
             w(f"\n> {md_text(note)}\n")
         if skill.claims:

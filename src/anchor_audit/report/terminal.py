@@ -59,6 +59,15 @@ class TerminalRenderer:
     def _skill(self, console: Console, skill: SkillReport) -> None:
         console.print()
         console.print(Text.assemble((printable(skill.name), "bold"), f"  {printable(skill.path)}"))
+        if skill.source is not None:
+            console.print(Text(f"source: {printable(skill.source.label)}", style="dim"))
+        if skill.error is not None:
+            console.print(Text(f"error: {printable(skill.error)} (nothing of this skill was checked)", style="magenta"))
+        if skill.skipped is not None:
+            console.print(Text(f"skipped: {printable(skill.skipped)}", style="magenta"))
+        if skill.out_of_sync:
+            files = ", ".join(skill.out_of_sync)
+            console.print(Text(printable(f"out of sync with its repository: {files}"), style="yellow"))
         for note in skill.notes:
             console.print(Text(f"note: {printable(note)}", style="dim"))
         if skill.anchors:

@@ -20,7 +20,7 @@ LAYERS = [
     {"commands"},
     {"report", "fix", "baseline"},
     {"history"},
-    {"compare", "inputs"},
+    {"compare", "inputs", "catalog"},
     {"audit"},
     {"promises"},
     {"symbols", "resultcache"},

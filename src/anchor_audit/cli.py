@@ -84,16 +84,19 @@ def _sources(args: argparse.Namespace) -> SourceOptions:
         installed=getattr(args, "installed", None),
         cache_dir=args.cache_dir,
         no_cache=args.no_cache,
-        submodules=tuple(_submodule(item) for item in args.submodule),
+        submodules=tuple(_pair(item, "--submodule", "PATH=URL_OR_DIR", strip="/") for item in args.submodule),
         allow=tuple(args.allow_protocol),
+        catalog=getattr(args, "catalog", None),
+        mirrors=tuple(_pair(item, "--mirror", "URL=GITDIR") for item in getattr(args, "mirror", [])),
     )
 
 
-def _submodule(item: str) -> tuple[str, str]:
-    path, sep, where = item.partition("=")
-    if not sep or not path or not where:
-        raise UsageError(f"--submodule {item!r}: expected PATH=URL_OR_DIR")
-    return path.strip("/"), where
+def _pair(item: str, flag: str, form: str, strip: str = "") -> tuple[str, str]:
+    """``KEY=VALUE`` of a repeatable option, or a one-line error naming the option and its form."""
+    key, sep, value = item.partition("=")
+    if not sep or not key or not value:
+        raise UsageError(f"{flag} {item!r}: expected {form}")
+    return key.strip(strip), value
 
 
 def _report(args: argparse.Namespace) -> ReportOptions:
@@ -158,6 +161,18 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
     check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
+    check.add_argument(
+        "--catalog",
+        metavar="DIR",
+        help="a skills catalog: audit DIR/skills/* against the repositories DIR/components.d/*.yml name",
+    )
+    check.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="URL=GITDIR",
+        help="with --catalog: read the repository URL (or OWNER/NAME) from this local git dir; repeatable",
+    )
     check.set_defaults(run=_check)
 
     fix = commands.add_parser(

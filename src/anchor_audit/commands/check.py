@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..errors import UsageError
 from ..findings import exit_code
-from ..model import ExitCode
-from .common import emit, open_sources
+from ..model import AuditReport, ExitCode, Spec
+from ..source import SourceTree
+from .common import DEFAULT_SPEC, emit, judge_for, open_sources
 from .options import ReportOptions, SourceOptions
 from .reporter import Reporter
 
@@ -28,9 +30,13 @@ def check(
         from ..baseline import load_baseline
 
         accepted = load_baseline(Path(baseline))  # a bad baseline fails before any fetch
-    with open_sources(options, [None], reporter) as sources:
-        (tree,) = sources.trees
-        report = sources.audit(tree)
+    if options.catalog is not None:
+        report, spec = _catalog(options, reporter)
+    else:
+        with open_sources(options, [None], reporter) as sources:
+            (tree,) = sources.trees
+            report = sources.audit(tree)
+        spec = sources.inputs.spec
     if accepted is not None:
         report = replace(report, accepted=accepted.keys)
         for key in accepted.stale(report):
@@ -40,10 +46,40 @@ def check(
 
         count = write(report, Path(write_baseline))
         reporter.say(f"wrote {count} findings to {write_baseline}; give each a reason")
-    spec = sources.inputs.spec
     link_base = (
         report_options.link_base or github_base(report.source.repo) or github_base(spec.source.repo if spec else None)
     )
     render = renderer(report_options.format, verbose=report_options.verbose, link_base=link_base)
     emit(lambda stream: render(report, stream), report_options.output)
     return exit_code(report)
+
+
+def _catalog(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, Spec | None]:
+    """``check --catalog DIR``: each skill against its own component's repository."""
+    from ..catalog import audit_catalog
+    from ..source.git import open_git
+    from ..spec.registry import load_spec
+
+    if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
+        raise UsageError(
+            "--catalog reads the skills and their repositories from the catalog; drop SKILL_DIR, --all, "
+            "--in-repo, --repo and --ref"
+        )
+    if options.release is not None or options.installed is not None:
+        raise UsageError(
+            "--catalog reads each component's git repository; it cannot be used with --release or --installed"
+        )
+    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
+    spec = load_spec(Path(spec_path)) if spec_path else None
+    for warning in spec.warnings if spec else ():
+        reporter.warn(warning)
+    progress = reporter.progress()
+
+    def open_repository(where: str, ref: str) -> SourceTree:
+        return open_git(where, ref, options.cache_dir, progress, allow=options.allow)
+
+    with judge_for(options, reporter) as judge:
+        run = audit_catalog(Path(options.catalog or "."), spec, judge, open_repository, dict(options.mirrors), progress)
+    for line in run.skipped:
+        reporter.say(line)
+    return run.report, spec

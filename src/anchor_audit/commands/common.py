@@ -53,11 +53,10 @@ def open_sources(
     that reads one version whatever the ref (``--installed``, ``--release
     VERSION``) cannot serve two refs, and says so.
     """
-    from ..audit import Judge
     from ..inputs import load_inputs, open_tree
-    from ..resultcache import ResultStore
-    from ..source.cache import cache_root
 
+    if options.catalog is not None:
+        raise UsageError("--catalog goes with check only")
     if len(refs) > 1 and options.installed is not None:
         raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
     if len(refs) > 1 and options.release:
@@ -88,9 +87,20 @@ def open_sources(
         )
         for ref in refs
     ]
+    with judge_for(options, reporter) as judge:
+        yield Sources(inputs, trees, judge)
+
+
+@contextlib.contextmanager
+def judge_for(options: SourceOptions, reporter: Reporter) -> Iterator[Judge]:
+    """A judge backed by the on-disk result cache (unless ``no_cache``); a cache problem is one warning."""
+    from ..audit import Judge
+    from ..resultcache import ResultStore
+    from ..source.cache import cache_root
+
     store = None if options.no_cache else ResultStore(cache_root(options.cache_dir) / "results.sqlite3")
     try:
-        yield Sources(inputs, trees, Judge(store))
+        yield Judge(store)
     finally:
         if store is not None:
             store.close()

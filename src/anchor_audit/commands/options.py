@@ -27,6 +27,8 @@ class SourceOptions:
     no_cache: bool = False
     submodules: tuple[tuple[str, str], ...] = ()  # (path in the repository, URL or local git dir)
     allow: tuple[str, ...] = ()  # extra git transports for the main repository
+    catalog: str | None = None  # a skills catalog folder (components.d/, skills/)
+    mirrors: tuple[tuple[str, str], ...] = ()  # (repository URL or OWNER/NAME, local git dir to read it from)
 
 
 @dataclass(frozen=True)

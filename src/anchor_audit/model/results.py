@@ -162,6 +162,8 @@ class SourceInfo:
     def label(self) -> str:
         if self.kind is SourceKind.RELEASE:
             return f"{self.repo} @ {self.ref}: read from release wheel {self.release}, not git"
+        if self.kind is SourceKind.CATALOG:
+            return f"catalog {self.repo}: each skill against its own component's repository"
         if self.kind is SourceKind.INSTALLED:
             return f"read from the installed distribution {self.release}, not git (the registry pins {self.ref})"
         return f"{self.repo} @ {self.ref} ({self.commit})"

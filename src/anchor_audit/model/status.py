@@ -98,6 +98,7 @@ class SourceKind(TextEnum):
     GIT = "git"
     RELEASE = "release"  # a published wheel
     INSTALLED = "installed"  # the distribution installed in this Python
+    CATALOG = "catalog"  # a skills catalog: each skill carries its component's own source
 
 
 class ChangeKind(TextEnum):

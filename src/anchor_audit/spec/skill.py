@@ -69,7 +69,7 @@ def skill_from_text(
     name: str, shown: str, skill_md: str, skill_md_path: Path, card: str | None, card_path: Path
 ) -> Skill:
     """A skill from the text of its files (``card`` None: it has no card.yaml)."""
-    quotes = parse_skill_md(skill_md, str(skill_md_path))
+    quotes = parse_skill_md(skill_md, f"{shown.rstrip('/')}/SKILL.md")  # messages name the skill as reports do
     references, tests = parse_promises(skill_md)
     return Skill(
         name=name,

@@ -1,0 +1,112 @@
+"""A whole skills catalog, each skill audited against its own component's repository.
+
+Every component repository is opened once (a lean fetch into the shared
+cache, or a local git dir given with ``--mirror``) at the component's ref;
+every skill of the component is audited against it.  A repository that
+cannot be reached skips its component's skills, with the reason; it never
+lets them be audited against another component's code.  Besides the
+audit, each catalog copy is compared with the repository's own copy at
+``path``: a difference means the catalog is stale or diverged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from .audit import Judge, audit_skill
+from .errors import AuditError, SpecError, UnreadableFile
+from .fsutil import read_input
+from .model import AuditReport, SkillReport, SourceInfo, SourceKind, Spec
+from .source import MAX_FILE_BYTES, Progress, SourceTree, git_blob_sha, no_progress
+from .spec.catalog import Component, load_catalog
+from .spec.skill import load_skill
+
+# Opens a component's repository: (URL or local git dir, ref) -> tree.
+OpenRepository = Callable[[str, str], SourceTree]
+
+
+@dataclass(frozen=True)
+class CatalogRun:
+    report: AuditReport
+    skipped: list[str]  # one line per component that could not be audited
+
+
+def audit_catalog(
+    root: Path,
+    spec: Spec | None,
+    judge: Judge,
+    open_repository: OpenRepository,
+    mirrors: dict[str, str] | None = None,
+    progress: Progress = no_progress,
+) -> CatalogRun:
+    """Audit every skill of the catalog at ``root``; ``mirrors`` maps a repository (URL or OWNER/NAME) to a git dir."""
+    mirrors = {_repo_key(url): where for url, where in (mirrors or {}).items()}
+    components = load_catalog(root)
+    reports: list[SkillReport] = []
+    skipped: list[str] = []
+    for i, component in enumerate(components):
+        progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
+        tree, why = _open(component, mirrors, open_repository)
+        if tree is None:
+            skipped.append(f"skipped: {why}")
+            reports += [
+                SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=why) for s in component.skills
+            ]
+            continue
+        info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
+        for item in component.skills:
+            folder = root / "skills" / item.catalog_dir
+            shown = f"skills/{item.catalog_dir}"
+            try:
+                skill = load_skill(folder, shown_as=shown)
+            except SpecError as exc:
+                reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
+                continue
+            result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
+            reports.append(replace(result, source=info, out_of_sync=sync_differences(folder, tree, item.path)))
+    progress("", 1.0)
+    source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
+    return CatalogRun(AuditReport(source, tuple(reports), spec.warnings if spec else ()), skipped)
+
+
+def _open(
+    component: Component, mirrors: dict[str, str], open_repository: OpenRepository
+) -> tuple[SourceTree | None, str]:
+    if component.problem is not None:
+        return None, component.problem
+    where = mirrors.get(_repo_key(component.repo), component.url)
+    try:
+        return open_repository(where, component.ref), ""
+    except AuditError as exc:
+        return None, f"cannot reach {component.url} at {component.ref}: {exc}"
+
+
+def _repo_key(url: str) -> str:
+    """``https://github.com/Owner/Name.git``, ``Owner/Name`` -> ``owner/name``."""
+    tail = url.rstrip("/").removesuffix(".git")
+    tail = tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail
+    return tail.lower()
+
+
+def sync_differences(folder: Path, tree: SourceTree, repo_path: str) -> tuple[str, ...]:
+    """The files where the catalog's copy in ``folder`` and the repository's at ``repo_path`` differ."""
+    prefix = repo_path.strip("/") + "/"
+    theirs = {p[len(prefix) :] for p in tree.files_under(repo_path)}
+    ours = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
+    out = []
+    for rel in sorted(ours | theirs):
+        if rel not in theirs:
+            out.append(f"{rel} (only in the catalog)")
+        elif rel not in ours:
+            out.append(f"{rel} (only in the repository)")
+        else:
+            try:
+                mine: str | None = git_blob_sha(read_input(folder / rel, MAX_FILE_BYTES, "a skill file"))
+                same = mine == tree.blob_id(prefix + rel)
+            except (AuditError, UnreadableFile):
+                same = False  # a file either side cannot read is not known to be the same
+            if not same:
+                out.append(f"{rel} (differs)")
+    return tuple(out)

@@ -1,0 +1,84 @@
+"""check --catalog: each skill against its own component's repository, read from local mirrors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
+
+
+def _component(path: Path, repo: str, skills: list[tuple[str, str]], ref: str | None = None) -> None:
+    lines = [f"name: {repo}", f"repo: {repo}"] + ([f"ref: {ref}"] if ref else []) + ["skills:"]
+    lines += [f"  - path: {p}\n    catalog_dir: {d}" for p, d in skills]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_catalog_audits_each_component_against_its_own_repository(tmp_path: Path, capsys) -> None:
+    a = make_code_repo(tmp_path / "a", {"skills/plan-skill/SKILL.md": "---\nname: plan-skill\ndescription: hostile case\n---\n\n" + QUOTE})
+    b = make_code_repo(tmp_path / "b", {"pkg/plan.py": "import os\n" + CODE,  # one line lower in this repository
+                                        "skills/b-skill/SKILL.md": "---\nname: b-skill\ndescription: hostile case\n---\n\n" + QUOTE})
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "a.yml", "owner-a/code-a", [("skills/plan-skill/", "plan-skill"), ("skills/broken/", "broken")])
+    _component(catalog / "components.d" / "b.yml", "Owner-B/code-b", [("skills/b-skill", "b-skill")], ref="main")
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    (catalog / "components.d" / "d.yml").write_text("repo: ../../etc\nskills: []\n")  # not a GitHub repository
+    skills = catalog / "skills"
+    make_skill(skills / "plan-skill")
+    make_skill(skills / "broken", "```3:6:pkg/plan.py\nif cfg.tp > 1:\n")  # the fence is never closed
+    make_skill(skills / "b-skill")
+    (skills / "b-skill" / "SKILL.md").write_text((skills / "b-skill" / "SKILL.md").read_text() + "\nA local edit.\n")
+    make_skill(skills / "gone-skill")
+
+    code = main(["check", "--catalog", str(catalog), "--format", "json",
+                 "--mirror", f"https://github.com/owner-a/code-a={a.path}", "--mirror", f"owner-b/code-b={b.path}",
+                 "--mirror", f"nobody/gone={tmp_path / 'no-such-dir'}"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err.splitlines() == [
+        f"anchor-audit: skipped: cannot reach https://github.com/nobody/gone at main: {tmp_path / 'no-such-dir'}: "
+        "no such repository (not a path, and not a URL)",
+        "anchor-audit: skipped: components.d/d.yml:1: repo: expected OWNER/NAME of a GitHub repository, got '../../etc'",
+    ]
+    report = json.loads(out)
+    assert report["source"]["kind"] == "catalog"
+    by_name = {s["name"]: s for s in report["skills"]}
+    assert list(by_name) == ["plan-skill", "broken", "b-skill", "gone-skill"]
+
+    plan = by_name["plan-skill"]
+    assert plan["source"]["repo"] == "https://github.com/owner-a/code-a" and len(plan["source"]["commit"]) == 40
+    assert [x["status"] for x in plan["anchors"]] == ["exact"] and "out_of_sync" not in plan
+
+    assert by_name["broken"]["error"].startswith("skills/broken/SKILL.md:6: quote 3:6:pkg/plan.py: the fence is never closed")
+    assert by_name["broken"]["anchors"] == []
+
+    other = by_name["b-skill"]  # the same quote, against its own repository: one line lower there
+    assert other["source"]["repo"] == "https://github.com/Owner-B/code-b"
+    assert [(x["status"], x["found"]) for x in other["anchors"]] == [("moved", [4, 7])]
+    assert other["out_of_sync"] == ["SKILL.md (differs)"]
+
+    gone = by_name["gone-skill"]
+    assert gone["source"] is None and gone["skipped"].startswith("cannot reach https://github.com/nobody/gone")
+    assert gone["anchors"] == [] and gone["claims"] == []
+
+
+def test_a_catalog_in_sync_and_holding_exits_0(tmp_path: Path, capsys) -> None:
+    body = "---\nname: plan-skill\ndescription: hostile case\n---\n\n" + QUOTE
+    a = make_code_repo(tmp_path / "a", {"skills/plan-skill/SKILL.md": body})
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "a.yml", "owner-a/code-a", [("skills/plan-skill/", "plan-skill")])
+    make_skill(catalog / "skills" / "plan-skill")
+    assert (catalog / "skills" / "plan-skill" / "SKILL.md").read_text() == body
+    assert main(["check", "--catalog", str(catalog), "--mirror", f"owner-a/code-a={a.path}"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 quotes: 1 exact · 0 claims: none · exit 0 (all hold)"
+
+
+def test_catalog_goes_with_check_only_and_alone(tmp_path: Path, capsys) -> None:
+    assert main(["check", "--catalog", str(tmp_path), "somewhere"]) == 2
+    assert "--catalog reads the skills and their repositories from the catalog" in capsys.readouterr().err
+    assert main(["check", "--catalog", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"anchor-audit: error: {tmp_path}: not a skills catalog (no components.d/ folder)\n"

@@ -221,7 +221,7 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
     if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
         why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
         evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.UNREGISTERED, why),)
-        return replace(claim, verdict=Verdict.UNVERIFIABLE, evidence=evidence, mismatch=None)
+        return replace(claim, verdict=Verdict.UNLINKED, evidence=evidence, mismatch=None)
     return claim
 
 

@@ -109,7 +109,7 @@ def _report(args: argparse.Namespace) -> ReportOptions:
 
 
 def _check(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.check(_sources(args), _report(args), reporter, args.baseline, args.write_baseline)
+    return commands.check(_sources(args), _report(args), reporter, args.baseline, args.write_baseline, args.strict)
 
 
 def _fix(args: argparse.Namespace, reporter: Reporter) -> int:
@@ -161,6 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
     check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
+    check.add_argument(
+        "--strict", action="store_true", help="a code_verified claim with no registered evidence (unlinked) is drift"
+    )
     check.add_argument(
         "--catalog",
         metavar="DIR",

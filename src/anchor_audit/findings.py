@@ -48,6 +48,7 @@ RULES: dict[str, Rule] = {
         Rule("AA202", "claim-unverifiable", "warning", "Some evidence registered for the claim could not be checked."),
         Rule("AA203", "card-mismatch", "error", "card.yaml's tags contradict the verdict."),
         Rule("AA204", "unknown-tag", "note", "card.yaml uses a tag anchor-audit does not know; kept.", drift=False),
+        Rule("AA205", "claim-unlinked", "note", "A code_verified claim has no registered evidence.", drift=False),
         Rule("AA301", "skill-unreadable", "error", "The skill cannot be read (a bad fence, card.yaml, a link)."),
         Rule("AA302", "skill-skipped", "warning", "The code the skill is about could not be had (unreachable)."),
         Rule("AA303", "catalog-out-of-sync", "warning", "The catalog's copy differs from the repository's."),
@@ -170,6 +171,9 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
     elif claim.verdict is Verdict.UNVERIFIABLE:
         message = f"claim {claim.id} could not be verified: {failing}"
         out.append(Finding("AA202", skill.name, claim.id, message, file, line))
+    elif claim.verdict is Verdict.UNLINKED:
+        message = f"claim {claim.id} is tagged code_verified, but no evidence is registered for it"
+        out.append(Finding("AA205", skill.name, claim.id, message, file, line))
     if claim.mismatch:
         out.append(Finding("AA203", skill.name, claim.id, f"claim {claim.id}: {claim.mismatch}", file, line))
     for tag in claim.unknown_tags:
@@ -178,7 +182,16 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
     return out
 
 
+# Notes that count as drift only with ``check --strict``: a catalog must be able to go green without them.
+STRICT = frozenset({"AA205"})
+
+
+def counts_as_drift(finding: Finding, report: AuditReport) -> bool:
+    """Whether ``finding`` fails the run: drift by its rule (or --strict), and not accepted by the baseline."""
+    drift = finding.drift or (report.strict and finding.code in STRICT)
+    return drift and finding.key not in report.accepted
+
+
 def exit_code(report: AuditReport) -> ExitCode:
-    """The policy CI gates on: DRIFT when any finding that counts as drift is not accepted by the baseline."""
-    drift = [f for f in findings(report) if f.drift and f.key not in report.accepted]
-    return ExitCode.DRIFT if drift else ExitCode.OK
+    """The policy CI gates on: DRIFT when any finding counts as drift (see :func:`counts_as_drift`)."""
+    return ExitCode.DRIFT if any(counts_as_drift(f, report) for f in findings(report)) else ExitCode.OK

@@ -20,6 +20,7 @@ def check(
     reporter: Reporter,
     baseline: str | None = None,
     write_baseline: str | None = None,
+    strict: bool = False,
 ) -> ExitCode:
     """Audit the skills at one ref; write the report; the exit code CI gates on."""
     from ..report import renderer
@@ -37,6 +38,7 @@ def check(
             (tree,) = sources.trees
             report = sources.audit(tree)
         spec = sources.inputs.spec
+    report = replace(report, strict=strict)
     if accepted is not None:
         report = replace(report, accepted=accepted.keys)
         for key in accepted.stale(report):

@@ -47,6 +47,7 @@ class Verdict(TextEnum):
     BROKEN = "broken"  # some registered evidence fails
     DOC_ONLY = "doc_only"  # no evidence registered
     UNVERIFIABLE = "unverifiable"  # evidence registered, none fails, some could not be checked
+    UNLINKED = "unlinked"  # card.yaml says code_verified, but no evidence is registered for it
 
 
 class PromiseKind(TextEnum):

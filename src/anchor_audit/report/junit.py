@@ -6,7 +6,7 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from ..escape import xml_text
-from ..findings import Finding, findings
+from ..findings import Finding, counts_as_drift, findings
 from ..model import AnchorStatus, AuditReport, Verdict
 
 
@@ -26,11 +26,11 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
             if by_subject.get((skill.name, subject))
         ]
         cases += [("quotes", m.quote.key, m.status is AnchorStatus.UNVERIFIABLE) for m in skill.anchors]
-        cases += [("claims", c.id, c.verdict is Verdict.UNVERIFIABLE) for c in skill.claims]
+        cases += [("claims", c.id, c.verdict in (Verdict.UNVERIFIABLE, Verdict.UNLINKED)) for c in skill.claims]
         for group, name, unverifiable in cases:
             case = ET.SubElement(suite, "testcase", classname=xml_text(f"{skill.name}.{group}"), name=xml_text(name))
             counts["tests"] += 1
-            drift = [f for f in by_subject.get((skill.name, name), []) if f.drift]
+            drift = [f for f in by_subject.get((skill.name, name), []) if f.drift or counts_as_drift(f, report)]
             accepted = [f for f in drift if f.key in report.accepted]
             open_findings = [f for f in drift if f.key not in report.accepted]
             if unverifiable or (accepted and not open_findings):

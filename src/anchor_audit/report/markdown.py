@@ -53,8 +53,8 @@ class MarkdownRenderer:
         else:
             w(f"Audited {repo} at {md_code(src.ref)}, commit {md_code(revision)} ({src.date}).\n\n")
         w("| skill | quotes | exact | moved | changed | missing | not checked | claims | code_verified "
-          "| broken | doc_only | unverifiable | card mismatches |\n")  # fmt: skip
-        w("| --- |" + " ---: |" * 12 + "\n")
+          "| broken | doc_only | unverifiable | unlinked | card mismatches |\n")  # fmt: skip
+        w("| --- |" + " ---: |" * 13 + "\n")
         for skill in report.skills:
             a = [m.status for m in skill.anchors]
             c = [x.verdict for x in skill.claims]
@@ -62,6 +62,7 @@ class MarkdownRenderer:
                 len(a), a.count(AnchorStatus.EXACT), a.count(AnchorStatus.MOVED), a.count(AnchorStatus.CHANGED),
                 a.count(AnchorStatus.MISSING), sum(s in _UNCHECKED for s in a), len(c), c.count(Verdict.CODE_VERIFIED),
                 c.count(Verdict.BROKEN), c.count(Verdict.DOC_ONLY), c.count(Verdict.UNVERIFIABLE),
+                c.count(Verdict.UNLINKED),
                 sum(1 for x in skill.claims if x.mismatch),
             ]  # fmt: skip
             w(f"| {md_code(skill.name)} | " + " | ".join(str(n) for n in cells) + " |\n")

@@ -27,8 +27,20 @@ STYLE = {
     Verdict.BROKEN: "bold red",
     Verdict.DOC_ONLY: "cyan",
     Verdict.UNVERIFIABLE: "magenta",
+    Verdict.UNLINKED: "yellow",
 }
 EXIT_WORDS = {ExitCode.OK: "all hold", ExitCode.DRIFT: "drift"}
+
+
+def exit_words(report: AuditReport, code: ExitCode) -> str:
+    """What the exit code means for this report: never "all hold" about what was not checked."""
+    if code is ExitCode.DRIFT:
+        return "drift"
+    if not any(s.anchors or s.claims or s.promises for s in report.skills):
+        return "nothing to check"
+    if report.claim_counts().get(Verdict.UNLINKED.value):
+        return "all linked evidence holds"
+    return "all hold"
 
 
 def make_console(stream: TextIO, width: int | None = None) -> Console:
@@ -152,7 +164,7 @@ def summary_line(report: AuditReport) -> str:
     parts = [f"{sum(anchors.values())} quotes: {quote_part}", f"{sum(claims.values())} claims: {claim_part}"]
     if report.mismatch_count():
         parts.append(f"{report.mismatch_count()} card mismatches")
-    parts.append(f"exit {int(code)} ({EXIT_WORDS[code]})")
+    parts.append(f"exit {int(code)} ({exit_words(report, code)})")
     return " · ".join(parts)
 
 

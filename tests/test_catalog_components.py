@@ -82,3 +82,26 @@ def test_catalog_goes_with_check_only_and_alone(tmp_path: Path, capsys) -> None:
     assert "--catalog reads the skills and their repositories from the catalog" in capsys.readouterr().err
     assert main(["check", "--catalog", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"anchor-audit: error: {tmp_path}: not a skills catalog (no components.d/ folder)\n"
+
+
+def test_many_skills_show_one_row_each_then_only_the_problems(tmp_path: Path, capsys) -> None:
+    names = [f"skill-{i}" for i in range(7)]
+    files = {f"skills/{n}/SKILL.md": "---\nname: " + n + "\ndescription: hostile case\n---\n\n" + QUOTE for n in names}
+    a = make_code_repo(tmp_path / "a", files)
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "a.yml", "owner-a/code-a", [(f"skills/{n}", n) for n in names])
+    for n in names:
+        make_skill(catalog / "skills" / n)
+    (catalog / "skills" / "skill-3" / "SKILL.md").write_text(
+        (catalog / "skills" / "skill-3" / "SKILL.md").read_text().replace("```3:6:", "```2:5:")
+    )  # one quote that moved (and a copy out of sync)
+    assert main(["check", "--catalog", str(catalog), "--mirror", f"owner-a/code-a={a.path}"]) == 1
+    out = capsys.readouterr().out
+    assert "7 skills: 7 audited, 0 skipped; 1 with drift\n" in out
+    rows = [line for line in out.splitlines() if line.startswith("skill-") and "│" in line]
+    assert [r.split("│")[3].strip() for r in rows] == ["holds"] * 3 + ["drift"] + ["holds"] * 3
+    assert out.count("no entry in anchors.yaml") == 1 and "note: 7 skills: no entry in anchors.yaml" in out
+    problems = out[out.index("problems (--verbose shows every skill):"):]
+    assert "skill-3  skills/skill-3" in problems and "skill-2" not in problems
+    assert "out of sync with its repository: SKILL.md (differs)" in problems

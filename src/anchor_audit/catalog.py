@@ -80,7 +80,8 @@ def _open(
     try:
         return open_repository(where, component.ref), ""
     except AuditError as exc:
-        return None, f"cannot reach {component.url} at {component.ref}: {exc}"
+        reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
+        return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 
 def _repo_key(url: str) -> str:

@@ -13,6 +13,7 @@ from rich.text import Text
 from ..escape import printable
 from ..findings import exit_code
 from ..model import AnchorStatus, AuditReport, ExitCode, PromiseStatus, SkillReport, Verdict
+from .catalogview import CATALOG_AT, render_catalog
 
 STYLE = {
     AnchorStatus.EXACT: "green",
@@ -64,11 +65,14 @@ class TerminalRenderer:
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
         console = make_console(stream, self.width)
         console.print(Text(f"source: {printable(report.source.label)}", style="bold"))
-        for skill in report.skills:
-            self._skill(console, skill)
+        if len(report.skills) >= CATALOG_AT and not self.verbose:
+            render_catalog(console, report, lambda c, s: self._skill(c, s, notes=False))
+        else:
+            for skill in report.skills:
+                self._skill(console, skill)
         console.print(Text(summary_line(report)))
 
-    def _skill(self, console: Console, skill: SkillReport) -> None:
+    def _skill(self, console: Console, skill: SkillReport, notes: bool = True) -> None:
         console.print()
         console.print(Text.assemble((printable(skill.name), "bold"), f"  {printable(skill.path)}"))
         if skill.source is not None:
@@ -80,7 +84,7 @@ class TerminalRenderer:
         if skill.out_of_sync:
             files = ", ".join(skill.out_of_sync)
             console.print(Text(printable(f"out of sync with its repository: {files}"), style="yellow"))
-        for note in skill.notes:
+        for note in skill.notes if notes else ():
             console.print(Text(f"note: {printable(note)}", style="dim"))
         if skill.anchors:
             console.print(_quotes_table(skill))

@@ -105,3 +105,14 @@ def test_many_skills_show_one_row_each_then_only_the_problems(tmp_path: Path, ca
     problems = out[out.index("problems (--verbose shows every skill):"):]
     assert "skill-3  skills/skill-3" in problems and "skill-2" not in problems
     assert "out of sync with its repository: SKILL.md (differs)" in problems
+
+
+def test_a_catalog_where_nothing_can_be_audited_is_exit_2(tmp_path: Path, capsys) -> None:
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    make_skill(catalog / "skills" / "gone-skill")
+    assert main(["check", "--catalog", str(catalog), "--mirror", f"nobody/gone={tmp_path / 'nothing'}"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/gone at main: ")
+    assert err[1] == f"anchor-audit: error: {catalog}: nothing could be audited (every component was skipped or unreadable)"

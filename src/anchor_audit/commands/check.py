@@ -84,4 +84,6 @@ def _catalog(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, S
         run = audit_catalog(Path(options.catalog or "."), spec, judge, open_repository, dict(options.mirrors), progress)
     for line in run.skipped:
         reporter.say(line)
+    if not any(skill.checked for skill in run.report.skills):
+        raise UsageError(f"{options.catalog}: nothing could be audited (every component was skipped or unreadable)")
     return run.report, spec

@@ -22,6 +22,7 @@ def run(example: QuoteExample):
 def check(example: QuoteExample) -> None:
     match = run(example)
     assert match.status is example.status, match.detail
+    assert example.detail in match.detail
     if example.found is not None:
         assert match.found == LineRange(*example.found)
     if example.suggested is not None:

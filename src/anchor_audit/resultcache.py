@@ -30,7 +30,7 @@ from . import __version__
 from .model import AnchorStatus, Condition, ConditionResult, ConditionStatus, LineRange, Quote, QuoteMatch
 from .source.cache import locked
 
-MATCHER_VERSION = f"2/{__version__}"  # bump when a matcher's results change for the same input
+MATCHER_VERSION = f"3/{__version__}"  # bump when a matcher's results change for the same input
 _COMMIT_EVERY = 200
 
 

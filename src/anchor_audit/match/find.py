@@ -14,7 +14,7 @@ from ..errors import BoundExceeded
 from ..model import LineRange
 from ..parse import LogicalLine, PythonIndex, logical_lines
 from ..source.file import SourceFile
-from .shape import QuoteShape
+from .shape import ELISION, QuoteShape
 
 MAX_MATCH_WORK = 3_000_000  # line comparisons one quote's matching may make (a few seconds at most)
 
@@ -81,6 +81,9 @@ def find_logical(shape: QuoteShape, index: PythonIndex, near: int, work: Work) -
         work.spend()
         if q.key == s.key:
             return True
+        if ELISION in q.key:  # an inline "...": any bracket-balanced tokens of the same statement
+            work.spend(len(s.key))
+            return elided_match(q.key, s.key)
         if q.loose_key != s.loose_key:
             return False
         work.spend(100)  # a libcst parse of both statements
@@ -93,12 +96,58 @@ def find_logical(shape: QuoteShape, index: PythonIndex, near: int, work: Work) -
             return None
         return i + len(run) - 1 if all(same(q, units[i + n]) for n, q in enumerate(run)) else None
 
-    by_key = index.logical_by_loose_key
-    starts = [by_key.get(run[0].loose_key, []) for run in runs]
+    by_key, by_first = index.logical_by_loose_key, index.logical_by_first_token
+    starts = [
+        (by_first.get(run[0].key[0], []) if run[0].key[0] != ELISION else list(range(len(units))))
+        if ELISION in run[0].key
+        else by_key.get(run[0].loose_key, [])
+        for run in runs
+    ]
     hit = chain(starts, run_at, near - 1, lambda i: units[i].start - 1, work)
     if hit is None:
         return None
     return [LineRange(units[a].start, units[b].end) for a, b in hit], units[hit[-1][1]].start
+
+
+_CLOSE = {")": "(", "]": "[", "}": "{"}
+
+
+def elided_match(pattern: tuple[object, ...], tokens: tuple[object, ...]) -> bool:
+    """Whether ``tokens`` (one statement) match ``pattern``, where each ``...`` stands for any tokens.
+
+    What a ``...`` covers must be bracket-balanced: it can swallow ``a, b`` in
+    ``f(...)``, never the ``)`` that closes a bracket opened outside it, so
+    ``def f(...):`` does not match ``def f(a) -> None:``.  It may cover nothing.
+    """
+    memo: dict[tuple[int, int], bool] = {}
+
+    def go(i: int, j: int) -> bool:
+        if (i, j) in memo:
+            return memo[(i, j)]
+        if i == len(pattern):
+            result = j == len(tokens)
+        elif pattern[i] == ELISION:
+            result, depth, k = False, 0, j
+            while True:
+                if depth == 0 and go(i + 1, k):
+                    result = True
+                    break
+                if k == len(tokens):
+                    break
+                token = tokens[k]
+                if token in ("(", "[", "{"):
+                    depth += 1
+                elif token in _CLOSE:
+                    if depth == 0:
+                        break  # it would close a bracket opened outside the elision
+                    depth -= 1
+                k += 1
+        else:
+            result = j < len(tokens) and pattern[i] == tokens[j] and go(i + 1, j + 1)
+        memo[(i, j)] = result
+        return result
+
+    return go(0, 0)
 
 
 def chain(

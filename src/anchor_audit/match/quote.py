@@ -54,6 +54,8 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
     found = find_text(shape, source, quote.declared.start, work)
     if found is None and index is not None:
         found = find_logical(shape, index, quote.declared.start, work)
+        if found is not None:  # a maintainer should see that the quote is not the code to the letter
+            notes.append(f"held as a paraphrase, not verbatim ({_paraphrase(shape)})")
     if found is None:
         return changed(quote, shape, source, notes)
 
@@ -145,6 +147,11 @@ def _in_skill(tree: SourceTree, path: str, folders: dict[str, bool]) -> bool:
         if folders[folder]:
             return True
     return False
+
+
+def _paraphrase(shape: QuoteShape) -> str:
+    inline = any(ELISION in line for line in shape.lines)
+    return "inline `...` elide code" if inline else "wrapping, spacing, quotes or comments differ"
 
 
 def _widen_over_comments(region: LineRange, src: Sequence[str]) -> LineRange:

@@ -14,6 +14,18 @@ from ..model import AnchorStatus
 
 EXACT, MOVED, CHANGED = AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.CHANGED
 
+# A backend chooser with the shapes authors paraphrase: a call with many arguments, a raise with a long
+# message, an assert with one, a wrapped signature with an annotation.
+BACKEND = dedent(
+    """\
+    def apply_backend(cfg, name: str, *, strict=True) -> None:
+        if name not in KNOWN:
+            raise ValueError(f"unknown backend {name}; choose one of {sorted(KNOWN)}")
+        assert cfg.world > 0, "the world must not be empty"
+        cfg.backend = make_backend(name, cfg.world, retries=3)
+    """
+)
+
 # A small planner with the shape of a comm-overlap gate: a method with an if/else.
 PLANNER = dedent(
     """\
@@ -41,6 +53,7 @@ class QuoteExample:
     found: tuple[int, int] | None = None
     suggested: tuple[int, int] | None = None
     path: str = "pkg/planner.py"
+    detail: str = ""  # a fragment the detail must contain
 
 
 HOLDS = [
@@ -79,6 +92,24 @@ HOLDS = [
         1:2
         if cfg.tp > 1:
             go()""", EXACT, found=(1, 2)),
+    QuoteExample("inline elision: a call's arguments", BACKEND, """\
+        5:5
+        cfg.backend = make_backend(...)""", EXACT, found=(5, 5), detail="held as a paraphrase, not verbatim"),
+    QuoteExample("inline elision: a raise's message", BACKEND, """\
+        2:3
+        if name not in KNOWN:
+            raise ValueError(...)""", EXACT, found=(2, 3)),
+    QuoteExample("inline elision: an assert's message", BACKEND, """\
+        4:4
+        assert cfg.world > 0, ...""", EXACT, found=(4, 4)),
+    QuoteExample("inline elision: a signature's parameters, annotation kept", BACKEND, """\
+        1:5
+        def apply_backend(...) -> None:
+        ...
+        cfg.backend = make_backend(name, ..., retries=3)""", EXACT, found=(1, 5)),
+    QuoteExample("inline elision may cover nothing", "run()\n", """\
+        1:1
+        run(...)""", EXACT, found=(1, 1)),
     QuoteExample("non-Python file: region is the whole file", "a\nb\nc\n", """\
         1:3
         b""", EXACT, found=(2, 2), path="docs/notes.md"),
@@ -113,6 +144,19 @@ DRIFTS = [
     QuoteExample("parentheses that matter", "x = (a + b) * c\n", """\
         1:1
         x = a + b * c""", CHANGED),
+    QuoteExample("inline elision never covers what lies outside its brackets", BACKEND, """\
+        1:1
+        def apply_backend(...):""", CHANGED),
+    QuoteExample("inline elision keeps the name of the call", BACKEND, """\
+        5:5
+        cfg.backend = build_backend(...)""", CHANGED),
+    QuoteExample("inline elision keeps the statements' order", BACKEND, """\
+        4:5
+        cfg.backend = make_backend(...)
+        assert cfg.world > 0, ...""", CHANGED),
+    QuoteExample("inline elision stays inside one statement", BACKEND, """\
+        3:4
+        raise ValueError(...) assert cfg.world > 0""", CHANGED),
     QuoteExample("lines no longer consecutive", PLANNER.replace("            if cfg.sp:\n", "            log()\n            if cfg.sp:\n"), """\
         6:8
         if cfg.tp > 1:

@@ -110,6 +110,15 @@ class PythonIndex:
             out.setdefault(unit.loose_key, []).append(i)
         return out
 
+    @cached_property
+    def logical_by_first_token(self) -> dict[object, list[int]]:
+        """Indices into :attr:`logical` by first token: where a quoted statement with an inline ``...`` may match."""
+        out: dict[object, list[int]] = {}
+        for i, unit in enumerate(self.logical):
+            if unit.key:
+                out.setdefault(unit.key[0], []).append(i)
+        return out
+
     def enclosing(self, span: LineRange) -> LineRange | None:
         """The smallest statement whose lines contain ``span``."""
         best: LineRange | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from typing import Sequence
 
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
@@ -48,12 +49,60 @@ def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str
     window = code[best_k : best_k + n]
     candidate = LineRange(window[0][0], window[-1][0])
     label = f"{quote.path}:{candidate}"
+    elided = shape.leading_elision or shape.trailing_elision or len(shape.runs) > 1
+    what = explain(want, [s for _, s in window], set(source.stripped), elided)
     diff = tuple(
         line.rstrip("\n")
         for line in difflib.unified_diff(want, [s for _, s in window], "quote", label, lineterm="", n=n)
     )
-    notes.insert(0, f"{detail}; closest: lines {candidate} ({best_score:.0%} similar)")
+    notes.insert(0, f"{detail}; closest: lines {candidate} ({best_score:.0%} similar): {what}")
     return QuoteMatch(quote, AnchorStatus.CHANGED, candidate=candidate, diff=diff, detail="; ".join(notes))
+
+
+_TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\S""")
+MAX_SAID = 3  # differences named in the detail; the diff shows them all
+
+
+def explain(want: list[str], got: list[str], in_file: set[str] | None = None, elided: bool = False) -> str:
+    """What differs between the quoted lines and the closest code, in words: a renamed identifier, an
+    argument added, a statement removed ... (at most :data:`MAX_SAID`; the diff has the rest).
+
+    A quoted line is "gone" only when it is nowhere in the file (``in_file``); a line of the closest code
+    the quote lacks is "new" only when the quote elides nothing (else it is what ``...`` stood for).
+    """
+    present = in_file or set()
+    said: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, want, got, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        pairs = list(zip(want[i1:i2], got[j1:j2], strict=False)) if tag == "replace" else []
+        said += [_line_change(a, b) for a, b in pairs if a not in present]
+        said += [f"`{_short(a)}` is gone" for a in want[i1 + len(pairs) : i2] if a not in present]
+        said += [f"`{_short(b)}` is new" for b in got[j1 + len(pairs) : j2] if not elided]
+    more = f" (and {len(said) - MAX_SAID} more)" if len(said) > MAX_SAID else ""
+    return "; ".join(said[:MAX_SAID]) + more if said else "its lines are in the file, but not together"
+
+
+def _line_change(want: str, got: str) -> str:
+    """One changed line in words: the tokens that differ, named by what they are."""
+    a, b = _TOKEN.findall(want), _TOKEN.findall(got)
+    parts = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        old, new = " ".join(a[i1:i2]), " ".join(b[j1:j2])
+        if tag == "replace" and i2 - i1 == j2 - j1 == 1 and a[i1].isidentifier() and b[j1].isidentifier():
+            parts.append(f"`{old}` renamed to `{new}`")
+        elif tag == "replace":
+            parts.append(f"`{old}` became `{new}`")
+        elif tag == "insert":
+            inside = b[:j1].count("(") + b[:j1].count("[") > b[:j1].count(")") + b[:j1].count("]")
+            parts.append(f"{'an argument' if inside else 'code'} added: `{new}`")
+        elif tag == "delete":
+            parts.append(f"`{old}` removed")
+    return ", ".join(parts) + f" in `{_short(want)}`" if parts else f"`{_short(want)}` differs in spacing"
+
+
+def _short(line: str, most: int = 60) -> str:
+    return line if len(line) <= most else line[: most - 1] + "…"
 
 
 def _likely_windows(want: list[str], code: list[tuple[int, str]], near: int, most: int) -> list[int]:

@@ -157,6 +157,19 @@ DRIFTS = [
     QuoteExample("inline elision stays inside one statement", BACKEND, """\
         3:4
         raise ValueError(...) assert cfg.world > 0""", CHANGED),
+    QuoteExample("what changed is named: a renamed identifier", "cfg = build_plan(tp, sp)\nrun(cfg)\n", """\
+        1:2
+        cfg = make_plan(tp, sp)
+        run(cfg)""", CHANGED, detail="`make_plan` renamed to `build_plan` in `cfg = make_plan(tp, sp)`"),
+    QuoteExample("what changed is named: an argument added", "cfg = make_plan(tp, sp, pp)\nrun(cfg)\n", """\
+        1:2
+        cfg = make_plan(tp, sp)
+        run(cfg)""", CHANGED, detail="an argument added: `, pp` in `cfg = make_plan(tp, sp)`"),
+    QuoteExample("what changed is named: a statement gone", "cfg = make_plan(tp)\nrun(cfg)\nsave(cfg)\n", """\
+        1:3
+        cfg = make_plan(tp)
+        check(cfg)
+        run(cfg)""", CHANGED, detail="`check(cfg)` is gone"),
     QuoteExample("lines no longer consecutive", PLANNER.replace("            if cfg.sp:\n", "            log()\n            if cfg.sp:\n"), """\
         6:8
         if cfg.tp > 1:

@@ -37,10 +37,11 @@ class Work:
 
 def find_text(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> Found | None:
     """Match runs line by line on stripped text (stage 1)."""
-    src, skippable = source.stripped, source.skippable
+    src, skippable = source.compared, source.skippable
+    runs = [tuple(source.comparable(line) for line in run) for run in shape.runs]
 
     def run_at(k: int, i: int) -> int | None:
-        run = shape.runs[k]
+        run = runs[k]
         j = i
         for n, want in enumerate(run):
             while True:
@@ -57,7 +58,7 @@ def find_text(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> F
         return j - 1
 
     index = source.line_index
-    starts = [index.get(run[0], []) for run in shape.runs]
+    starts = [index.get(run[0], []) for run in runs]
     hit = chain(starts, run_at, near - 1, lambda i: i, work)
     if hit is None:
         return None

@@ -18,6 +18,7 @@ The core definition (docs/statuses.md, "Anchor status"):
 
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 from ..errors import BoundExceeded
@@ -26,7 +27,7 @@ from ..parse import PythonSyntaxProblem, python_index
 from ..source import SourceTree
 from ..source.file import SourceFile
 from .closest import changed
-from .find import Work, find_logical, find_text
+from .find import Found, Work, find_logical, find_text
 from .shape import ELISION, QuoteShape, shape_of
 
 __all__ = ["ELISION", "QuoteShape", "match_quote", "relocate", "shape_of"]
@@ -56,6 +57,10 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
         found = find_logical(shape, index, quote.declared.start, work)
         if found is not None:  # a maintainer should see that the quote is not the code to the letter
             notes.append(f"held as a paraphrase, not verbatim ({_paraphrase(shape)})")
+    if found is None and source.is_markdown:
+        found = _find_in_python_blocks(shape, source, quote.declared.start, work)
+        if found is not None:
+            notes.append(f"held as a paraphrase of a python code block, not verbatim ({_paraphrase(shape)})")
     if found is None:
         return changed(quote, shape, source, notes)
 
@@ -147,6 +152,39 @@ def _in_skill(tree: SourceTree, path: str, folders: dict[str, bool]) -> bool:
         if folders[folder]:
             return True
     return False
+
+
+def _find_in_python_blocks(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> Found | None:
+    """A quote of the code in a Markdown file's ```python blocks, compared as Python (stage 2 on each block)."""
+    for first, code in python_blocks(source.lines):
+        try:
+            index = python_index(SourceFile(source.path + ".py", code))
+        except (PythonSyntaxProblem, BoundExceeded):
+            continue  # a sketch, not a program: only its text is compared
+        found = find_logical(shape, index, near - first + 1, work)
+        if found is not None:
+            runs, last = found
+            shift = first - 1
+            return [LineRange(r.start + shift, r.end + shift) for r in runs], last + shift
+    return None
+
+
+def python_blocks(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(first code line, code) of each fenced block whose info string says Python."""
+    out: list[tuple[int, str]] = []
+    fence, info, start = "", "", 0
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not fence:
+            marker = text[:3]
+            if marker in ("```", "~~~"):
+                run = len(text) - len(text.lstrip(marker[0]))
+                fence, info, start = marker[0] * run, text[run:].strip().split(" ")[0].lower(), number + 1
+        elif text.startswith(fence) and not text.strip(fence[0]):
+            if info in ("python", "py", "python3", "pycon"):
+                out.append((start, textwrap.dedent("\n".join(lines[start - 1 : number - 1]) + "\n")))
+            fence = ""
+    return out
 
 
 def _paraphrase(shape: QuoteShape) -> str:

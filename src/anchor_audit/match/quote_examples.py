@@ -110,6 +110,19 @@ HOLDS = [
     QuoteExample("inline elision may cover nothing", "run()\n", """\
         1:1
         run(...)""", EXACT, found=(1, 1)),
+    QuoteExample("Markdown: a quote of a code block may leave out its fence lines",
+        "Run it so:\n\n```bash\nlaunch --tp 2\n```\n", """\
+        1:4
+        Run it so:
+        launch --tp 2""", EXACT, found=(1, 4), path="docs/run.md"),
+    QuoteExample("Markdown: a python block is compared as Python",
+        "Set it up:\n\n```python\ncfg = make_plan(\n    tp=2,\n)\n```\n", """\
+        4:6
+        cfg = make_plan(tp=2)""", EXACT, found=(4, 6), path="docs/setup.md", detail="python code block"),
+    QuoteExample("YAML: a trailing comment never matters", "tp: 2  # tensor parallel\nsp: true\n", """\
+        1:2
+        tp: 2
+        sp: true  # sequence parallel""", EXACT, found=(1, 2), path="conf/run.yaml"),
     QuoteExample("non-Python file: region is the whole file", "a\nb\nc\n", """\
         1:3
         b""", EXACT, found=(2, 2), path="docs/notes.md"),
@@ -170,6 +183,15 @@ DRIFTS = [
         cfg = make_plan(tp)
         check(cfg)
         run(cfg)""", CHANGED, detail="`check(cfg)` is gone"),
+    QuoteExample("Markdown: other blocks stay line-based", "```bash\nlaunch --tp 2\n```\n", """\
+        2:2
+        launch  --tp  2""", CHANGED, path="docs/run.md"),
+    QuoteExample("YAML: a value still matters", "tp: 4  # tensor parallel\n", """\
+        1:1
+        tp: 2  # tensor parallel""", CHANGED, path="conf/run.yaml"),
+    QuoteExample("YAML: a # inside quotes is not a comment", "name: 'a # b'\n", """\
+        1:1
+        name: 'a'""", CHANGED, path="conf/run.yaml"),
     QuoteExample("lines no longer consecutive", PLANNER.replace("            if cfg.sp:\n", "            log()\n            if cfg.sp:\n"), """\
         6:8
         if cfg.tp > 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .conftest import DEMO, ROOT, GitRepo
+from .conftest import DEMO, ROOT, GitRepo, git
 
 SPEC = str(DEMO / "anchors.yaml")
 
@@ -209,3 +210,27 @@ def test_unlinked_claims_fail_only_with_strict(repo: GitRepo, tmp_path: Path, ca
     assert last == "4 quotes: 4 exact · 5 claims: 1 doc_only, 4 unlinked · exit 0 (all linked evidence holds)"
     assert main([*base, "--strict"]) == 1
     assert capsys.readouterr().out.splitlines()[-1].endswith("4 unlinked · exit 1 (drift)")
+
+
+def test_ref_validated_audits_each_skill_at_its_cards_day(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()  # the demo sources, committed 2026-01-01
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    later = repo.commit("add imports", date="2026-02-01T12:00:00")
+    skills = tmp_path / "skills"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", skills / "demo-overlap")  # validated_on: 2026-01-10
+    undated = skills / "undated"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", undated)
+    (undated / "card.yaml").write_text((undated / "card.yaml").read_text().replace('validated_on: "2026-01-10"\n', ""))
+    base = ["check", "--spec", SPEC, "--repo", str(repo.path), "--format", "json", "--all", str(skills)]
+    assert main([*base, "--ref", "HEAD"]) == 1
+    at_head = {s["name"]: s for s in json.loads(capsys.readouterr().out)["skills"]}
+    assert [a["status"] for a in at_head["demo-overlap"]["anchors"]].count("moved") == 3  # at HEAD the quotes moved
+    code = main([*base, "--ref", "validated"])
+    data = json.loads(capsys.readouterr().out)
+    by_name = {s["name"]: s for s in data["skills"]}
+    dated = by_name["demo-overlap"]
+    first = git(repo.path, "rev-list", "--max-parents=0", "HEAD")
+    assert dated["source"]["commit"] == first and dated["source"]["ref"] == "validated_on 2026-01-10" and later != first
+    assert [a["status"] for a in dated["anchors"]] == ["exact"] * 4  # right on the day they were validated
+    assert by_name["undated"]["error"].endswith("card.yaml gives no validated_on date (YYYY-MM-DD) to audit at")
+    assert code == 1

@@ -149,3 +149,15 @@ def test_bump_rewrites_the_pin_only_when_nothing_breaks(timeline, tmp_path: Path
     assert spec.read_text() == original.replace("  ref: v1   #", "  ref: v2   #")
     assert main(["bump", "v4", "--spec", str(spec), "--force"]) == 1
     assert spec.read_text() == original.replace("  ref: v1   #", "  ref: v4   #")
+
+
+def test_history_starts_where_the_skill_was_validated_by_default(make_repo, capsys) -> None:
+    repo = make_repo()  # committed 2026-01-01; the demo card says validated_on 2026-01-10
+    first = git(repo.path, "rev-parse", "HEAD")
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("add an import", date="2026-02-01T00:00:00")
+    args = ["history", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), "--format", "json",
+            str(DEMO / "skills" / "demo-overlap")]  # fmt: skip
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["range"]["since"] == first and data["range"]["commits_in_range"] == 1

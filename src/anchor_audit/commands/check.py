@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,8 +11,10 @@ from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Spec
 from ..source import SourceTree
 from .common import DEFAULT_SPEC, emit, judge_for, open_sources
-from .options import ReportOptions, SourceOptions
+from .options import VALIDATED, ReportOptions, SourceOptions
 from .reporter import Reporter
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def check(
@@ -33,6 +36,8 @@ def check(
         accepted = load_baseline(Path(baseline))  # a bad baseline fails before any fetch
     if options.catalog is not None:
         report, spec = _catalog(options, reporter)
+    elif options.ref == VALIDATED:
+        report, spec = _at_validation(options, reporter)
     else:
         with open_sources(options, [None], reporter) as sources:
             (tree,) = sources.trees
@@ -87,3 +92,45 @@ def _catalog(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, S
     if not any(skill.checked for skill in run.report.skills):
         raise UsageError(f"{options.catalog}: nothing could be audited (every component was skipped or unreadable)")
     return run.report, spec
+
+
+def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, Spec | None]:
+    """``check --ref validated``: each skill at the commit its card's ``validated_on`` names.
+
+    The commit is the last first-parent commit of the default branch (the
+    repository's HEAD) on or before the end of that day, UTC; the report
+    names it per skill.  A skill whose card gives no date is its own error.
+    """
+    from ..audit import audit_skill
+    from ..model import SkillReport
+    from ..source.git import GitTree
+    from ..spec.skill import load_skill_from_tree
+
+    with open_sources(replace(options, ref=None), ["HEAD"], reporter, full_history=True) as sources:
+        (head,) = sources.trees
+        if not isinstance(head, GitTree):
+            raise UsageError("--ref validated reads git history; it cannot be used with --release or --installed")
+        reports = []
+        for item in sources.inputs.skills_at(head):
+            if isinstance(item, tuple):
+                skill, entry = item
+                day = skill.card.validated_on if skill.card else None
+                if day is None or not _DAY.match(day):
+                    why = f"{skill.path}: card.yaml gives no validated_on date (YYYY-MM-DD) to audit at"
+                    reports.append(SkillReport(skill.name, skill.path, (), (), error=why))
+                    continue
+                sha = head.commit_on_or_before(day, head.commit.hexsha)
+                if sha is None:
+                    why = f"{skill.path}: no commit of the default branch on or before {day}"
+                    reports.append(SkillReport(skill.name, skill.path, (), (), error=why))
+                    continue
+                tree = head.at(sha, ref=f"validated_on {day}")
+                if options.in_repo:
+                    skill = replace(load_skill_from_tree(tree, skill.path), name=skill.name)  # as it was then
+                result = audit_skill(skill, entry, tree, sources.judge)
+                reports.append(replace(result, source=tree.info))
+            else:
+                reports.append(SkillReport(item.name, item.path, (), (), error=item.error))
+        base = replace(head.info, ref="validated_on of each skill", commit=None, date=None)
+        spec = sources.inputs.spec
+        return AuditReport(base, tuple(reports), spec.warnings if spec else ()), spec

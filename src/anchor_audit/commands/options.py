@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# --ref validated: each skill at the commit its card's validated_on names.
+VALIDATED = "validated"
+
 
 @dataclass(frozen=True)
 class SourceOptions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -13,6 +14,10 @@ from .reporter import Reporter
 
 if TYPE_CHECKING:
     from ..compare import Comparison
+    from ..model import Skill
+    from ..source.git import GitTree
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def diff(options: SourceOptions, report_options: ReportOptions, reporter: Reporter, old: str, new: str) -> ExitCode:
@@ -70,6 +75,8 @@ def history(
         def step(i: int, total: int) -> None:
             progress(f"auditing commit {i + 1} of {total}", None)
 
+        if since is None:  # by default the story starts where the skills were last validated
+            since = _validated_start(tree, [s.disk for s in skills if s.disk] + _in_repo(tree, inputs.repo_skills))
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
         progress("", 1.0)
     render = render_history_json if report_options.format == "json" else render_history_terminal
@@ -93,3 +100,24 @@ def _render(fmt: str, comparison: Comparison, stream: TextIO) -> None:
     {"json": render_comparison_json, "markdown": render_comparison_markdown}.get(fmt, render_comparison_terminal)(
         comparison, stream
     )
+
+
+def _in_repo(tree: GitTree, folders: list[str]) -> list[Skill]:
+    from ..errors import SpecError
+    from ..spec.skill import load_skill_from_tree
+
+    out = []
+    for folder in folders:
+        try:
+            out.append(load_skill_from_tree(tree, folder))
+        except SpecError:
+            continue  # history reports it in its own way
+    return out
+
+
+def _validated_start(tree: GitTree, skills: list[Skill]) -> str | None:
+    """The commit the earliest ``validated_on`` of the skills' cards names (None: no card gives a date)."""
+    days = sorted(
+        s.card.validated_on for s in skills if s.card and s.card.validated_on and _DAY.match(s.card.validated_on)
+    )
+    return tree.commit_on_or_before(days[0], tree.commit.hexsha) if days else None

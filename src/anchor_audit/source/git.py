@@ -169,6 +169,11 @@ class GitTree:
                 return fields[i + 1]
         return None
 
+    def commit_on_or_before(self, day: str, tip: str) -> str | None:
+        """The last first-parent commit of ``tip`` committed on or before the end of ``day`` (YYYY-MM-DD, UTC)."""
+        out = self.repo.git.rev_list("-1", "--first-parent", f"--before={day} 23:59:59 +0000", tip)
+        return out.strip() or None
+
     def versions_of(self, until: str, paths: list[str]) -> list[tuple[str, list[str]]]:
         """(commit, the given paths it changed) for each first-parent commit up to ``until`` touching them."""
         out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)

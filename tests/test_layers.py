@@ -22,7 +22,7 @@ LAYERS = [
     {"history"},
     {"compare", "inputs", "catalog"},
     {"audit"},
-    {"promises"},
+    {"promises", "cardlinks"},
     {"symbols", "resultcache"},
     {"spec", "match"},
     {"parse"},

@@ -12,6 +12,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
 
+from .cardlinks import link_card_claim
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote, relocate
 from .model import (
@@ -51,6 +52,7 @@ from .resultcache import (
     quote_key,
 )
 from .source import SourceTree
+from .source.git import GitTree
 
 _FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
@@ -77,6 +79,7 @@ class Judge:
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
+        self.paths: dict[int, list[str]] = {}  # every file path of a tree, by tree, once listed
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         return _guarded(
@@ -184,17 +187,42 @@ def audit_skill(
     card_claims = {c.id: c for c in skill.card.claims} if skill.card else {}
     ids = list(card_claims) + [cid for cid in spec_claims if cid not in card_claims]
     claims = []
+    linked: set[str] = set()
     for cid in ids:
         card = card_claims.get(cid)
         missing_from_card = skill.card is not None and card is None
         tags = card.tags if card else ()
-        verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
+        if card is not None and card.anchors and not (entry and _registered(entry, cid)):
+            # Linked by card.yaml comments; anchors.yaml entries win where both exist.
+            evidence, said = link_card_claim(
+                card, anchors, tree, judge.quote, skill.card.validated_on if skill.card else None,
+                lambda: _paths(tree, judge),
+            )  # fmt: skip
+            notes += said
+            verdict = _conclude(cid, tags, evidence, False)
+            linked.add(cid)
+        else:
+            verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
     needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
     kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.memo) if needed else ()
-    claims = [_file_claim(c, kept) if entry is None or not _registered(entry, c.id) else c for c in claims]
+    claims = [
+        _file_claim(c, kept) if c.id not in linked and (entry is None or not _registered(entry, c.id)) else c
+        for c in claims
+    ]
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+
+
+def _paths(tree: SourceTree, judge: Judge) -> list[str]:
+    """Every file path of ``tree``, its submodules' too, listed once per tree (card comments name files by name)."""
+    key = id(tree)
+    if key not in judge.paths:
+        paths = tree.files_under("")
+        if isinstance(tree, GitTree):
+            paths += tree.submodule_files()
+        judge.paths[key] = paths
+    return judge.paths[key]
 
 
 def _registered(entry: SkillSpec, cid: str) -> bool:
@@ -253,32 +281,32 @@ def _verdict(
     judge: Judge,
     missing_from_card: bool,
 ) -> ClaimVerdict:
+    """The verdict from the evidence anchors.yaml registers for the claim."""
     evidence: list[Evidence] = []
-    unchecked = failed = False
     for key in entry.quotes if entry else ():
         match = anchors.get(key)
         if match is None:
-            evidence.append(
-                Evidence(
-                    EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, "SKILL.md has no quote with this range"
-                )
-            )
-            failed = True
+            why = "SKILL.md has no quote with this range"
+            evidence.append(Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why))
             continue
-        ok = match.status in _FOUND
-        unchecked |= match.status in _UNCHECKED_ANCHOR
-        failed |= not ok and match.status not in _UNCHECKED_ANCHOR
         location = f"{match.quote.path}:{match.found}" if match.found else None
-        evidence.append(Evidence(EvidenceKind.QUOTE, key, ok, match.status, match.detail, location))
+        evidence.append(Evidence(EvidenceKind.QUOTE, key, match.status in _FOUND, match.status, match.detail, location))
     for condition in entry.conditions if entry else ():
         result = judge.condition(condition, tree)
         ok = result.status is ConditionStatus.HOLDS
-        unchecked |= result.status in _UNCHECKED_CONDITION
-        failed |= not ok and result.status not in _UNCHECKED_CONDITION
         evidence.append(
             Evidence(EvidenceKind.CONDITION, condition.describe(), ok, result.status, result.detail, result.location)
         )
+    return _conclude(cid, tags, evidence, entry is not None and missing_from_card)
 
+
+_UNCHECKED = (*_UNCHECKED_ANCHOR, *_UNCHECKED_CONDITION)
+
+
+def _conclude(cid: str, tags: tuple[str, ...], evidence: list[Evidence], missing_from_card: bool) -> ClaimVerdict:
+    """The verdict the evidence gives: all holds, some fails, some could not be checked, or none."""
+    unchecked = any(not e.ok and e.status in _UNCHECKED for e in evidence)
+    failed = any(not e.ok and e.status not in _UNCHECKED for e in evidence)
     if not evidence:
         verdict = Verdict.DOC_ONLY
     elif failed:
@@ -292,7 +320,7 @@ def _verdict(
         declared=tags,
         verdict=verdict,
         evidence=tuple(evidence),
-        mismatch=_mismatch(tags, verdict, entry is not None and missing_from_card),
+        mismatch=_mismatch(tags, verdict, missing_from_card),
         unknown_tags=tuple(t for t in tags if t not in KNOWN_TAGS),
     )
 

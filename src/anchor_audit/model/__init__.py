@@ -25,6 +25,7 @@ from .results import (
 )
 from .spec import (
     Card,
+    CardAnchor,
     CardClaim,
     ClaimSpec,
     Condition,
@@ -59,6 +60,7 @@ __all__ = [
     "AuditReport",
     "ChangeKind",
     "Card",
+    "CardAnchor",
     "CardClaim",
     "ClaimSpec",
     "ClaimVerdict",

@@ -135,6 +135,17 @@ class CardClaim:
     id: str
     tags: tuple[str, ...]
     line: int
+    anchors: tuple["CardAnchor", ...] = ()  # ranges its tags' comments name (``# config.py:1524-1531``)
+
+
+@dataclass(frozen=True)
+class CardAnchor:
+    """Code a card.yaml comment ties a claim to: ``- code_verified  # MCore transformer_config.py:10-12, 40-44``."""
+
+    file: str  # as written: a file name or a path
+    ranges: tuple[LineRange, ...]
+    within: str = ""  # a path fragment the file lies under ("megatron/core/" for "MCore ")
+    line: int = 0  # the comment's line in card.yaml
 
 
 @dataclass(frozen=True)

@@ -108,8 +108,34 @@ class GitTree:
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit (names only; no blob is read)."""
-        out = self.repo.git.ls_tree("-r", "-z", "--name-only", self.commit.hexsha, "--", folder.strip("/") + "/")
+        spec = ["--", folder.strip("/") + "/"] if folder.strip("/") else []
+        out = self.repo.git.ls_tree("-r", "-z", "--name-only", self.commit.hexsha, *spec)
         return [path for path in out.split("\0") if path]
+
+    def submodule_files(self) -> list[str]:
+        """Every file path inside the submodules at this commit (those that can be opened), prefixed."""
+        out = self.repo.git.ls_tree("-r", "-z", self.commit.hexsha)
+        paths = []
+        for entry in out.split("\0"):
+            meta, _, path = entry.partition("\t")
+            if meta.startswith("160000 commit "):
+                try:
+                    inner = self.submodules.open(self, path, meta.split()[2])
+                except NotCarried:
+                    continue
+                paths += [f"{path}/{p}" for p in inner.files_under("")]
+        return paths
+
+    def validated_on(self, day: str) -> GitTree | None:
+        """The tree of the default branch (HEAD) as it was at the end of ``day`` (UTC), or None if unknown here."""
+        for tip in ("HEAD", self.commit.hexsha):
+            try:
+                sha = self.commit_on_or_before(day, tip)
+            except git.GitCommandError:
+                continue
+            if sha:
+                return self.at(sha, ref=f"validated_on {day}")
+        return None
 
     def is_folder(self, path: str) -> bool:
         try:

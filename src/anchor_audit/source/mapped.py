@@ -55,7 +55,7 @@ class MappedTree:
 
     def files_under(self, folder: str) -> list[str]:
         """Repository paths of every file this copy carries under ``folder``."""
-        prefix = folder.strip("/") + "/"
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""
         return sorted(path for path in self._repo_paths() if path.startswith(prefix))
 
     def is_folder(self, path: str) -> bool:

@@ -19,7 +19,8 @@ from markdown_it.rules_core import StateCore
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
-from ..model import Card, CardClaim, LineRange, Quote, Skill, TestPromise
+from ..model import Card, CardAnchor, CardClaim, LineRange, Quote, Skill, TestPromise
+from ..source.file import strip_hash_comment
 from ..textlines import split_lines
 from .repopath import normalize, repo_path_problem
 
@@ -237,10 +238,42 @@ def parse_card(text: str, path: Path) -> Card:
             tags = [tags]
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise SpecError(f"{doc.where(where)}: expected a list of tags")
-        claims.append(CardClaim(str(claim_id), tuple(tags), doc.line(where)))
+        comment_lines = [doc.line(where + (i,)) for i in range(len(tags))] if isinstance(status[claim_id], list) else []
+        anchors = tuple(a for n in sorted(set(comment_lines or [doc.line(where)])) for a in card_anchors(text, n))
+        claims.append(CardClaim(str(claim_id), tuple(tags), doc.line(where), anchors))
     evidence = data.get("evidence", []) or []
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
         raise SpecError(f"{doc.where(('evidence',))}: expected a list of repository paths")
     validated = data.get("validated_on")
     lines = tuple(doc.line(("evidence", i)) for i in range(len(evidence)))
     return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines)
+
+
+# "# config.py:1524-1531", "# train.py:231-255, 338-350", "# MCore transformer_config.py:1928-1931"
+_CARD_ANCHOR = re.compile(
+    r"(?:(?P<prefix>[A-Za-z][\w-]*)\s+)?(?P<file>[\w./-]+\.\w+):(?P<ranges>\d{1,9}(?:-\d{1,9})?(?:\s*,\s*\d{1,9}(?:-\d{1,9})?)*)"
+)
+# A word before the file name that says where it lies: the Megatron-Core sources of the Megatron-LM submodule.
+CARD_ANCHOR_PREFIXES = {"MCore": "megatron/core/"}
+
+
+def card_anchors(text: str, line: int) -> tuple[CardAnchor, ...]:
+    """The anchors the comment on ``line`` of a card.yaml names (none without a comment)."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return ()
+    raw = lines[line - 1].rstrip("\r")
+    code = strip_hash_comment(raw)
+    comment = raw[len(code) :].strip().lstrip("#").strip()
+    out = []
+    for match in _CARD_ANCHOR.finditer(comment):
+        ranges = []
+        for part in match.group("ranges").split(","):
+            start, _, end = part.strip().partition("-")
+            first, last = int(start), int(end or start)
+            if 1 <= first <= last:
+                ranges.append(LineRange(first, last))
+        within = CARD_ANCHOR_PREFIXES.get(match.group("prefix") or "", "")
+        if ranges and repo_path_problem(match.group("file")) is None:
+            out.append(CardAnchor(match.group("file"), tuple(ranges), within, line))
+    return tuple(out)

@@ -1,0 +1,75 @@
+"""Card-comment anchors: card.yaml comments tie claims to code, checked without any anchors.yaml entry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.cli import main
+from anchor_audit.spec.skill import card_anchors
+
+from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
+
+CARD = """\
+validated_on: "2026-01-10"
+validation_status:
+  gate:
+    - code_verified  # plan.py:3-6
+  tail:
+    - code_verified  # plan.py:7
+  signature:
+    - code_verified  # pkg/plan.py:2
+  twice:
+    - code_verified  # util.py:1
+  mcore:
+    - code_verified  # MCore plan.py:1
+"""
+
+
+def test_comments_name_files_and_ranges() -> None:
+    text = "a:\n  - code_verified  # train.py:231-255, 338-350\n  - doc_only  # MCore transformer_config.py:1928-1931\n"
+    (first,) = card_anchors(text, 2)
+    assert (first.file, [str(r) for r in first.ranges], first.within) == ("train.py", ["231-255", "338-350"], "")
+    (second,) = card_anchors(text, 3)
+    assert (second.file, second.within) == ("transformer_config.py", "megatron/core/")
+    assert card_anchors('"x # y.py:1": [code_verified]\n', 1) == ()  # the # in a quoted key is no comment
+
+
+def test_card_comments_link_claims_to_quotes_and_bare_ranges(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"a/util.py": "x = 1\n", "b/util.py": "y = 2\n"})  # 2026-01-01
+    changed = "import os\n" + CODE.replace("def plan(self, cfg):", "def plan(self, cfg, env):")
+    repo.write("pkg/plan.py", changed)
+    repo.commit("plan takes env", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", QUOTE, card=CARD)
+    code = main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (report,) = data["skills"]
+    claims = {c["id"]: c for c in report["claims"]}
+    # Covered by the SKILL.md quote 3:6, which moved one line down: found, so the claim holds.
+    assert claims["gate"]["verdict"] == "code_verified"
+    assert [e["ref"] for e in claims["gate"]["evidence"]] == ["pkg/plan.py:3-6"]
+    # No quote covers line 7: the code there on validated_on ("return cfg") is found at line 8 now.
+    assert claims["tail"]["verdict"] == "code_verified"
+    assert claims["tail"]["evidence"][0]["location"] == "pkg/plan.py:8-8"
+    # The signature line changed since the card was validated.
+    assert claims["signature"]["verdict"] == "broken"
+    assert claims["signature"]["evidence"][0]["status"] == "changed"
+    # util.py names two files: not linked, and a note names them.
+    assert claims["twice"]["verdict"] == "broken"
+    assert any("util.py names 2 files here (a/util.py, b/util.py)" in n for n in report["notes"])
+    # "MCore plan.py" is no file under megatron/core/ here.
+    assert claims["mcore"]["evidence"][0]["status"] == "unresolved"
+
+
+def test_an_anchors_yaml_entry_wins_over_card_comments(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill", QUOTE, card=CARD)
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text(f"version: 1\nsource: {{repo: {repo.path}, ref: v1}}\nskills:\n  skill:\n    path: {skill}\n"
+                    "    claims:\n      signature:\n        conditions:\n"
+                    "          - {path: pkg/plan.py, in: Planner, has: ['x = 1']}\n")  # fmt: skip
+    main(["check", "--spec", str(spec), "--format", "json"])
+    claims = {c["id"]: c for c in json.loads(capsys.readouterr().out)["skills"][0]["claims"]}
+    assert [e["kind"] for e in claims["signature"]["evidence"]] == ["condition"]  # the registry's, not the card's
+    assert claims["gate"]["verdict"] == "code_verified"  # the others are still linked by their comments

@@ -71,8 +71,10 @@ def main() -> int:
 
     out = subprocess.run(hist, env=env, capture_output=True, text=True, check=True).stdout
     info = json.loads(out)["range"]
-    first = git(repo, "log", "--format=%H", "--diff-filter=A", "--first-parent", "--reverse", "HEAD", "--",
-                f"{info['skill_paths'][0]}/SKILL.md").split()[0]  # fmt: skip
+    # The history command starts where the skill's card was validated (validated_on), or, without a date, at the
+    # skill's first commit; the naive baseline walks the same commits.
+    first = info["since"] or git(repo, "log", "--format=%H", "--diff-filter=A", "--first-parent", "--reverse", "HEAD",
+                                 "--", f"{info['skill_paths'][0]}/SKILL.md").split()[0]  # fmt: skip
     mainline = git(repo, "rev-list", "--first-parent", "HEAD").split()  # newest first
     commits = mainline[: mainline.index(first) + 1] if first in mainline else mainline
     files = _files_of(repo, info, spec)
@@ -85,7 +87,8 @@ def main() -> int:
     versions = f"Python {sys.version.split()[0]}, libcst {metadata.version('libcst')}, git {_git_version()}"
     print(f"machine: {os.cpu_count()} cores, {versions}")
     print(f"input: {kind}, skill {skill} (folders over time: {' -> '.join(info['skill_paths'])})")
-    print(f"commits in range: {len(commits)} from the skill's first commit {first[:10]} to HEAD")
+    start = "the skill's validated_on commit" if info["since"] else "the skill's first commit"
+    print(f"commits in range: {len(commits)} from {start} {first[:10]} to HEAD")
     print(f"commits that touch the skill or its files: {info['commits_touching']}")
     print(f"files the skill quotes or conditions: {len(files)}; distinct blobs of them in the range: {len(blobs)} "
           "(a cold history parses each once; the naive way parses a file per commit)")  # fmt: skip

@@ -141,13 +141,27 @@ def test_count_tests_by_hand() -> None:
     assert count_tests(computed) == (1, ["test_x: parametrize over a computed list, counted once"])
 
 
-def test_init_drafts_a_registry_entry(capsys) -> None:
-    assert main(["init", str(DEMO / "skills" / "demo-overlap")]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("skills:\n  demo-overlap:\n")
-    assert "      tp_gate:  # card.yaml: code_verified\n        quotes: []\n" in out
-    assert "      perf_notes:  # card.yaml: doc_only\n" in out
-    assert "#   - src/demo/overlap.py:32-38  # SKILL.md:10\n" in out
+def test_init_drafts_a_registry_that_runs(tmp_path: Path, capsys, monkeypatch) -> None:
+    from .hostile.conftest import QUOTE, make_code_repo, make_skill
+
+    repo = make_code_repo(tmp_path / "code")
+    card = (
+        'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_gate:\n    - code_verified\n'
+        "  tail:\n    - code_verified  # plan.py:7\n  perf_notes:\n    - doc_only\n"
+    )
+    make_skill(tmp_path / "skill", "## The overlap gate\n\nOverlap only with TP:\n\n" + QUOTE, card=card)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "skill", "--repo", str(repo.path), "--ref", "v1"]) == 0
+    draft = capsys.readouterr().out
+    assert "      overlap_gate:  # card.yaml: code_verified\n        quotes:\n" in draft
+    assert '          - "pkg/plan.py:3-6"  # proposed: confirm\n' in draft  # its caption names the claim
+    assert '          - path: "pkg/plan.py"\n            in: "Planner.plan"\n            if: "cfg.tp > 1"\n' in draft
+    assert '            then: ["cfg.overlap = True"]\n            else: ["cfg.overlap = False"]\n' in draft
+    assert "      perf_notes: {}  # card.yaml: doc_only; no quote found\n" in draft
+    (tmp_path / "anchors.yaml").write_text(draft)
+    assert main(["check", "--format", "json"]) == 0  # the draft runs as it is
+    claims = {c["id"]: c["verdict"] for c in json.loads(capsys.readouterr().out)["skills"][0]["claims"]}
+    assert claims == {"overlap_gate": "code_verified", "tail": "code_verified", "perf_notes": "doc_only"}
 
 
 def test_installed_distribution_is_read_like_a_release(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -20,7 +20,7 @@ LAYERS = [
     {"commands"},
     {"report", "fix", "baseline"},
     {"history"},
-    {"compare", "inputs", "catalog"},
+    {"compare", "inputs", "catalog", "draft"},
     {"audit"},
     {"promises", "cardlinks"},
     {"symbols", "resultcache"},
@@ -28,7 +28,7 @@ LAYERS = [
     {"parse"},
     {"source"},
     {"findings"},
-    {"model", "fsutil", "escape", "textlines"},
+    {"model", "fsutil", "escape", "textlines", "yamltext"},
     {"errors", "redact"},
     {""},  # the package itself: __version__
 ]

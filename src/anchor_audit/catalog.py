@@ -42,7 +42,7 @@ def audit_catalog(
     progress: Progress = no_progress,
 ) -> CatalogRun:
     """Audit every skill of the catalog at ``root``; ``mirrors`` maps a repository (URL or OWNER/NAME) to a git dir."""
-    mirrors = {_repo_key(url): where for url, where in (mirrors or {}).items()}
+    mirrors = {repo_key(url): where for url, where in (mirrors or {}).items()}
     components = load_catalog(root)
     reports: list[SkillReport] = []
     skipped: list[str] = []
@@ -76,7 +76,7 @@ def _open(
 ) -> tuple[SourceTree | None, str]:
     if component.problem is not None:
         return None, component.problem
-    where = mirrors.get(_repo_key(component.repo), component.url)
+    where = mirrors.get(repo_key(component.repo), component.url)
     try:
         return open_repository(where, component.ref), ""
     except AuditError as exc:
@@ -84,7 +84,7 @@ def _open(
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 
-def _repo_key(url: str) -> str:
+def repo_key(url: str) -> str:
     """``https://github.com/Owner/Name.git``, ``Owner/Name`` -> ``owner/name``."""
     tail = url.rstrip("/").removesuffix(".git")
     tail = tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail

@@ -129,7 +129,8 @@ def _history(args: argparse.Namespace, reporter: Reporter) -> int:
 
 
 def _init(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.init(args.skill_dir)
+    mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
+    return commands.init(args.skill_dir, reporter, args.repo, args.ref, args.catalog, mirrors, args.cache_dir)
 
 
 def _cache(args: argparse.Namespace, reporter: Reporter) -> int:
@@ -228,10 +229,16 @@ def _parser() -> argparse.ArgumentParser:
 
     init = commands.add_parser(
         "init",
-        help="print a starter anchors.yaml entry for a skill",
-        description="Print a starter anchors.yaml entry from the skill's quotes and card.yaml claims.",
+        help="draft an anchors.yaml that runs, for a skill or a catalog",
+        description="Draft a complete anchors.yaml: each card claim with the quotes its comments or captions name "
+        "and conditions drafted from the code. anchor-audit init SKILL_DIR > anchors.yaml && anchor-audit check",
     )
-    init.add_argument("skill_dir", metavar="SKILL_DIR")
+    init.add_argument("skill_dir", metavar="SKILL_DIR", nargs="?", help="the skill folder to draft an entry for")
+    init.add_argument("--repo", help="the code the skill quotes (default: the git repository SKILL_DIR is in)")
+    init.add_argument("--ref", help="tag, branch or sha to read the code at (default: HEAD)")
+    init.add_argument("--catalog", metavar="DIR", help="draft one registry for every skill of a skills catalog")
+    init.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help="with --catalog: local copy")
+    init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
     init.set_defaults(run=_init)
 
     cache = commands.add_parser("cache", help="show or remove the cache directory")

@@ -118,8 +118,10 @@ def test_a_submodule_url_never_gets_a_command_transport(tmp_path: Path) -> None:
 def test_init_drafts_yaml_no_claim_id_can_add_keys_to(tmp_path: Path) -> None:
     card = yaml.safe_dump({"validation_status": {"x:\n    path: /etc\n  y": ["code_verified"], "on": ["doc_only"]}})
     skill = make_skill(tmp_path / "skill", card=card)
-    done = run_cli("init", str(skill))
+    repo = make_code_repo(tmp_path / "code")
+    done = run_cli("init", str(skill), "--repo", str(repo.path), "--ref", "v1")
     assert done.code == 0, done.err
     data = yaml.safe_load(done.out)
+    assert set(data) == {"version", "source", "skills"}
     assert set(data["skills"]["skill"]["claims"]) == {"x:\n    path: /etc\n  y", "on"}
     assert set(data["skills"]["skill"]) == {"path", "claims"}

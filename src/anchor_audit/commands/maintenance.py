@@ -6,31 +6,99 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..errors import UsageError
 from ..model import ExitCode
+from .reporter import Reporter
 
 
-def init(skill_dir: str, out: TextIO | None = None) -> ExitCode:
-    """A starter anchors.yaml entry for the skill in ``skill_dir``, for a maintainer to complete.
+def init(
+    skill_dir: str | None,
+    reporter: Reporter,
+    repo: str | None = None,
+    ref: str | None = None,
+    catalog: str | None = None,
+    mirrors: tuple[tuple[str, str], ...] = (),
+    cache_dir: str | None = None,
+    out: TextIO | None = None,
+) -> ExitCode:
+    """Draft an anchors.yaml that runs, for the skill in ``skill_dir`` or every skill of ``catalog``.
 
-    Names from the skill (its folder, claim ids, quote paths) are untrusted:
-    every key and value goes through the YAML serializer, and comments are
-    escaped to one line, so no input can add keys to the draft.
+    The code is read from ``repo`` at ``ref`` (default: the git repository the skill folder is in, at HEAD),
+    conditions from the commit the card's ``validated_on`` names where git has it.
     """
-    from ..escape import printable
-    from ..fix.text import yaml_key
-    from ..spec.skill import load_skill
+    from ..draft import draft_skill, relative, render_registry
+    from ..fsutil import read_input
+    from ..source.git import open_git
+    from ..spec.skill import MAX_SKILL_BYTES, load_skill
 
+    if catalog is not None:
+        return _init_catalog(Path(catalog), reporter, dict(mirrors), cache_dir, out or sys.stdout)
+    if skill_dir is None:
+        raise UsageError("init needs SKILL_DIR, or --catalog DIR")
     skill = load_skill(Path(skill_dir), shown_as=skill_dir)
-    lines = ["skills:", f"  {yaml_key(skill.name)}:", f"    path: {yaml_key(skill_dir)}", "    claims:"]
-    for claim in skill.card.claims if skill.card else ():
-        lines.append(f"      {yaml_key(claim.id)}:  # card.yaml: {printable(', '.join(claim.tags), keep='')}")
-        lines += ["        quotes: []", "        conditions: []"]
-    if not skill.card or not skill.card.claims:
-        lines.append("      {}  # card.yaml lists no claims")
-    lines.append("# The quotes of SKILL.md, to list under the claims they back:")
-    lines += [f"#   - {printable(q.key, keep='')}  # SKILL.md:{q.skill_line}" for q in skill.quotes]
-    lines.append("# Conditions: see docs/anchors-yaml.md.")
-    (out or sys.stdout).write("\n".join(lines) + "\n")
+    repo = repo or _work_tree_of(Path(skill_dir))
+    if repo is None:
+        raise UsageError(f"{skill_dir} is in no git repository: give --repo (and --ref) of the code it quotes")
+    ref = ref or "HEAD"
+    tree = open_git(repo, ref, cache_dir, reporter.progress())
+    day = skill.card.validated_on if skill.card else None
+    code = (tree.validated_on(day) if day else None) or tree
+    text = read_input(Path(skill_dir) / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
+    shown_repo = repo if "://" in repo or ":" in repo.split("/", 1)[0] else relative(repo)
+    registry = render_registry(shown_repo, ref, [(skill, relative(skill_dir), draft_skill(skill, text, tree, code))])
+    (out or sys.stdout).write(registry)
+    return ExitCode.OK
+
+
+def _work_tree_of(folder: Path) -> str | None:
+    import git
+
+    try:
+        return str(git.Repo(folder, search_parent_directories=True).working_tree_dir)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+
+
+def _init_catalog(
+    root: Path, reporter: Reporter, mirrors: dict[str, str], cache_dir: str | None, out: TextIO
+) -> ExitCode:
+    """One registry for a whole catalog: each skill drafted from its own component's repository."""
+    from ..catalog import repo_key
+    from ..draft import draft_skill, relative, render_registry
+    from ..errors import AuditError
+    from ..fsutil import read_input
+    from ..source.git import open_git
+    from ..spec.catalog import load_catalog
+    from ..spec.skill import MAX_SKILL_BYTES, load_skill
+
+    mirrors = {repo_key(k): v for k, v in mirrors.items()}
+    drafted = []
+    first: tuple[str, str] | None = None
+    for component in load_catalog(root):
+        if component.problem is not None:
+            reporter.say(f"skipped: {component.problem}")
+            continue
+        try:
+            tree = open_git(mirrors.get(repo_key(component.repo), component.url), component.ref, cache_dir)
+        except AuditError as exc:
+            reporter.say(f"skipped: cannot reach {component.url} at {component.ref}: {exc}")
+            continue
+        first = first or (component.url, component.ref)
+        for item in component.skills:
+            folder = root / "skills" / item.catalog_dir
+            try:
+                skill = load_skill(folder, shown_as=str(folder))
+                text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
+            except AuditError as exc:
+                reporter.say(f"skipped: {exc}")
+                continue
+            day = skill.card.validated_on if skill.card else None
+            code = (tree.validated_on(day) if day else None) or tree
+            drafted.append((skill, relative(str(folder)), draft_skill(skill, text, tree, code)))
+    if first is None:
+        raise UsageError(f"{root}: no component repository could be reached; nothing drafted")
+    note = "# check --catalog reads each component's own repository; this source serves a plain check.\n"
+    out.write(note + render_registry(first[0], first[1], drafted))
     return ExitCode.OK
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import yaml
 
 from ..model import ClaimVerdict, SourceInfo, Verdict
-from .text import Splice, apply_splices, compose, mapping_get, scalar_text
+from ..yamltext import scalar_text
+from .text import Splice, apply_splices, compose, mapping_get
 
 MARK = "# anchor-audit:"
 _MARK_RE = re.compile(r"[ \t]*# anchor-audit:[^\r\n]*")

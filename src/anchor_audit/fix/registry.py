@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from .text import Splice, apply_splices, compose, mapping_get, scalar_text
+from ..yamltext import scalar_text
+from .text import Splice, apply_splices, compose, mapping_get
 
 
 def heal_registry(text: str, skill: str, renamed: dict[str, str]) -> str:

@@ -55,11 +55,11 @@ def test_card_comments_link_claims_to_quotes_and_bare_ranges(tmp_path: Path, cap
     # The signature line changed since the card was validated.
     assert claims["signature"]["verdict"] == "broken"
     assert claims["signature"]["evidence"][0]["status"] == "changed"
-    # util.py names two files: not linked, and a note names them.
-    assert claims["twice"]["verdict"] == "broken"
+    # util.py names two files: the pointer is not followed (unverifiable), and a note names them.
+    assert claims["twice"]["verdict"] == "unverifiable"
     assert any("util.py names 2 files here (a/util.py, b/util.py)" in n for n in report["notes"])
     # "MCore plan.py" is no file under megatron/core/ here.
-    assert claims["mcore"]["evidence"][0]["status"] == "unresolved"
+    assert claims["mcore"]["evidence"][0]["status"] == "unverifiable"
 
 
 def test_an_anchors_yaml_entry_wins_over_card_comments(tmp_path: Path, capsys) -> None:

@@ -52,12 +52,13 @@ def link_card_claim(
             candidates = sorted(p for p in paths() if _same_file(p, anchor))
             where = f"{anchor.file}:{rng}"
             if len(candidates) != 1:
-                why = f"card.yaml:{anchor.line}: {anchor.file} names {len(candidates)} files here" + (
-                    f" ({', '.join(candidates[:5])})" if candidates else ""
-                )
+                # Not a failure of the claim: the pointer cannot be followed here (a name that fits several
+                # files, or none, which a submodule out of reach may hold).
+                found = f" ({', '.join(candidates[:5])})" if candidates else " (a submodule out of reach may hold it)"
+                why = f"card.yaml:{anchor.line}: {anchor.file} names {len(candidates)} files here{found}"
                 if candidates:
                     notes.append(f"claim {claim.id}: {why}")
-                evidence.append(Evidence(EvidenceKind.QUOTE, where, False, RegistryStatus.UNRESOLVED, why))
+                evidence.append(Evidence(EvidenceKind.QUOTE, where, False, AnchorStatus.UNVERIFIABLE, why))
                 continue
             evidence.append(_bare(candidates[0], rng, anchor, tree, judge_quote, validated_on))
     return evidence, notes

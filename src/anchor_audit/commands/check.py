@@ -104,7 +104,6 @@ def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditRep
     from ..audit import audit_skill
     from ..model import SkillReport
     from ..source.git import GitTree
-    from ..spec.skill import load_skill_from_tree
 
     with open_sources(replace(options, ref=None), ["HEAD"], reporter, full_history=True) as sources:
         (head,) = sources.trees
@@ -125,8 +124,7 @@ def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditRep
                     reports.append(SkillReport(skill.name, skill.path, (), (), error=why))
                     continue
                 tree = head.at(sha, ref=f"validated_on {day}")
-                if options.in_repo:
-                    skill = replace(load_skill_from_tree(tree, skill.path), name=skill.name)  # as it was then
+                # The skill as it is now (its quotes, its card) against the code of the day it was validated.
                 result = audit_skill(skill, entry, tree, sources.judge)
                 reports.append(replace(result, source=tree.info))
             else:

@@ -116,3 +116,26 @@ def test_a_catalog_where_nothing_can_be_audited_is_exit_2(tmp_path: Path, capsys
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/gone at main: ")
     assert err[1] == f"anchor-audit: error: {catalog}: nothing could be audited (every component was skipped or unreadable)"
+
+
+def test_init_drafts_one_registry_for_a_catalog(tmp_path: Path, capsys, monkeypatch) -> None:
+    import yaml
+
+    a = make_code_repo(tmp_path / "a")
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "a.yml", "owner-a/code-a", [("skills/plan-skill", "plan-skill")])
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    card = "validation_status:\n  gate:\n    - code_verified  # plan.py:3-6\n"
+    make_skill(catalog / "skills" / "plan-skill", card=card)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--catalog", "catalog", "--mirror", f"owner-a/code-a={a.path}",
+                 "--mirror", f"nobody/gone={tmp_path / 'nothing'}"]) == 0  # fmt: skip
+    out, err = capsys.readouterr()
+    assert err.startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/gone at main: ")
+    data = yaml.safe_load(out)
+    assert data["source"] == {"repo": "https://github.com/owner-a/code-a", "ref": "main"}
+    assert data["skills"]["plan-skill"]["path"] == "catalog/skills/plan-skill"
+    gate = data["skills"]["plan-skill"]["claims"]["gate"]
+    assert gate["quotes"] == ["pkg/plan.py:3-6"]  # linked by its card comment, not proposed
+    assert gate["conditions"][0]["if"] == "cfg.tp > 1"

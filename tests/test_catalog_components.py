@@ -74,7 +74,7 @@ def test_a_catalog_in_sync_and_holding_exits_0(tmp_path: Path, capsys) -> None:
     make_skill(catalog / "skills" / "plan-skill")
     assert (catalog / "skills" / "plan-skill" / "SKILL.md").read_text() == body
     assert main(["check", "--catalog", str(catalog), "--mirror", f"owner-a/code-a={a.path}"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "1 quotes: 1 exact · 0 claims: none · exit 0 (all hold)"
+    assert capsys.readouterr().out.splitlines()[-1] == "1 quote: 1 exact · 0 claims: none · exit 0 (all hold)"
 
 
 def test_catalog_goes_with_check_only_and_alone(tmp_path: Path, capsys) -> None:

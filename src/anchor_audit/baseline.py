@@ -44,14 +44,23 @@ def load_baseline(path: Path) -> Baseline:
     if not isinstance(data, dict) or not isinstance(data.get("accepted", []), list):
         raise SpecError(f"{path}:1: a baseline is a mapping with a list 'accepted'")
     reasons: dict[str, str] = {}
+    unexplained: list[int] = []
     for i, entry in enumerate(data.get("accepted", [])):
         where = ("accepted", i)
         if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
             raise SpecError(f"{doc.where(where)}: each entry needs a 'key' (a finding key, as --write-baseline writes)")
         reason = entry.get("reason")
         if not isinstance(reason, str) or not reason.strip() or reason.strip().startswith("TODO"):
-            raise SpecError(f"{doc.where(where + ('reason',))}: write why this finding is accepted")
+            unexplained.append(doc.line(where + ("reason",)))
+            continue
         reasons[entry["key"]] = reason.strip()
+    if unexplained:  # every entry that lacks a reason, in one line
+        lines = ", ".join(str(n) for n in unexplained)
+        n = len(unexplained)
+        raise SpecError(
+            f"{path}:{unexplained[0]}: write why each finding is accepted; {n} entr{'y' if n == 1 else 'ies'} "
+            f"{'has' if n == 1 else 'have'} no reason (line{'' if n == 1 else 's'} {lines})"
+        )
     return Baseline(path, reasons)
 
 

@@ -195,3 +195,16 @@ def counts_as_drift(finding: Finding, report: AuditReport) -> bool:
 def exit_code(report: AuditReport) -> ExitCode:
     """The policy CI gates on: DRIFT when any finding counts as drift (see :func:`counts_as_drift`)."""
     return ExitCode.DRIFT if any(counts_as_drift(f, report) for f in findings(report)) else ExitCode.OK
+
+
+def exit_words(report: AuditReport, code: ExitCode) -> str:
+    """What the exit code means for this report: never "all hold" about what was not checked."""
+    if code is ExitCode.DRIFT:
+        return "drift"
+    if any(f.key in report.accepted and f.drift for f in findings(report)):
+        return "no drift but what the baseline accepts"
+    if not any(s.anchors or s.claims or s.promises for s in report.skills):
+        return "nothing to check"
+    if report.claim_counts().get(Verdict.UNLINKED.value):
+        return "all linked evidence holds"
+    return "all hold"

@@ -45,7 +45,7 @@ def check(
         spec = sources.inputs.spec
     report = replace(report, strict=strict)
     if accepted is not None:
-        report = replace(report, accepted=accepted.keys)
+        report = replace(report, accepted=accepted.keys, reasons=tuple(sorted(accepted.reasons.items())))
         for key in accepted.stale(report):
             reporter.warn(f"{accepted.path}: no finding {key} any more; drop it")
     if write_baseline:

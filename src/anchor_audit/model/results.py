@@ -176,6 +176,7 @@ class AuditReport:
     warnings: tuple[str, ...] = field(default=())
     accepted: frozenset[str] = frozenset()  # finding keys a baseline accepts (see findings.py)
     strict: bool = False  # unlinked claims count as drift (check --strict)
+    reasons: tuple[tuple[str, str], ...] = ()  # (finding key, why the baseline accepts it)
 
     def anchor_counts(self) -> dict[str, int]:
         counts = Counter(m.status.value for s in self.skills for m in s.anchors)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote
 
 from ..escape import md_code, md_fence, md_text
-from ..findings import exit_code, findings
+from ..findings import counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AnchorStatus,
     AuditReport,
     ClaimVerdict,
     EvidenceKind,
-    ExitCode,
     LineRange,
     SkillReport,
     SourceKind,
@@ -23,6 +23,7 @@ from ..model import (
 
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
 _UNCHECKED = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
+_LOCATION = re.compile(r"^(.+):(\d{1,9})(?:-(\d{1,9}))?$")
 
 
 def github_base(repo: str | None) -> str | None:
@@ -48,7 +49,8 @@ class MarkdownRenderer:
         if src.kind is SourceKind.RELEASE:
             w(
                 f"Audited {repo} at {md_code(src.ref)}, "
-                f"read from the release wheel {md_text(src.release or '')} (not git).\n\n"
+                f"read from the release wheel {md_text(src.release or '')} (not git); "
+                f"links point at the tag {md_code(src.ref)}, not a commit.\n\n"
             )
         else:
             w(f"Audited {repo} at {md_code(src.ref)}, commit {md_code(revision)} ({src.date}).\n\n")
@@ -67,9 +69,13 @@ class MarkdownRenderer:
             ]  # fmt: skip
             w(f"| {md_code(skill.name)} | " + " | ".join(str(n) for n in cells) + " |\n")
         code = exit_code(report)
-        accepted = sum(1 for f in findings(report) if f.key in report.accepted)
+        found = findings(report)
+        accepted = sum(1 for f in found if f.key in report.accepted)
         note = f", {accepted} known findings accepted by the baseline" if accepted else ""
-        w(f"\n**Result: {'all hold' if code is ExitCode.OK else 'drift'} (exit {int(code)}){note}.**\n")
+        w(f"\n**Result: {exit_words(report, code)} (exit {int(code)}){note}.**\n")
+        why = Counter(f.rule.name for f in found if counts_as_drift(f, report))
+        if why:  # every reason for exit 1, by kind
+            w("\nDrift: " + ", ".join(f"{n} {name}" for name, n in sorted(why.items())) + ".\n")
         for skill in report.skills:
             self._skill(w, skill, revision)
 
@@ -123,11 +129,14 @@ class MarkdownRenderer:
         parts = []
         for e in claim.evidence:
             where = ""
-            if e.location:
-                path, _, lines = e.location.rpartition(":")
-                start, _, end = lines.partition("-")
-                rng = LineRange(int(start), int(end or start))
+            located = _LOCATION.match(e.location or "")
+            if located:  # PATH:LINE or PATH:START-END
+                path, start, end = located.group(1), int(located.group(2)), int(located.group(3) or located.group(2))
+                lines = f"{start}" if start == end else f"{start}-{end}"
+                rng = LineRange(start, end)
                 where = " at " + self._link(path, rng, revision, f"{path.rsplit('/', 1)[-1]}:{lines}")
+            elif e.location:  # a file (file_exists evidence): no lines to point at
+                where = f" at {md_code(e.location)}"
             mark = "holds" if e.ok and e.kind is EvidenceKind.CONDITION else e.status
             detail = f" ({md_text(e.detail)})" if e.detail and not e.ok else ""
             parts.append(f"{e.kind} {md_code(e.ref)} {mark}{where}{detail}")

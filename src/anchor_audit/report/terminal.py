@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..escape import printable
-from ..findings import exit_code
-from ..model import AnchorStatus, AuditReport, ExitCode, PromiseStatus, SkillReport, Verdict
+from ..findings import counts_as_drift, exit_code, exit_words, findings
+from ..model import AnchorStatus, AuditReport, PromiseStatus, SkillReport, Verdict
 from .catalogview import CATALOG_AT, render_catalog
 
 STYLE = {
@@ -30,18 +30,6 @@ STYLE = {
     Verdict.UNVERIFIABLE: "magenta",
     Verdict.UNLINKED: "yellow",
 }
-EXIT_WORDS = {ExitCode.OK: "all hold", ExitCode.DRIFT: "drift"}
-
-
-def exit_words(report: AuditReport, code: ExitCode) -> str:
-    """What the exit code means for this report: never "all hold" about what was not checked."""
-    if code is ExitCode.DRIFT:
-        return "drift"
-    if not any(s.anchors or s.claims or s.promises for s in report.skills):
-        return "nothing to check"
-    if report.claim_counts().get(Verdict.UNLINKED.value):
-        return "all linked evidence holds"
-    return "all hold"
 
 
 def make_console(stream: TextIO, width: int | None = None) -> Console:
@@ -70,6 +58,10 @@ class TerminalRenderer:
         else:
             for skill in report.skills:
                 self._skill(console, skill)
+        for f in findings(report):
+            if f.key in report.accepted:  # counted apart: drift that a person accepted, with their reason
+                reason = dict(report.reasons).get(f.key, "")
+                console.print(Text(printable(f"accepted: {f.skill}: {f.message} (baseline: {reason})"), style="dim"))
         console.print(Text(summary_line(report)))
 
     def _skill(self, console: Console, skill: SkillReport, notes: bool = True) -> None:
@@ -165,11 +157,25 @@ def summary_line(report: AuditReport) -> str:
     quote_part = ", ".join(f"{n} {k}" for k, n in anchors.items() if n) or "none"
     claim_part = ", ".join(f"{n} {k}" for k, n in claims.items() if n) or "none"
     code = exit_code(report)
-    parts = [f"{sum(anchors.values())} quotes: {quote_part}", f"{sum(claims.values())} claims: {claim_part}"]
+    parts = [
+        f"{_count(sum(anchors.values()), 'quote')}: {quote_part}",
+        f"{_count(sum(claims.values()), 'claim')}: {claim_part}",
+    ]
     if report.mismatch_count():
-        parts.append(f"{report.mismatch_count()} card mismatches")
+        parts.append(_count(report.mismatch_count(), "card mismatch", "card mismatches"))
+    found = findings(report)
+    promises = sum(1 for f in found if f.code.startswith("AA4") and counts_as_drift(f, report))
+    if promises:
+        parts.append(f"{_count(promises, 'promise')} not kept")
+    accepted = sum(1 for f in found if f.key in report.accepted)
+    if accepted:
+        parts.append(f"{_count(accepted, 'finding')} accepted by the baseline")
     parts.append(f"exit {int(code)} ({exit_words(report, code)})")
     return " · ".join(parts)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _range(rng: object, sep: str = ":") -> str:

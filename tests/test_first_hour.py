@@ -1,0 +1,79 @@
+"""A user's first hour: every defect found by using the tool, as a test that would have caught it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import QUOTE, make_code_repo, make_skill
+
+TESTS = "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n"
+SKILL = QUOTE + "\nRun the tests:\n\n```bash\npytest tests/test_plan.py\n```\n\nThe first command reports 3 passed.\n"
+CARD = (
+    'validated_on: "2026-01-10"\nvalidation_status:\n  files_there:\n    - file_exists\n'
+    "evidence:\n  - pkg/plan.py\n  - docs/gone.md\n"
+)
+
+
+@pytest.fixture
+def promised(tmp_path: Path, monkeypatch) -> Path:
+    """A skill whose card has a file_exists claim (one path gone) and whose prose promises 3 tests (2 exist)."""
+    repo = make_code_repo(tmp_path / "code", {"tests/test_plan.py": TESTS})
+    make_skill(tmp_path / "skill", SKILL, card=CARD)
+    monkeypatch.chdir(tmp_path)
+    return repo.path
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "json", "markdown", "sarif", "junit", "github"])
+def test_every_format_renders_file_exists_claims_and_shows_why_it_fails(promised: Path, fmt: str, capsys) -> None:
+    code = main(["check", "--repo", str(promised), "--ref", "v1", "--format", fmt, "skill"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err == ""  # no crash (the Markdown report used to die on file_exists paths)
+    if fmt == "markdown":
+        assert "file `docs/gone.md` missing" in out and "at `pkg/plan.py`" in out
+        assert "Drift: 1 claim-broken, 1 evidence-missing, 1 test-count-differs." in out
+    if fmt == "junit":
+        failures = int(ET.fromstring(out).get("failures"))
+        assert failures >= 2  # the broken claim and the test count: every reason for exit 1 is a failure
+        assert 'name="tests:tests/test_plan.py"' in out
+    if fmt == "terminal":
+        assert out.splitlines()[-1].endswith("· 2 promises not kept · exit 1 (drift)")
+
+
+def test_accepted_findings_are_marked_and_counted_apart(promised: Path, capsys) -> None:
+    base = ["check", "--repo", str(promised), "--ref", "v1", "skill"]
+    assert main([*base, "--write-baseline", "baseline.yaml"]) == 1
+    capsys.readouterr()
+    text = Path("baseline.yaml").read_text()
+    assert main([*base, "--baseline", "baseline.yaml"]) == 2  # three reasons missing: all three named at once
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "3 entries have no reason (lines " in err
+    Path("baseline.yaml").write_text(text.replace("TODO: say why this finding is acceptable", "tracked in #7"))
+    assert main([*base, "--baseline", "baseline.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "accepted: skill: claim files_there is broken" in out and "(baseline: tracked in #7)" in out
+    assert out.splitlines()[-1].endswith("· 3 findings accepted by the baseline · exit 0 (no drift but what the baseline accepts)")
+
+
+def test_output_files_follow_the_umask(promised: Path) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        main(["check", "--repo", str(promised), "--ref", "v1", "--format", "json", "--output", "r.json", "skill"])
+    finally:
+        os.umask(old)
+    assert oct(Path("r.json").stat().st_mode & 0o777) == "0o644"
+
+
+def test_json_report_names_the_promise_counts(promised: Path, capsys) -> None:
+    main(["check", "--repo", str(promised), "--ref", "v1", "--format", "json", "skill"])
+    report = json.loads(capsys.readouterr().out)
+    tests = [p for p in report["skills"][0]["promises"] if p["kind"] == "tests"]
+    assert tests == [{"kind": "tests", "path": "tests/test_plan.py", "status": "differs", "file": "skill/SKILL.md",
+                      "line": 19, "tests_promised": 3, "tests_found": 2}]  # fmt: skip

@@ -287,3 +287,33 @@ def test_fix_follows_code_relocated_to_another_file(make_repo, tmp_path: Path, c
     main(["check", "--repo", str(repo.path), "--ref", "v2", "--format", "json"])
     anchors = json.loads(capsys.readouterr().out)["skills"][0]["anchors"]
     assert [a["status"] for a in anchors] == ["exact"] * 4
+
+
+def test_fix_rewrites_only_the_registry_entry_that_names_the_folder(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    copy = tmp_path / "elsewhere" / "demo-overlap"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", copy)
+    registry = tmp_path / "anchors.yaml"
+    registry.write_text((DEMO / "anchors.yaml").read_text().replace("path: skills/demo-overlap", f"path: {DEMO / 'skills' / 'demo-overlap'}"))
+    before = registry.read_text()
+    assert main(["fix", "--write", "--spec", str(registry), "--repo", str(repo.path), "--ref", "v2", str(copy)]) == 0
+    out = capsys.readouterr().out
+    assert registry.read_text() == before  # the entry names the fixture's folder, not this copy
+    assert f"wrote {copy / 'SKILL.md'}" in out
+    assert "its quote keys are left" in out
+
+
+def test_a_second_update_card_has_nothing_to_say(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    work = tmp_path / "w"
+    shutil.copytree(DEMO / "skills", work / "skills")
+    (work / "anchors.yaml").write_text((DEMO / "anchors.yaml").read_text())
+    args = ["fix", "--update-card", "--spec", str(work / "anchors.yaml"), "--repo", str(repo.path), "--ref", "v1"]
+    main([*args, "--write"])
+    first = capsys.readouterr().out
+    assert "validated_on 2026-01-10 -> 2026-01-01" in first and "wrote " in first
+    main(args)
+    second = capsys.readouterr().out
+    assert "would fix" not in second and second.splitlines()[-1].startswith("fix: 0 files to change")

@@ -140,7 +140,10 @@ def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(
     for item in skill_dir.iterdir():
         item.chmod(0o644)  # ../shared is read-only
     registry = tmp_path / "anchors.yaml"
-    registry.write_text((ROOT / "anchors.yaml").read_text())
+    # The entry names this copy's folder: fix rewrites the quote keys of that entry only.
+    registry.write_text((ROOT / "anchors.yaml").read_text().replace(
+        f"  {PUBLISHED}:\n    claims:", f"  {PUBLISHED}:\n    path: {skill_dir}\n    claims:"
+    ))
     spec = load_spec(registry)
     assert spec.source.release is not None
     tree = open_release(spec.source.repo, "v0.6.0", spec.source.release, cache_dir=str(wheels))

@@ -34,7 +34,8 @@ def fix(
         report = sources.audit(tree)
         plan = plan_fix(report, sources.inputs.disk_skills, sources.inputs.spec, tree, refresh_quotes, update_card)
     if write:
-        apply_edits(plan.edits)
+        for path in apply_edits(plan.edits):
+            out.write(f"wrote {path}\n")
     else:
         for edit in plan.edits:
             out.writelines(

@@ -70,8 +70,15 @@ def plan_fix(
             if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
                 plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
         if entry is not None and moved:
-            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
-            registry_text = heal_registry(registry_text, entry.name, renamed)
+            # Only the entry that names this very folder: a copy of the skill elsewhere shares its name.
+            if entry.path is not None and entry.path.resolve() == Path(skill.path).resolve():
+                renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
+                registry_text = heal_registry(registry_text, entry.name, renamed)
+            else:
+                where = f"names {entry.path}" if entry.path is not None else "has no path"
+                plan.notes.append(
+                    f"anchors.yaml: the entry {entry.name} {where}, not {skill.path}: its quote keys are left"
+                )
 
         card_healed: set[str] = set()
         if update_card and skill.card is not None:
@@ -81,6 +88,8 @@ def plan_fix(
                 plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
             for c in changes:
                 line = f"{skill.card.path}: {c.claim + ': ' if c.claim else ''}{c.message}"
+                if c.changed and new_card == card_disk.text:
+                    continue  # already so: nothing to fix, nothing to say
                 (plan.done if c.changed else plan.notes).append(line)
             card_healed = {c.id for c in result.claims if c.mismatch in _HEALED_BY_CARD}
         for claim in result.claims:

@@ -161,3 +161,18 @@ def test_history_starts_where_the_skill_was_validated_by_default(make_repo, caps
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["range"]["since"] == first and data["range"]["commits_in_range"] == 1
+
+
+def test_bump_pins_the_commit_of_head_and_keeps_a_tag(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace(
+        "https://git.example.invalid/demo-trainer.git", str(repo.path)).replace(
+        "path: skills/demo-overlap", f"path: {DEMO / 'skills' / 'demo-overlap'}"))  # fmt: skip
+    head = git(repo.path, "rev-parse", "HEAD")
+    assert main(["bump", "HEAD", "--spec", str(spec)]) == 0
+    assert f"  ref: {head}\n" in spec.read_text()  # HEAD moves; its commit does not
+    assert capsys.readouterr().err.endswith(f"source.ref v1 -> {head} (HEAD at bump time)\n")
+    git(repo.path, "tag", "v1.2.0")
+    assert main(["bump", "v1.2.0", "--spec", str(spec)]) == 0
+    assert "  ref: v1.2.0\n" in spec.read_text()

@@ -160,3 +160,19 @@ def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(
     assert "```570:609:src/megatron/bridge/recipes/run_plugins.py" in (skill_dir / "SKILL.md").read_text()
     verdicts = {c.id: c.verdict for c in report.skills[0].claims}
     assert verdicts["tp_overlap_gating"] is Verdict.CODE_VERIFIED  # the registry followed the new ranges
+
+
+def test_release_versions_as_users_write_them(tmp_path: Path) -> None:
+    # The tag form is accepted, the version read is named, and a yanked release says so.
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "ANCHOR_AUDIT_CACHE": str(tmp_path / "cache")}
+    for asked, shown in (("v0.3.0", "@ v0.3.0: read from release wheel megatron-bridge 0.3.0, not git"),
+                         ("0.3.0", "@ v0.3.0: read from release wheel megatron-bridge 0.3.0, not git"),
+                         ("v0.6.1", "@ v0.6.1: read from release wheel megatron-bridge 0.6.1 (a yanked release), not git")):
+        done = subprocess.run([sys.executable, "-m", "anchor_audit", "check", "--release", asked], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        if done.returncode == 2 and "pip could not download" in done.stderr:
+            pytest.skip(f"the package index is unreachable: {done.stderr.strip()}")
+        assert done.stdout.splitlines()[0].endswith(shown), done.stdout[:300]

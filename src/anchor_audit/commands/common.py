@@ -72,6 +72,11 @@ def open_sources(
     )
     for warning in inputs.spec.warnings if inputs.spec else ():
         reporter.warn(warning)  # the JSON report lists them too
+    if options.repo and (options.release is not None or options.installed is not None):
+        reporter.warn(
+            f"--repo {options.repo} only names the repository in the report: the code comes from the "
+            f"{'release wheel' if options.release is not None else 'installed distribution'}"
+        )
     progress = reporter.progress()
     trees = [
         open_tree(

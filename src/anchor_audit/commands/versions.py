@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..model import Skill
     from ..source.git import GitTree
 
+_PINNABLE = re.compile(r"^(v?\d+(\.\d+)*([-.+]?[A-Za-z0-9.]+)?|[0-9a-f]{40})$")  # a version tag, or a full sha
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -43,12 +44,16 @@ def bump(
         reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
         return ExitCode.DRIFT
     disk = DiskText.read(spec.path)
+    # A pin must not move: a version tag or a sha is kept as written; HEAD or a branch is pinned to its commit.
+    pin = new if _PINNABLE.match(new) or comparison.new.commit is None else comparison.new.commit
     try:
-        text = rewrite_pin(disk.text, new)
+        text = rewrite_pin(disk.text, pin)
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
     apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
-    reporter.say(f"{spec.path}: source.ref {spec.source.ref} -> {new}")
+    reporter.say(
+        f"{spec.path}: source.ref {spec.source.ref} -> {pin}" + (f" ({new} at bump time)" if pin != new else "")
+    )
     return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
 
 

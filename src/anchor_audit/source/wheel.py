@@ -62,7 +62,8 @@ def open_release(
     progress: Progress = no_progress,
 ) -> WheelTree:
     """Fetch (or reuse) the wheel of ``release.dist`` at ``version`` (default: from ``ref``)."""
-    version = version or version_of(ref)
+    asked = version
+    version = version_of(version or ref)  # "v0.6.1" is the tag form of 0.6.1
     if not _VERSION.match(version):
         raise SourceError(f"--release {version!r}: not a release version (such as 0.6.0)")
     if not _PROJECT.match(release.dist):
@@ -75,7 +76,10 @@ def open_release(
             progress(f"downloading {release.dist}=={version} with pip", None)
             found = [_download(release.dist, version, wheels, stem)]
             progress("", 1.0)
-    info = SourceInfo(redact(repo), ref, None, SourceKind.RELEASE, release=f"{release.dist} {version}")
+    yanked = " (a yanked release)" if Path(f"{found[0]}.yanked").exists() else ""
+    # The report names the version actually read: an explicit VERSION is the ref it stands for.
+    shown_ref = f"v{version}" if asked and asked.lstrip("v") == version else ref
+    info = SourceInfo(redact(repo), shown_ref, None, SourceKind.RELEASE, release=f"{release.dist} {version}{yanked}")
     try:
         return WheelTree(found[0], release, version, info)
     except zipfile.BadZipFile:
@@ -116,5 +120,7 @@ def _download(dist: str, version: str, wheels: Path, stem: str) -> Path:
             reason = lines[-1].strip() if lines else "no wheel was downloaded"
             raise SourceError(f"pip could not download {dist}=={version}: {reason}")
         target = wheels / got[0].name
+        if "yanked" in done.stderr.lower():  # pip takes a yanked release when pinned exactly, with a warning
+            Path(f"{target}.yanked").write_text(done.stderr[-2000:], encoding="utf-8")
         got[0].replace(target)  # same file system: atomic, so a killed run leaves no half wheel
         return target

@@ -234,3 +234,34 @@ def test_ref_validated_audits_each_skill_at_its_cards_day(make_repo, tmp_path: P
     assert [a["status"] for a in dated["anchors"]] == ["exact"] * 4  # right on the day they were validated
     assert by_name["undated"]["error"].endswith("card.yaml gives no validated_on date (YYYY-MM-DD) to audit at")
     assert code == 1
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["chek"], "(did you mean check?)"),
+        (["check", "--formt", "json"], "unrecognized arguments: --formt (did you mean --format?)"),
+        (["check", "--format", "jsn"], "(did you mean json?)"),
+    ],
+)
+def test_a_mistake_on_the_command_line_gets_a_suggestion(argv: list[str], says: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.count("\n") == 1 and says in err
+
+
+def test_an_unknown_ref_names_the_nearest(repo: GitRepo, capsys) -> None:
+    assert main(["check", "--spec", SPEC, "--repo", str(repo.path), "--ref", "v"]) == 2
+    assert capsys.readouterr().err.endswith("unknown ref 'v' (nearest: v1, v2)\n")
+
+
+def test_help_describes_every_argument_and_the_exit_codes(capsys) -> None:
+    for command in ("check", "diff", "bump", "history", "init", "fix", "cache"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = capsys.readouterr().out
+        assert "exit codes: 0 everything holds; 1 drift" in out.replace("\n", " ").replace("  ", " ")
+    with pytest.raises(SystemExit):
+        main(["history", "--help"])
+    assert "--all ROOT" not in capsys.readouterr().out  # history follows named skills

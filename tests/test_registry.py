@@ -113,12 +113,11 @@ def test_our_validator_agrees_with_jsonschema_on_shape_errors() -> None:
         assert bool(validate(data)) == bool(list(validator.iter_errors(data))), text
 
 
-def test_unknown_keys_warn_and_do_not_stop() -> None:
-    spec = parse("source: {repo: ., ref: v1, mirror: x}\nskills: {}\nowner: me\n")
-    assert spec.warnings == (
-        "anchors.yaml:1: source.mirror: unknown key (ignored)",
-        "anchors.yaml:3: owner: unknown key (ignored)",
-    )
+def test_an_unknown_key_is_an_error_naming_the_nearest_known_one() -> None:
+    # A misspelt key would silently drop what it holds (`quote:` loses the claim's evidence).
+    assert error_of("source: {repo: ., ref: v1}\nskils: {}\n") == "anchors.yaml:2: skils: unknown key (did you mean 'skills'?)"
+    body = "source: {repo: ., ref: v1}\nskills:\n  s:\n    claims:\n      c:\n        quote: [a.py:1-2]\n"
+    assert error_of(body) == "anchors.yaml:6: skills.s.claims.c.quote: unknown key (did you mean 'quotes'?)"
 
 
 def test_alias_bomb_is_refused_quickly() -> None:

@@ -7,9 +7,11 @@ exit code 2, here and nowhere else.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__, commands
 from .commands import Reporter, ReportOptions, SourceOptions
@@ -76,7 +78,7 @@ def _sources(args: argparse.Namespace) -> SourceOptions:
     return SourceOptions(
         spec=args.spec,
         skill_dirs=tuple(args.skill_dirs),
-        all_roots=tuple(args.all),
+        all_roots=tuple(getattr(args, "all", ())),
         repo=args.repo,
         ref=getattr(args, "ref", None),
         in_repo=args.in_repo,
@@ -146,9 +148,45 @@ def _detach_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush it at exit
 
 
+EXIT_HELP = (
+    "exit codes: 0 everything holds; 1 drift (a quote not exact, a claim broken, a promise not kept, a finding "
+    "the baseline does not accept); 2 could not audit (bad input, unknown ref, unreachable source, bad command "
+    "line), one line on stderr. More: README.md and docs/."
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a mistake answered in one line and the nearest command or option suggested."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"anchor-audit: error: {message}{_suggestion(message, self)}\n")
+
+
+def _suggestion(message: str, parser: argparse.ArgumentParser) -> str:
+    """`` (did you mean --format?)`` for ``chek``, ``--formt`` and the like."""
+    known: list[str] = []
+    for action in parser._actions:  # noqa: SLF001 - argparse offers no public way to list them
+        known += action.option_strings
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            known += list(action.choices)
+            for sub in action.choices.values():
+                known += [o for a in sub._actions for o in a.option_strings]  # noqa: SLF001
+        if action.choices and not isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            known += [str(c) for c in action.choices]
+    words = re.findall(r"'([^']+)'|(--?[\w-]+)", message.split(":", 1)[-1])
+    for quoted, option in words:
+        word = quoted or option
+        if word and word not in known:
+            near = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+            if near:
+                return f" (did you mean {near[0]}?)"
+    return ""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="anchor-audit",
+        epilog=EXIT_HELP,
         description="Check that the line-anchored quotes and gating conditions of agent skills "
         "still hold at a pinned git ref.",
     )
@@ -197,8 +235,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Audit the same skills at OLD and NEW and list every quote and claim whose status changes. "
         "Exit 1 when a claim that held at OLD is broken at NEW.",
     )
-    diff.add_argument("old", metavar="OLD")
-    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("old", metavar="OLD", help="the ref the skills were right at (tag, branch or sha)")
+    diff.add_argument("new", metavar="NEW", help="the ref to compare with it")
     _source_options(diff, ref=False)
     _format_options(diff, ("terminal", "json", "markdown"))
     diff.set_defaults(run=_diff)
@@ -209,7 +247,9 @@ def _parser() -> argparse.ArgumentParser:
         description="diff from the pinned ref to NEW; when no claim breaks (or with --force) rewrite source.ref "
         "in anchors.yaml, comments and layout kept.",
     )
-    bump.add_argument("new", metavar="NEW")
+    bump.add_argument(
+        "new", metavar="NEW", help="the ref to move the pin to (HEAD or a branch is pinned to its commit)"
+    )
     _source_options(bump, ref=False)
     _format_options(bump, ("terminal", "json", "markdown"))
     bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
@@ -221,7 +261,7 @@ def _parser() -> argparse.ArgumentParser:
         description="The timeline of status changes of every quote and claim over --since..--until, "
         "each named by the first commit where it happened. Git only.",
     )
-    _source_options(hist, ref=False, release=False)
+    _source_options(hist, ref=False, release=False, all_roots=False)
     hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
     hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
     _format_options(hist, ("terminal", "json"))
@@ -245,26 +285,36 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("action", choices=("dir", "clean"))
     cache.add_argument("--cache-dir", metavar="DIR", help=f"the cache directory (default: {cache_root()})")
     cache.set_defaults(run=_cache)
+    for sub in commands.choices.values():
+        sub.epilog = EXIT_HELP
     return parser
 
 
 def _format_options(command: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
-    command.add_argument("--format", choices=formats, default="terminal")
+    command.add_argument(
+        "--format",
+        choices=formats,
+        default="terminal",
+        help="the report's format (default: terminal): " + ", ".join(formats),
+    )
     command.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
 
 
-def _source_options(command: argparse.ArgumentParser, ref: bool = True, release: bool = True) -> None:
+def _source_options(
+    command: argparse.ArgumentParser, ref: bool = True, release: bool = True, all_roots: bool = True
+) -> None:
     command.add_argument(
         "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
     )
     command.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
-    command.add_argument(
-        "--all",
-        action="append",
-        default=[],
-        metavar="ROOT",
-        help="audit every skill (SKILL.md) under ROOT, registered or not; repeatable",
-    )
+    if all_roots:
+        command.add_argument(
+            "--all",
+            action="append",
+            default=[],
+            metavar="ROOT",
+            help="audit every skill (SKILL.md) under ROOT, registered or not; repeatable",
+        )
     command.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
     if ref:
         command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")

@@ -8,6 +8,8 @@ credentials only from this process's environment.
 
 from __future__ import annotations
 
+import difflib
+
 import git
 
 from ..errors import SourceError, UsageError
@@ -97,8 +99,19 @@ def resolve_commit(handle: git.Repo, ref: str, shown: str) -> str:
     check_ref(ref)
     sha = resolve(handle, ref)
     if sha is None:
-        raise SourceError(f"{redact(shown)}: unknown ref {ref!r}")
+        raise SourceError(f"{redact(shown)}: unknown ref {ref!r}{_nearest(handle, ref)}")
     return sha
+
+
+def _nearest(handle: git.Repo, ref: str) -> str:
+    """`` (nearest: v0.6.0, v0.6.1)``: the tags and branches most like a ref that is not there."""
+    try:
+        out = handle.git.for_each_ref("--format=%(refname:short)", "refs/tags", "refs/heads", "refs/anchor-audit")
+    except git.GitCommandError:
+        return ""
+    names = sorted({line.removeprefix("anchor-audit/") for line in out.splitlines() if line})
+    near = [n for n in names if n.startswith(ref)][:3] or difflib.get_close_matches(ref, names, n=3, cutoff=0.6)
+    return f" (nearest: {', '.join(near)})" if near else ""
 
 
 def refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:

@@ -13,6 +13,7 @@ registry written for a newer anchor-audit still runs.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -74,16 +75,21 @@ def _check(value: Any, schema: dict[str, Any], root: dict[str, Any], path: KeyPa
         for i, item in enumerate(value):
             _check(item, schema["items"], root, path + (i,), out)
     if isinstance(value, dict):
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        # An unknown key is an error, and said first: a misspelt `quote:` would otherwise silently drop the
+        # claim's evidence, and a misspelt `skils:` would read as "missing skills".
+        for key in value:
+            if key not in props and extra is False:
+                near = difflib.get_close_matches(str(key), list(props), n=1)
+                hint = f" (did you mean '{near[0]}'?)" if near else f" (known: {', '.join(props)})"
+                out.append(Violation(path + (key,), f"unknown key{hint}"))
         for key in schema.get("required", ()):
             if key not in value:
                 out.append(Violation(path, f"missing required key '{key}'"))
-        props = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
         for key, item in value.items():
             if key in props:
                 _check(item, props[key], root, path + (key,), out)
-            elif extra is False:
-                out.append(Violation(path + (key,), "unknown key (ignored)", warning=True))
             elif isinstance(extra, dict):
                 _check(item, extra, root, path + (key,), out)
 

@@ -77,3 +77,26 @@ def test_json_report_names_the_promise_counts(promised: Path, capsys) -> None:
     tests = [p for p in report["skills"][0]["promises"] if p["kind"] == "tests"]
     assert tests == [{"kind": "tests", "path": "tests/test_plan.py", "status": "differs", "file": "skill/SKILL.md",
                       "line": 19, "tests_promised": 3, "tests_found": 2}]  # fmt: skip
+
+
+def test_github_annotations_are_capped_with_a_summary(tmp_path: Path, capsys, monkeypatch) -> None:
+    code = "".join(f"x{i} = {i}\n" for i in range(30))
+    repo = make_code_repo(tmp_path / "code", {"pkg/many.py": code})
+    body = "".join(f"```{i + 1}:{i + 1}:pkg/many.py\nx{i} = {i + 100}\n```\n\n" for i in range(14))  # 14 changed
+    make_skill(tmp_path / "skill", body)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "github", "skill"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len([ln for ln in lines if ln.startswith("::error file=")]) == 10
+    assert lines[-1] == "::error title=anchor-audit::4 more errors not shown: see the full report (--format sarif or markdown)"
+
+
+def test_sarif_uris_are_relative_to_the_repository_root(promised: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()  # the skills repository the run is in
+    (tmp_path / "ci").mkdir()
+    monkeypatch.chdir(tmp_path / "ci")
+    main(["check", "--repo", str(promised), "--ref", "v1", "--format", "sarif", "../skill"])
+    log = json.loads(capsys.readouterr().out)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert uris == {"skill/SKILL.md", "skill/card.yaml"}
+    assert "informationUri" not in log["runs"][0]["tool"]["driver"]  # no home page that does not exist

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TextIO
 
 from ..escape import printable
@@ -21,12 +22,25 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+# GitHub shows about ten annotations of each level per step; past that, one line says how many more there are.
+CAP = 10
+
+
 def render_github(report: AuditReport, stream: TextIO) -> None:
+    shown: Counter[str] = Counter()
+    left: Counter[str] = Counter()
     for f in findings(report):
         if f.key in report.accepted:
             continue
+        command = _COMMAND[f.rule.level]
+        if shown[command] >= CAP:
+            left[command] += 1
+            continue
+        shown[command] += 1
         title = f"{f.code} {f.rule.name}"
         stream.write(
-            f"::{_COMMAND[f.rule.level]} file={_property(f.file)},line={f.line},title={_property(title)}::"
-            f"{_data(f.message)}\n"
+            f"::{command} file={_property(f.file)},line={f.line},title={_property(title)}::{_data(f.message)}\n"
         )
+    for command, n in left.items():
+        more = f"{n} more {command}{'s' if n != 1 else ''} not shown: see the full report (--format sarif or markdown)"
+        stream.write(f"::{command} title=anchor-audit::{_data(more)}\n")

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from .. import __version__
 from ..findings import RULES, findings
 from ..model import AuditReport
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/anchor-audit/anchor-audit"
+SRCROOT = "%SRCROOT%"  # the root of the repository the run is in: code scanning resolves artifact URIs against it
 
 
-def sarif_dict(report: AuditReport) -> dict[str, Any]:
+def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
+    """The SARIF log; artifact URIs are relative to ``root`` (the repository the skills are in, default: here)."""
     codes = list(RULES)
     rules = [
         {
@@ -34,7 +38,7 @@ def sarif_dict(report: AuditReport) -> dict[str, Any]:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.file},
+                        "artifactLocation": {"uri": _uri(f.file, root), "uriBaseId": SRCROOT},
                         "region": {"startLine": f.line},
                     }
                 }
@@ -45,8 +49,7 @@ def sarif_dict(report: AuditReport) -> dict[str, Any]:
             result["suppressions"] = [{"kind": "external", "justification": "accepted in the anchor-audit baseline"}]
         results.append(result)
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "anchor-audit", "version": __version__, "informationUri": INFORMATION_URI,
-                            "rules": rules}},
+        "tool": {"driver": {"name": "anchor-audit", "version": __version__, "rules": rules}},
         "results": results,
         "properties": {"audited": {"repo": report.source.repo, "ref": report.source.ref,
                                    "commit": report.source.commit, "kind": report.source.kind}},
@@ -55,4 +58,25 @@ def sarif_dict(report: AuditReport) -> dict[str, Any]:
 
 
 def render_sarif(report: AuditReport, stream: TextIO) -> None:
-    stream.write(json.dumps(sarif_dict(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(json.dumps(sarif_dict(report, repository_root()), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def repository_root() -> Path:
+    """The work tree of the git repository the current folder is in (the folder itself outside one)."""
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def _uri(file: str, root: Path | None) -> str:
+    """``file`` as a URI relative to ``root``: forward slashes, percent-encoded, no ``./``."""
+    path = Path(file)
+    if root is not None:
+        absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path
+        try:
+            path = absolute.relative_to(root.resolve())
+        except ValueError:
+            path = Path(os.path.relpath(absolute, root))
+    return quote(path.as_posix(), safe="/-._~")

@@ -100,3 +100,14 @@ def test_sarif_uris_are_relative_to_the_repository_root(promised: Path, tmp_path
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
     assert uris == {"skill/SKILL.md", "skill/card.yaml"}
     assert "informationUri" not in log["runs"][0]["tool"]["driver"]  # no home page that does not exist
+
+
+def test_one_audit_writes_many_reports(promised: Path, capsys) -> None:
+    code = main(["check", "--repo", str(promised), "--ref", "v1", "--format", "github", "skill",
+                 "--report", "sarif=r.sarif", "--report", "markdown=r.md"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1 and out.startswith("::error ")  # stdout keeps --format
+    assert json.loads(Path("r.sarif").read_text())["version"] == "2.1.0"
+    assert Path("r.md").read_text().startswith("# anchor-audit report")
+    assert main(["check", "skill", "--report", "sarf=x"]) == 2
+    assert "--report sarf=...: not a format" in capsys.readouterr().err

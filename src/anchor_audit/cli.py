@@ -102,11 +102,20 @@ def _pair(item: str, flag: str, form: str, strip: str = "") -> tuple[str, str]:
 
 
 def _report(args: argparse.Namespace) -> ReportOptions:
+    also = tuple(_pair(item, "--report", "FORMAT=FILE") for item in getattr(args, "report", []))
+    for fmt, _ in also:
+        if fmt not in FORMATS:
+            near = difflib.get_close_matches(fmt, FORMATS, n=1)
+            raise UsageError(
+                f"--report {fmt}=...: not a format ({', '.join(FORMATS)})"
+                + (f"; did you mean {near[0]}?" if near else "")
+            )
     return ReportOptions(
         format=args.format,
         output=args.output,
         verbose=getattr(args, "verbose", False),
         link_base=getattr(args, "link_base", None),
+        also=also,
     )
 
 
@@ -148,6 +157,7 @@ def _detach_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush it at exit
 
 
+FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
 EXIT_HELP = (
     "exit codes: 0 everything holds; 1 drift (a quote not exact, a claim broken, a promise not kept, a finding "
     "the baseline does not accept); 2 could not audit (bad input, unknown ref, unreachable source, bad command "
@@ -195,7 +205,14 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
     _source_options(check)
-    _format_options(check, ("terminal", "json", "markdown", "sarif", "junit", "github"))
+    _format_options(check, FORMATS)
+    check.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FORMAT=FILE",
+        help="also write the report in FORMAT to FILE, from the same run; repeatable (stdout keeps --format)",
+    )
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")

@@ -58,6 +58,9 @@ def check(
     )
     render = renderer(report_options.format, verbose=report_options.verbose, link_base=link_base)
     emit(lambda stream: render(report, stream), report_options.output)
+    for fmt, path in report_options.also:  # one audit, many reports
+        extra = renderer(fmt, verbose=report_options.verbose, link_base=link_base)
+        emit(lambda stream, extra=extra: extra(report, stream), path)  # type: ignore[misc]
     return exit_code(report)
 
 

@@ -42,3 +42,4 @@ class ReportOptions:
     output: str | None = None  # a file (written atomically), or None: stdout
     verbose: bool = False
     link_base: str | None = None  # https://github.com/OWNER/REPO for Markdown links
+    also: tuple[tuple[str, str], ...] = ()  # (format, file): more reports of the same run (--report)

@@ -111,3 +111,31 @@ def test_one_audit_writes_many_reports(promised: Path, capsys) -> None:
     assert Path("r.md").read_text().startswith("# anchor-audit report")
     assert main(["check", "skill", "--report", "sarf=x"]) == 2
     assert "--report sarf=...: not a format" in capsys.readouterr().err
+
+
+def test_narrow_terminals_keep_file_names_and_fall_back_to_lists(tmp_path: Path) -> None:
+    import io
+
+    from anchor_audit.audit import audit
+    from anchor_audit.report.terminal import TerminalRenderer, short_path
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill
+
+    long_path = "src/megatron/bridge/training/comm_overlap.py"
+    assert short_path(long_path, 30) == "src/…/training/comm_overlap.py"
+    assert short_path(long_path, 80) == long_path
+    code = "\n" * 2 + "if cfg.tp > 1:\n    cfg.overlap = True\n"
+    repo = make_code_repo(tmp_path / "code", {long_path: code})
+    skill = make_skill(tmp_path / "skill", f"```1:2:{long_path}\nif cfg.tp > 1:\n    cfg.overlap = True\n```\n",
+                       card="validation_status:\n  a_claim_with_a_long_name:\n    - code_verified\n")  # fmt: skip
+    tree = open_git(str(repo.path), "v1")
+    report = audit([(load_skill(skill), None)], tree)
+    for width in (80, 120):
+        out = io.StringIO()
+        TerminalRenderer(width=width)(report, out)
+        text = out.getvalue()
+        assert "comm_overlap.py" in text  # the file name survives any width
+        assert all(len(line) <= width for line in text.splitlines() if not line.startswith(("source:", "  ", "note:")))
+    narrow = io.StringIO()
+    TerminalRenderer(width=80)(report, narrow)
+    assert "a_claim_with_a_long_name: unlinked (" in narrow.getvalue()  # one line per claim, not a squeezed table

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..escape import printable
 from ..history import Event, History
-from .terminal import make_console
+from .terminal import make_console, short_path
 
 
 def history_dict(result: History) -> dict[str, Any]:
@@ -65,14 +65,14 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
         events = [e for e in events if e not in first]
     table = Table(show_edge=False, pad_edge=False)
     for column in ("commit", "date", "kind", "quote or claim", "change", "subject"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold" if column == "subject" else "ellipsis", no_wrap=column != "subject")
     for e in events:
         c = e.change
         change = f"{c.before or '(new)'} -> {c.after or '(gone)'}"
         if c.suggested is not None and c.after == "moved":
             change += f" (suggest {c.suggested.start}:{c.suggested.end})"
         style = "red" if c.after in ("broken", "changed", "missing") else ""
-        cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, c.key]
+        cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, short_path(c.key, 44)]
         table.add_row(
             *(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject))
         )

@@ -41,7 +41,8 @@ def make_console(stream: TextIO, width: int | None = None) -> Console:
         no_color="NO_COLOR" in os.environ or not is_tty,
         highlight=False,
         emoji=False,
-        soft_wrap=True,  # plain lines stay whole (grep-able); tables still fit the width
+        # In a file or a CI log lines stay whole (grep-able); on a terminal they wrap at word boundaries.
+        soft_wrap=not is_tty,
     )
 
 
@@ -78,8 +79,9 @@ class TerminalRenderer:
             console.print(Text(printable(f"out of sync with its repository: {files}"), style="yellow"))
         for note in skill.notes if notes else ():
             console.print(Text(f"note: {printable(note)}", style="dim"))
+        narrow = console.width < NARROW
         if skill.anchors:
-            console.print(_quotes_table(skill))
+            console.print(_quotes_list(skill, console.width) if narrow else _quotes_table(skill, console.width))
         for match in skill.anchors:
             if match.status is not AnchorStatus.EXACT and (match.detail or match.diff):
                 console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
@@ -87,7 +89,7 @@ class TerminalRenderer:
                     for line in match.diff:
                         console.print(Text("    " + printable(line), style=_diff_style(line)))
         if skill.claims:
-            console.print(_claims_table(skill))
+            console.print(_claims_list(skill) if narrow else _claims_table(skill))
         hidden = 0
         for promise in skill.promises:
             if promise.status.ok and not self.verbose:
@@ -118,14 +120,55 @@ class TerminalRenderer:
                 )
 
 
-def _quotes_table(skill: SkillReport) -> Table:
+NARROW = 100  # below this many columns, quotes and claims are lists, not tables
+
+
+def short_path(path: str, width: int) -> str:
+    """``path`` in at most ``width`` characters, keeping its file name: ``src/…/training/comm_overlap.py``."""
+    if len(path) <= width:
+        return path
+    parts = path.split("/")
+    head, tail = parts[0], parts[-1]
+    middle = parts[1:-1]
+    while middle and len("/".join([head, "…", *middle, tail])) > width:
+        middle.pop(0)
+    short = "/".join([head, "…", *middle, tail])
+    return short if len(short) <= width else "…" + tail[-(width - 1) :]
+
+
+def _quotes_list(skill: SkillReport, width: int) -> Text:
+    lines = Text("quotes\n")
+    for m in skill.anchors:
+        lines.append(f"  {m.status.value:<12}", style=STYLE[m.status])
+        place = f"{short_path(printable(m.quote.path), max(20, width - 40))}  line {m.quote.skill_line}"
+        moved = f"  {_range(m.quote.declared)} -> {_range(m.suggested)}" if m.suggested else ""
+        lines.append(f"{place}  declared {_range(m.quote.declared)}{moved}\n")
+    return lines
+
+
+def _claims_list(skill: SkillReport) -> Text:
+    lines = Text("claims\n")
+    for claim in skill.claims:
+        held = sum(1 for e in claim.evidence if e.ok)
+        evidence = f"{held}/{len(claim.evidence)} hold" if claim.evidence else "none registered"
+        lines.append(f"  {printable(claim.id)}: ")
+        lines.append(claim.verdict.value, style=STYLE[claim.verdict])
+        card = printable(", ".join(claim.declared) or "-")
+        lines.append(
+            f" ({evidence}; card.yaml: {card}" + (f"; {printable(claim.mismatch)}" if claim.mismatch else "") + ")\n"
+        )
+    return lines
+
+
+def _quotes_table(skill: SkillReport, width: int = 120) -> Table:
     table = Table(title="quotes", title_justify="left", show_edge=False, pad_edge=False)
     for column in ("status", "quote", "line", "declared", "found", "suggested"):
-        table.add_column(column, no_wrap=column != "quote")
+        table.add_column(column, no_wrap=True)
+    room = max(20, width - 60)  # what the other columns leave the path
     for match in skill.anchors:
         table.add_row(
             Text(match.status.value, style=STYLE[match.status]),
-            Text(printable(match.quote.path)),
+            Text(short_path(printable(match.quote.path), room)),
             str(match.quote.skill_line),
             _range(match.quote.declared),
             _range(match.found, "-"),

@@ -139,3 +139,21 @@ def test_narrow_terminals_keep_file_names_and_fall_back_to_lists(tmp_path: Path)
     narrow = io.StringIO()
     TerminalRenderer(width=80)(report, narrow)
     assert "a_claim_with_a_long_name: unlinked (" in narrow.getvalue()  # one line per claim, not a squeezed table
+
+
+def test_progress_counts_skills_on_a_terminal_and_says_nothing_in_a_log(tmp_path: Path) -> None:
+    import io
+
+    from anchor_audit.audit import audit
+    from anchor_audit.commands import Reporter
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill
+
+    repo = make_code_repo(tmp_path / "code")
+    skills = [(load_skill(make_skill(tmp_path / f"s{i}")), None) for i in range(3)]
+    said: list[tuple[str, float | None]] = []
+    audit(skills, open_git(str(repo.path), "v1"), progress=lambda m, f: said.append((m, f)))
+    assert said == [("skill 1 of 3: s0", 0.0), ("skill 2 of 3: s1", 1 / 3), ("skill 3 of 3: s2", 2 / 3), ("", 1.0)]
+    log = io.StringIO()  # not a terminal (a CI log): no progress at all
+    Reporter(stream=log).progress()("fetching v1", None)
+    assert log.getvalue() == ""

@@ -51,7 +51,7 @@ from .resultcache import (
     promise_key,
     quote_key,
 )
-from .source import SourceTree
+from .source import Progress, SourceTree, no_progress
 from .source.git import GitTree
 
 _FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
@@ -158,19 +158,23 @@ def audit(
     spec: Spec | None = None,
     judge: Judge | None = None,
     promises: bool = True,
+    progress: Progress = no_progress,
 ) -> AuditReport:
     """Audit each skill (with its registry entry, if any) against ``tree``.
 
     ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
     """
     judge = judge or Judge()
-    reports = tuple(
-        SkillReport(item.name, item.path, (), (), error=item.error)
-        if isinstance(item, UnreadableSkill)
-        else audit_skill(item[0], item[1], tree, judge, promises)
-        for item in skills
-    )
-    return AuditReport(tree.info, reports, spec.warnings if spec else ())
+    reports = []
+    for i, item in enumerate(skills):
+        name = item.name if isinstance(item, UnreadableSkill) else item[0].name
+        progress(f"skill {i + 1} of {len(skills)}: {name}", i / len(skills))
+        if isinstance(item, UnreadableSkill):
+            reports.append(SkillReport(item.name, item.path, (), (), error=item.error))
+        else:
+            reports.append(audit_skill(item[0], item[1], tree, judge, promises))
+    progress("", 1.0)
+    return AuditReport(tree.info, tuple(reports), spec.warnings if spec else ())
 
 
 def audit_skill(

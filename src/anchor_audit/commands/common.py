@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from ..errors import UsageError
 from ..fsutil import write_atomic
+from ..source import Progress, no_progress
 from .options import SourceOptions
 from .reporter import Reporter
 
@@ -30,11 +31,12 @@ class Sources:
     inputs: AuditInputs
     trees: list[SourceTree]
     judge: Judge
+    progress: Progress = no_progress
 
     def audit(self, tree: SourceTree, promises: bool = True) -> AuditReport:
         from ..audit import audit
 
-        return audit(self.inputs.skills_at(tree), tree, self.inputs.spec, self.judge, promises)
+        return audit(self.inputs.skills_at(tree), tree, self.inputs.spec, self.judge, promises, self.progress)
 
 
 @contextlib.contextmanager
@@ -93,7 +95,7 @@ def open_sources(
         for ref in refs
     ]
     with judge_for(options, reporter) as judge:
-        yield Sources(inputs, trees, judge)
+        yield Sources(inputs, trees, judge, progress)
 
 
 @contextlib.contextmanager

@@ -42,10 +42,17 @@ class Reporter:
         shown: list[Status] = []
 
         def show(message: str, fraction: float | None) -> None:
+            text = one_line(message)
+            if message and fraction is not None and 0 < fraction < 1:  # a bar with the count the message gives
+                done = round(fraction * 20)
+                text += f"  [{'#' * done}{'-' * (20 - done)}] {fraction:.0%}"
+            if shown and message:
+                shown[0].update(text)  # one line that changes, not one per step
+                return
             while shown:
                 shown.pop().stop()
             if message:
-                status = console.status(one_line(message))
+                status = console.status(text)
                 status.start()
                 shown.append(status)
 

@@ -94,6 +94,9 @@ def open_sources(
         )
         for ref in refs
     ]
+    for tree in trees:
+        if tree.info.release and "yanked" in tree.info.release:
+            reporter.warn(f"{tree.info.release.replace(' (a yanked release)', '')} is a yanked release on the package index")
     with judge_for(options, reporter) as judge:
         yield Sources(inputs, trees, judge, progress)
 

@@ -96,7 +96,7 @@ def open_sources(
     ]
     for tree in trees:
         if tree.info.release and "yanked" in tree.info.release:
-            reporter.warn(f"{tree.info.release.replace(' (a yanked release)', '')} is a yanked release on the package index")
+            reporter.warn(f"{tree.info.release.removesuffix(' (a yanked release)')} was yanked from the package index")
     with judge_for(options, reporter) as judge:
         yield Sources(inputs, trees, judge, progress)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from anchor_audit.cli import main
 
 from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
@@ -139,3 +141,32 @@ def test_init_drafts_one_registry_for_a_catalog(tmp_path: Path, capsys, monkeypa
     gate = data["skills"]["plan-skill"]["claims"]["gate"]
     assert gate["quotes"] == ["pkg/plan.py:3-6"]  # linked by its card comment, not proposed
     assert gate["conditions"][0]["if"] == "cfg.tp > 1"
+
+
+GOLDEN = Path(__file__).parent / "golden"
+FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "junit": "xml", "github": "github"}
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_golden_catalog_reports(fmt: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """Every format on the catalog case (mirrored, unreachable, unreadable, stale, file_exists), checked by hand once."""
+    import os
+
+    a = make_code_repo(tmp_path / "a", {"skills/plan-skill/SKILL.md": "---\nname: plan-skill\ndescription: hostile case\n---\n\n" + QUOTE})
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "a.yml", "owner-a/code-a", [("skills/plan-skill", "plan-skill"), ("skills/broken", "broken")])
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    card = "validation_status:\n  files:\n    - file_exists\nevidence:\n  - pkg/plan.py\n  - docs/gone.md\n"
+    make_skill(catalog / "skills" / "plan-skill", card=card)
+    make_skill(catalog / "skills" / "broken", "```3:6:pkg/plan.py\nif cfg.tp > 1:\n")
+    make_skill(catalog / "skills" / "gone-skill")
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--catalog", "catalog", "--format", fmt, "--mirror", f"owner-a/code-a={os.path.relpath(a.path)}",
+                 "--mirror", "nobody/gone=no-such-dir"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 1
+    golden = GOLDEN / f"catalog.{FORMATS[fmt]}"
+    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
+        golden.write_text(out)
+    assert out == golden.read_text()

@@ -46,7 +46,9 @@ class MarkdownRenderer:
             if self.link_base
             else md_code(src.repo)
         )
-        if src.kind is SourceKind.RELEASE:
+        if src.kind is SourceKind.CATALOG:
+            w(f"Audited the catalog {md_code(src.repo)}: each skill against its own component's repository.\n\n")
+        elif src.kind is SourceKind.RELEASE:
             w(
                 f"Audited {repo} at {md_code(src.ref)}, "
                 f"read from the release wheel {md_text(src.release or '')} (not git); "
@@ -81,6 +83,9 @@ class MarkdownRenderer:
 
     def _skill(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
         w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
+        if skill.source is not None:
+            at = skill.source
+            w(f"\nAudited against {md_text(at.repo)} at {md_code(at.ref)}, commit {md_code(at.commit or '-')}.\n")
         for label, text in (("error", skill.error), ("skipped", skill.skipped)):
             if text is not None:
                 w(f"\n> **{label}**: {md_text(text)}\n")

@@ -157,3 +157,17 @@ def test_progress_counts_skills_on_a_terminal_and_says_nothing_in_a_log(tmp_path
     log = io.StringIO()  # not a terminal (a CI log): no progress at all
     Reporter(stream=log).progress()("fetching v1", None)
     assert log.getvalue() == ""
+
+
+def test_a_fetch_reports_its_progress(tmp_path: Path) -> None:
+    from anchor_audit.source.mirror import mirror
+
+    from .conftest import git
+
+    repo = make_code_repo(tmp_path / "code", {f"pkg/f{i}.py": f"x = {i}\n" * 200 for i in range(40)})
+    git(repo.path, "config", "uploadpack.allowFilter", "true")
+    said: list[str] = []
+    mirror(f"file://{repo.path}", "v1", tmp_path / "cache", lambda message, fraction: said.append(message))
+    assert said[0] == f"fetching v1 from file://{repo.path}"
+    assert any(m.startswith(f"fetching v1 from file://{repo.path}: ") and m.endswith("%") for m in said[1:-1])
+    assert said[-1] == ""

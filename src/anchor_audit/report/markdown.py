@@ -84,8 +84,8 @@ class MarkdownRenderer:
     def _skill(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
         w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
         if skill.source is not None:
-            at = skill.source
-            w(f"\nAudited against {md_text(at.repo)} at {md_code(at.ref)}, commit {md_code(at.commit or '-')}.\n")
+            own = skill.source
+            w(f"\nAudited against {md_text(own.repo)} at {md_code(own.ref)}, commit {md_code(own.commit or '-')}.\n")
         for label, text in (("error", skill.error), ("skipped", skill.skipped)):
             if text is not None:
                 w(f"\n> **{label}**: {md_text(text)}\n")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
+import threading
 from pathlib import Path
+from typing import Callable
 
 import git
 
@@ -36,11 +39,9 @@ def mirror(
             return handle
         progress(f"fetching {ref} from {redact(url)}", None)
         depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
+        args = ["--filter=blob:none", *depth, "--no-tags", "--progress", "origin", f"+{ref}:refs/anchor-audit/{ref}"]
         try:
-            handle.git.fetch(
-                "--filter=blob:none", *depth, "--no-tags", "origin", f"+{ref}:refs/anchor-audit/{ref}",
-                kill_after_timeout=FETCH_TIMEOUT,
-            )  # fmt: skip
+            _fetch(handle, args, lambda said: progress(f"fetching {ref} from {redact(url)}: {said}", None))
         except git.GitCommandError as exc:
             if fresh:
                 shutil.rmtree(path, ignore_errors=True)  # leave no half-made mirror behind
@@ -48,6 +49,49 @@ def mirror(
         finally:
             progress("", 1.0)
         return handle
+
+
+_PROGRESS = re.compile(
+    r"(Receiving objects|Resolving deltas|Counting objects|Compressing objects):"
+    r"\s+(\d+)%[^,]*(?:,\s*([\d.]+ [KMG]?i?B))?"
+)
+
+
+def _fetch(handle: git.Repo, args: list[str], said: Callable[[str], None]) -> None:
+    """``git fetch ARGS`` in ``handle``, telling ``said`` what git reports as it goes (objects, bytes received).
+
+    Killed after :data:`FETCH_TIMEOUT` seconds; a failure is a :class:`git.GitCommandError` with git's stderr.
+    """
+    process = handle.git.fetch(*args, as_process=True)
+    killed = threading.Event()
+
+    def kill() -> None:  # a stalled remote sends nothing: no read would end
+        killed.set()
+        process.proc.kill()
+
+    timer = threading.Timer(FETCH_TIMEOUT, kill)
+    timer.start()
+    seen: list[str] = []
+    rest = b""
+    try:
+        while chunk := process.proc.stderr.read1(4096):
+            *lines, rest = (rest + chunk).replace(b"\r", b"\n").split(b"\n")
+            for raw in lines:
+                text = raw.decode("utf-8", "replace").strip()
+                match = _PROGRESS.search(text)
+                if match:
+                    step, percent, size = match.groups()
+                    said(f"{step.lower()} {percent}%" + (f", {size}" if size else ""))
+                elif text:
+                    seen.append(text)
+        status = process.proc.wait()
+    finally:
+        timer.cancel()
+    if killed.is_set():
+        raise git.GitCommandError(["git", "fetch"], status, f"no answer in {FETCH_TIMEOUT} s".encode())
+    if status != 0:
+        tail = seen + ([rest.decode("utf-8", "replace")] if rest.strip() else [])
+        raise git.GitCommandError(["git", "fetch"], status, "\n".join(tail[-5:]).encode())
 
 
 def new_mirror(path: Path, url: str) -> None:

@@ -8,6 +8,8 @@ fails, becomes a result for the quotes and claims that needed it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
@@ -132,8 +134,21 @@ class Judge:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
         key = (id(tree), quote.key, quote.body)
         if key not in self._relocations:
-            self._in_time()
-            self._relocations[key] = relocate(quote, tree)
+            commit = tree.info.commit
+            if commit is None:  # no commit to name the tree's content by: searched once per run
+                self._in_time()
+                self._relocations[key] = relocate(quote, tree)
+            else:  # a commit names the whole tree: the search's result is kept by content, like a match
+                named = json.dumps([commit, quote.path, quote.declared.as_list(), quote.body])
+                content = hashlib.sha256(named.encode())
+
+                def search() -> dict[str, Any]:
+                    self._in_time()
+                    hit = relocate(quote, tree)
+                    return {"found": None} if hit is None else {"found": dump_quote(hit)}
+
+                data = self._cached(promise_key(f"relocate|{content.hexdigest()}"), search)
+                self._relocations[key] = None if data["found"] is None else load_quote(quote, data["found"])
         found = self._relocations[key]
         return replace(found, quote=quote) if found else None
 

@@ -184,6 +184,7 @@ def dump_quote(match: QuoteMatch) -> dict[str, Any]:
         "diff": list(match.diff),
         "runs": [r.as_list() for r in match.runs],
         "detail": match.detail,
+        "found_path": match.found_path,
     }
 
 
@@ -198,6 +199,7 @@ def load_quote(quote: Quote, data: dict[str, Any]) -> QuoteMatch:
         diff=tuple(data["diff"]),
         runs=tuple(LineRange(a, b) for a, b in data["runs"]),
         detail=data["detail"],
+        found_path=data.get("found_path"),
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
@@ -83,6 +84,12 @@ def skill_from_text(
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _tokens(text: str) -> tuple[Token, ...]:
+    """The CommonMark tokens of ``text``, parsed once however many readers ask (quotes, promises, examples)."""
+    return tuple(_markdown().parse(text))
+
+
 @functools.lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     """A CommonMark parser whose lines end at ``\n`` only.
@@ -109,7 +116,7 @@ def python_examples(text: str) -> tuple[tuple[str, int], ...]:
     """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line."""
     text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
     out = []
-    for token in _markdown().parse(text):
+    for token in _tokens(text):
         info = token.info.strip().split()[0].lower() if token.type == "fence" and token.info.strip() else ""
         if info in ("python", "py", "python3") and token.map:
             out.append((token.content, token.map[0] + 2))
@@ -126,7 +133,7 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
     lines = text.split("\n")
     in_code = [False] * len(lines)
     commands: list[tuple[str, int]] = []
-    for token in _markdown().parse(text):
+    for token in _tokens(text):
         if token.type in ("fence", "code_block") and token.map:
             for i in range(token.map[0], token.map[1]):
                 in_code[i] = True
@@ -174,7 +181,7 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
     text = _blank_front_matter(text, name)
     quotes: list[Quote] = []
     lines = text.split("\n")
-    for token in _markdown().parse(text):
+    for token in _tokens(text):
         if token.type != "fence" or token.map is None:
             continue
         info = token.info.strip().split()

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
     {"cli", "__main__"},
     {"commands"},
-    {"report", "fix", "baseline"},
+    {"report", "fix", "baseline", "impact"},
     {"history"},
     {"compare", "inputs", "catalog", "draft"},
     {"audit"},

@@ -131,6 +131,10 @@ def _diff(args: argparse.Namespace, reporter: Reporter) -> int:
     return commands.diff(_sources(args), _report(args), reporter, args.old, args.new)
 
 
+def _impact(args: argparse.Namespace, reporter: Reporter) -> int:
+    return commands.impact(_sources(args), _report(args), reporter, args.base, args.head, args.apply)
+
+
 def _bump(args: argparse.Namespace, reporter: Reporter) -> int:
     return commands.bump(_sources(args), _report(args), reporter, args.new, args.force)
 
@@ -257,6 +261,22 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(diff, ref=False)
     _format_options(diff, ("terminal", "json", "markdown"))
     diff.set_defaults(run=_diff)
+
+    impact = commands.add_parser(
+        "impact",
+        help="what a code change BASE..HEAD does to the skills that quote it",
+        description="Read the diff BASE..HEAD (git) and report every quote, condition and claim whose status "
+        "changes, and every quote whose lines the diff touches, with the code lines in HEAD and the healing patch. "
+        "Exit 1 when a status changes.",
+    )
+    impact.add_argument("base", metavar="BASE", help="the ref the change starts from (a pull request's merge base)")
+    impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
+    _source_options(impact, ref=False, release=False)
+    _format_options(impact, ("terminal", "json", "markdown", "github", "sarif"))
+    impact.add_argument(
+        "--apply", action="store_true", help="write the healing patch to the SKILL.md files here (atomic; all or none)"
+    )
+    impact.set_defaults(run=_impact)
 
     bump = commands.add_parser(
         "bump",

@@ -5,9 +5,12 @@
 
 from .check import check
 from .fix import fix
+from .impact import impact
 from .maintenance import cache, init
 from .options import ReportOptions, SourceOptions
 from .reporter import Reporter
 from .versions import bump, diff, history
 
-__all__ = ["Reporter", "ReportOptions", "SourceOptions", "bump", "cache", "check", "diff", "fix", "history", "init"]
+__all__ = [
+    "Reporter", "ReportOptions", "SourceOptions", "bump", "cache", "check", "diff", "fix", "history", "impact", "init",
+]  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import configparser
 import posixpath
+import re
 from pathlib import Path
 
 import git
@@ -194,6 +195,20 @@ class GitTree:
             if fields[i].startswith("R") and fields[i + 2] == path:
                 return fields[i + 1]
         return None
+
+    def changed_paths(self, base: str) -> set[str]:
+        """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""
+        out = self.repo.git.diff("-z", "--no-renames", "--name-only", base, self.commit.hexsha)
+        return {path for path in out.split("\0") if path}
+
+    def hunks(self, base: str, path: str) -> list[tuple[int, int, int, int]]:
+        """(old start, old count, new start, new count) of each change to ``path`` from ``base`` to this commit."""
+        out = self.repo.git.diff("-U0", "--no-renames", base, self.commit.hexsha, "--", path)
+        found = []
+        for match in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", out, re.M):
+            a, b, c, d = match.groups()
+            found.append((int(a), int(b if b is not None else 1), int(c), int(d if d is not None else 1)))
+        return found
 
     def commit_on_or_before(self, day: str, tip: str) -> str | None:
         """The last first-parent commit of ``tip`` committed on or before the end of ``day`` (YYYY-MM-DD, UTC)."""

@@ -1,0 +1,61 @@
+"""``anchor-audit impact BASE HEAD``: what a code change does to the skills that quote it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from ..model import ExitCode, UnreadableSkill
+from .common import emit, open_sources
+from .options import ReportOptions, SourceOptions
+from .reporter import Reporter
+
+
+def impact(
+    options: SourceOptions,
+    report_options: ReportOptions,
+    reporter: Reporter,
+    base: str,
+    head: str,
+    apply: bool = False,
+) -> ExitCode:
+    """Report every quote, condition and claim BASE..HEAD changes; with ``apply`` write the healing patch."""
+    from ..fix.text import DiskText
+    from ..fsutil import FileEdit, apply_edits
+    from ..impact import impact as find_impacts
+    from ..report import impact as render
+    from ..source.git import GitTree
+
+    with open_sources(options, [base, head], reporter) as sources:
+        base_tree, head_tree = sources.trees
+        if not isinstance(base_tree, GitTree) or not isinstance(head_tree, GitTree):
+            raise UsageError("impact reads a git diff; it cannot be used with --release or --installed")
+        on_disk = {item[0].path for item in sources.inputs.disk_skills if isinstance(item, tuple)}
+        skills = []
+        for item in sources.inputs.skills_at(head_tree):  # the skills as the pull request leaves them
+            if isinstance(item, UnreadableSkill):
+                reporter.warn(item.error)
+                continue
+            skill, entry = item
+            if skill.path in on_disk:
+                text = DiskText.read(Path(skill.path) / "SKILL.md").text
+            else:  # read from HEAD's tree a moment ago, so it is there
+                text = head_tree.read(f"{skill.path.strip('/')}/SKILL.md").text  # type: ignore[union-attr]
+            skills.append((skill, entry, text))
+        report = find_impacts(base_tree, head_tree, skills, sources.judge)
+    edits = []  # checked before any output, so a refusal leaves nothing half-written
+    for name, text, healed in report.healed if apply else ():
+        disk = DiskText.read(Path(name))
+        if disk.text != text:
+            raise UsageError(f"{name}: differs from the skill at {head}; check out HEAD first; nothing written")
+        edits.append(FileEdit(Path(name), disk.raw, disk.encode(healed)))
+    writer = {
+        "json": render.render_impact_json,
+        "markdown": render.render_impact_markdown,
+        "github": render.render_impact_github,
+        "sarif": render.render_impact_sarif,
+    }.get(report_options.format, render.render_impact_terminal)
+    emit(lambda stream: writer(report, stream), report_options.output)
+    for path in apply_edits(edits):
+        reporter.say(f"wrote {path}")
+    return ExitCode.DRIFT if report.breaks else ExitCode.OK

@@ -1,0 +1,146 @@
+"""What a code change does to the skills that quote it: ``anchor-audit impact BASE HEAD``.
+
+Only a change to a file a skill quotes or conditions (or to the skill itself)
+can change a status, so the diff's paths are read first (tree-level: no blob
+is read) and only the skills they concern are audited, at BASE and at HEAD.
+An impact is a quote, condition or claim whose status changes, or a quote
+still holding whose lines the diff touches (a line inserted inside a quoted
+range shifts it), each with the code lines in HEAD it concerns and the edit
+``fix`` would make, as a unified diff to apply in the same pull request.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .audit import Judge, audit
+from .compare import compare
+from .fix.skill import heal_skill_md
+from .model import AnchorStatus, AuditReport, ChangeKind, EvidenceKind, LineRange, Skill, SkillReport, SkillSpec
+from .source.git import GitTree
+
+
+@dataclass(frozen=True)
+class Impact:
+    skill: str
+    kind: str  # "anchor" | "condition" | "claim"
+    key: str  # PATH:START-END, the condition, or the claim id
+    before: str | None
+    after: str | None
+    path: str | None  # the code file in HEAD it concerns
+    lines: LineRange | None  # the code lines in HEAD it concerns
+    patch: str = ""  # the healing edit, a unified diff ("" when there is none to make)
+
+
+@dataclass(frozen=True)
+class ImpactReport:
+    base: str
+    head: str
+    changed: tuple[str, ...]  # the paths the diff changes
+    impacts: tuple[Impact, ...]
+    audited: int  # skills the diff concerns (the others cost nothing)
+    healed: tuple[tuple[str, str, str], ...] = ()  # (SKILL.md path, its text, healed): what --apply writes
+
+    @property
+    def breaks(self) -> bool:
+        return any(i.before != i.after for i in self.impacts)
+
+
+def impact(
+    base_tree: GitTree,
+    head_tree: GitTree,
+    skills: list[tuple[Skill, SkillSpec | None, str]],
+    spec_judge: Judge,
+) -> ImpactReport:
+    """The impacts of BASE..HEAD on ``skills`` (each with its SKILL.md text, for the healing patch)."""
+    changed = head_tree.changed_paths(base_tree.commit.hexsha)
+    concerned = [(s, e, text) for s, e, text in skills if _paths(s, e) & changed]
+    impacts: list[Impact] = []
+    healed: list[tuple[str, str, str]] = []
+    if concerned:
+        pairs = [(s, e) for s, e, _ in concerned]
+        before = audit(pairs, base_tree, None, spec_judge, promises=False)
+        after = audit(pairs, head_tree, None, spec_judge, promises=False)
+        for (skill, _, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
+            found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed)
+            impacts += found
+            healed += [heal] if heal and found else []
+    return ImpactReport(
+        base_tree.commit.hexsha,
+        head_tree.commit.hexsha,
+        tuple(sorted(changed)),
+        tuple(impacts),
+        len(concerned),
+        tuple(healed),
+    )
+
+
+def _paths(skill: Skill, entry: SkillSpec | None) -> set[str]:
+    paths = {q.path for q in skill.quotes}
+    paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
+    return paths
+
+
+def _skill_impacts(
+    skill: Skill, text: str, old: SkillReport, new: SkillReport, base: GitTree, head: GitTree, changed: set[str]
+) -> tuple[list[Impact], tuple[str, str, str] | None]:
+    out: list[Impact] = []
+    moved = [m for m in new.anchors if m.status in (AnchorStatus.MOVED, AnchorStatus.RELOCATED)]
+    name = f"{skill.path.rstrip('/')}/SKILL.md"
+    healed = heal_skill_md(text, moved, {}, refresh=False) if moved else text
+    patch = "".join(
+        difflib.unified_diff(text.splitlines(keepends=True), healed.splitlines(keepends=True), f"a/{name}", f"b/{name}")
+    )
+    status_changes = compare(AuditReport(base.info, (old,)), AuditReport(head.info, (new,))).changes
+    by_key = {m.quote.key: m for m in new.anchors}
+    for change in status_changes:
+        if change.kind is ChangeKind.ANCHOR:
+            match = by_key.get(change.key)
+            where = (match.suggested or match.found or match.candidate) if match else None
+            path = (match.found_path or match.quote.path) if match else None
+            out.append(Impact(skill.name, "anchor", change.key, change.before, change.after, path, where, patch))
+        else:
+            out.append(Impact(skill.name, "claim", change.key, change.before, change.after, None, None, patch))
+    out += _condition_impacts(skill.name, old, new, patch)
+    reported = {i.key for i in out if i.kind == "anchor"}
+    for match in new.anchors:  # still holding, but the diff touches the quoted lines
+        quote = match.quote
+        if quote.key in reported or quote.path not in changed:
+            continue
+        if any(_touches(h, quote.declared) for h in head.hunks(base.commit.hexsha, quote.path)):
+            status = match.status.value
+            where = match.suggested or match.found or match.candidate
+            out.append(Impact(skill.name, "anchor", quote.key, status, status, quote.path, where, patch))
+    return out, (name, text, healed) if patch else None
+
+
+def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: str) -> list[Impact]:
+    def conditions(report: SkillReport) -> dict[str, tuple[str, str | None]]:
+        return {
+            e.ref: (str(e.status), e.location)
+            for c in report.claims
+            for e in c.evidence
+            if e.kind is EvidenceKind.CONDITION
+        }
+
+    before, after = conditions(old), conditions(new)
+    out = []
+    for key in sorted(set(before) | set(after)):
+        was, now = before.get(key), after.get(key)
+        if (was[0] if was else None) != (now[0] if now else None):
+            location = now[1] if now else None
+            path, line = (location.rsplit(":", 1)[0], int(location.rsplit(":", 1)[1])) if location else (None, None)
+            lines = LineRange(line, line) if line else None
+            out.append(
+                Impact(skill, "condition", key, was[0] if was else None, now[0] if now else None, path, lines, patch)
+            )
+    return out
+
+
+def _touches(hunk: tuple[int, int, int, int], declared: LineRange) -> bool:
+    """Whether a change to the old lines (or an insertion between them) falls inside ``declared``."""
+    old_start, old_count, _, _ = hunk
+    if old_count == 0:  # an insertion after line old_start
+        return declared.start <= old_start < declared.end
+    return old_start <= declared.end and declared.start <= old_start + old_count - 1

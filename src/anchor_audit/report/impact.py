@@ -1,0 +1,115 @@
+"""Renderers for ``impact``: what a code change does to the skills, placed on the code lines of the diff."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from rich.text import Text
+
+from ..escape import md_code, md_fence, md_text, printable
+from ..impact import Impact, ImpactReport
+from .github import _data, _property
+from .terminal import make_console
+
+
+def impact_dict(report: ImpactReport) -> dict[str, Any]:
+    def one(i: Impact) -> dict[str, Any]:
+        code = {"path": i.path, "lines": [i.lines.start, i.lines.end] if i.lines else None} if i.path else None
+        return {"skill": i.skill, "kind": i.kind, "key": i.key, "from": i.before, "to": i.after, "code": code,
+                "patch": i.patch}  # fmt: skip
+
+    return {"base": report.base, "head": report.head, "impacts": [one(i) for i in report.impacts]}
+
+
+def render_impact_json(report: ImpactReport, stream: TextIO) -> None:
+    stream.write(json.dumps(impact_dict(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def _what(i: Impact) -> str:
+    if i.before == i.after:
+        return f"still {i.after}, but the change touches its lines"
+    return f"{i.before or '(new)'} -> {i.after or '(gone)'}"
+
+
+def render_impact_terminal(report: ImpactReport, stream: TextIO) -> None:
+    console = make_console(stream)
+    files, skills = len(report.changed), report.audited
+    console.print(Text(f"impact {report.base[:12]}..{report.head[:12]}: {files} file{'s' if files != 1 else ''} "
+                       f"changed, {skills} skill{'s' if skills != 1 else ''} concerned", style="bold"))  # fmt: skip
+    for i in report.impacts:
+        where = f" (HEAD {i.path}:{i.lines})" if i.path and i.lines else ""
+        console.print(Text(printable(f"  {i.skill}: {i.kind} {i.key}: {_what(i)}{where}")))
+    patches = sorted({i.patch for i in report.impacts if i.patch})
+    for patch in patches:
+        console.print(Text("healing patch (anchor-audit impact --apply writes it):", style="bold"))
+        for line in patch.splitlines():
+            console.print(Text("  " + printable(line)))
+    n = sum(1 for i in report.impacts if i.before != i.after)
+    console.print(Text(f"{len(report.impacts)} impacts, {n} status changes · exit {1 if n else 0}"))
+
+
+def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
+    """A pull-request comment: what this change makes stale, and the patch that heals it."""
+    w = stream.write
+    changes = [i for i in report.impacts if i.before != i.after]
+    skills = {i.skill for i in report.impacts}
+    if not report.impacts:
+        w(f"### anchor-audit impact\n\nThis change ({md_code(report.base[:12])}..{md_code(report.head[:12])}) "
+          "touches nothing a skill relies on.\n")  # fmt: skip
+        return
+    quotes = {i.key for i in changes if i.kind == "anchor"}
+    w(f"### anchor-audit impact\n\nThis change makes {len(quotes)} quote{'s' if len(quotes) != 1 else ''} "
+      f"in {len(skills)} skill{'s' if len(skills) != 1 else ''} stale"
+      + ("; apply this patch in the same pull request." if any(i.patch for i in report.impacts) else ".")
+      + "\n\n| skill | what | status | code in HEAD |\n| --- | --- | --- | --- |\n")  # fmt: skip
+    for i in report.impacts:
+        where = md_code(f"{i.path}:{i.lines}") if i.path and i.lines else "—"
+        w(f"| {md_text(i.skill)} | {i.kind} {md_code(i.key)} | {md_text(_what(i))} | {where} |\n")
+    for patch in sorted({i.patch for i in report.impacts if i.patch}):
+        w("\n" + md_fence(patch.rstrip("\n"), "diff"))
+
+
+def render_impact_github(report: ImpactReport, stream: TextIO) -> None:
+    """Annotations on the code lines of the diff, where the code author reviews."""
+    for i in report.impacts:
+        if not (i.path and i.lines):
+            continue
+        level = "error" if i.before != i.after else "notice"
+        title = f"skill {i.skill}: {i.kind} {_what(i)}"
+        heals = i.patch and i.after in ("moved", "relocated")
+        message = f"{i.key} in skill {i.skill}: {_what(i)}" + ("; impact --apply heals it" if heals else "")
+        stream.write(f"::{level} file={_property(i.path)},line={i.lines.start},endLine={i.lines.end},"
+                     f"title={_property(title)}::{_data(message)}\n")  # fmt: skip
+
+
+def render_impact_sarif(report: ImpactReport, stream: TextIO) -> None:
+    from .. import __version__
+    from .sarif import SCHEMA, SRCROOT
+
+    results = [
+        {
+            "ruleId": "AA501" if i.before != i.after else "AA502",
+            "level": "error" if i.before != i.after else "note",
+            "message": {"text": f"{i.key} in skill {i.skill}: {_what(i)}"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": i.path, "uriBaseId": SRCROOT},
+                        "region": {"startLine": i.lines.start, "endLine": i.lines.end},
+                    }
+                }
+            ],
+        }  # fmt: skip
+        for i in report.impacts
+        if i.path and i.lines
+    ]
+    rules = [
+        {"id": "AA501", "name": "skill-made-stale",
+         "shortDescription": {"text": "The change makes a skill's quote or claim stale."}},
+        {"id": "AA502", "name": "quoted-code-touched",
+         "shortDescription": {"text": "The change touches lines a skill quotes."}},
+    ]  # fmt: skip
+    driver = {"name": "anchor-audit", "version": __version__, "rules": rules}
+    log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    stream.write(json.dumps(log, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,158 @@
+"""``impact BASE HEAD`` on a built repository: a move, an edit inside, a deletion, an unrelated commit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.cli import main
+
+from .conftest import DEMO, GitRepo, git
+
+OVERLAP = "src/demo/overlap.py"
+SKILL = DEMO / "skills" / "demo-overlap"
+
+
+@pytest.fixture
+def change(make_repo) -> tuple[GitRepo, dict[str, str]]:
+    """v1 -> docs (unrelated) -> move (two imports on top) -> edit (inside the TP gate) -> delete (DP defaults)."""
+    repo = make_repo()
+    shas = {"v1": git(repo.path, "rev-parse", "HEAD")}
+    repo.write("docs/notes.md", "unrelated\n")
+    shas["docs"] = repo.commit("docs")
+    repo.edit(OVERLAP, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    shas["move"] = repo.commit("add imports")
+    repo.edit(OVERLAP, "if model.tp_size < 2:", "if model.tp_size < 4:")
+    shas["edit"] = repo.commit("raise the tp threshold")
+    repo.edit(OVERLAP, "            cfg.bucket = 64 * 1024 * 1024\n", "")
+    shas["delete"] = repo.commit("drop the bucket default")
+    return repo, shas
+
+
+def run(repo: GitRepo, base: str, head: str, capsys, *extra: str, skill: Path = SKILL) -> tuple[int, str]:
+    args = ["impact", base, head, str(skill), "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), *extra]
+    code = main(args)
+    return code, capsys.readouterr().out
+
+
+def impacts(repo: GitRepo, base: str, head: str, capsys) -> tuple[int, dict]:
+    code, out = run(repo, base, head, capsys, "--format", "json")
+    return code, json.loads(out)
+
+
+def test_unrelated_change_and_same_ref_are_no_impact(change, capsys) -> None:
+    repo, shas = change
+    code, data = impacts(repo, shas["v1"], shas["docs"], capsys)
+    assert (code, data["impacts"]) == (0, [])
+    assert (data["base"], data["head"]) == (shas["v1"], shas["docs"])
+    code, data = impacts(repo, "HEAD", "HEAD", capsys)
+    assert (code, data["impacts"]) == (0, [])
+
+
+def test_a_move_is_reported_on_the_new_lines_with_the_healing_patch(change, capsys) -> None:
+    repo, shas = change
+    code, data = impacts(repo, shas["docs"], shas["move"], capsys)
+    assert code == 1
+    rows = [(i["kind"], i["key"], i["from"], i["to"], i["code"]) for i in data["impacts"]]
+    # Two lines added above everything: each quote is found two lines further down (checked by hand in overlap.py).
+    assert rows == [
+        ("anchor", f"{OVERLAP}:32-38", "exact", "moved", {"path": OVERLAP, "lines": [34, 40]}),
+        ("anchor", f"{OVERLAP}:41-47", "exact", "moved", {"path": OVERLAP, "lines": [43, 49]}),
+        ("anchor", f"{OVERLAP}:55-57", "exact", "moved", {"path": OVERLAP, "lines": [57, 59]}),
+    ]
+    patch = data["impacts"][0]["patch"]
+    assert "-```32:38:src/demo/overlap.py\n+```34:40:src/demo/overlap.py\n" in patch
+    assert "+~~~43:49:src/demo/overlap.py" in patch and "+   ````57:59:src/demo/overlap.py" in patch
+    assert patch.startswith(f"--- a/{SKILL}/SKILL.md\n+++ b/{SKILL}/SKILL.md\n")
+
+
+def test_an_edit_inside_a_gate_breaks_the_quote_the_condition_and_the_claim(change, capsys) -> None:
+    repo, shas = change
+    code, data = impacts(repo, shas["move"], shas["edit"], capsys)
+    assert code == 1
+    rows = {(i["kind"], i["key"]): (i["from"], i["to"]) for i in data["impacts"]}
+    assert rows[("anchor", f"{OVERLAP}:32-38")] == ("moved", "changed")
+    assert rows[("claim", "tp_gate")] == ("code_verified", "broken")
+    conditions = [k for k in rows if k[0] == "condition"]
+    assert len(conditions) == 1 and rows[conditions[0]][0] == "holds" and rows[conditions[0]][1] != "holds"
+    # The other two quotes moved at BASE and still move the same way: no status change, lines untouched.
+    assert not any(k[1] in (f"{OVERLAP}:41-47", f"{OVERLAP}:55-57") for k in rows)
+
+
+def test_a_deleted_line_of_a_quote(change, capsys) -> None:
+    repo, shas = change
+    code, data = impacts(repo, shas["edit"], shas["delete"], capsys)
+    assert code == 1
+    rows = {(i["kind"], i["key"]): (i["from"], i["to"]) for i in data["impacts"]}
+    assert rows[("anchor", f"{OVERLAP}:55-57")][0] == "moved"
+    assert rows[("anchor", f"{OVERLAP}:55-57")][1] in ("changed", "missing")
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "github", "sarif"])
+def test_every_format_places_the_move_on_the_code_lines(change, capsys, fmt: str) -> None:
+    repo, shas = change
+    code, out = run(repo, shas["docs"], shas["move"], capsys, "--format", fmt)
+    assert code == 1
+    if fmt == "github":
+        lines = out.splitlines()
+        assert len(lines) == 3 and all(line.startswith("::error file=src/demo/overlap.py,line=") for line in lines)
+        assert "line=34,endLine=40" in lines[0]
+    elif fmt == "sarif":
+        results = json.loads(out)["runs"][0]["results"]
+        regions = [r["locations"][0]["physicalLocation"]["region"] for r in results]
+        assert regions == [{"startLine": 34, "endLine": 40}, {"startLine": 43, "endLine": 49},
+                           {"startLine": 57, "endLine": 59}]  # fmt: skip
+    elif fmt == "markdown":
+        assert "This change makes 3 quotes in 1 skill stale; apply this patch" in out
+        assert "```diff\n" in out and "+```34:40:src/demo/overlap.py" in out
+    else:
+        assert "demo-overlap: anchor src/demo/overlap.py:32-38: exact -> moved (HEAD src/demo/overlap.py:34-40)" in out
+        assert "3 impacts, 3 status changes · exit 1" in out
+
+
+def test_apply_writes_the_patch_and_the_skill_holds_again(change, capsys, tmp_path: Path) -> None:
+    repo, shas = change
+    skill = tmp_path / "demo-overlap"
+    shutil.copytree(SKILL, skill)
+    before = (skill / "SKILL.md").read_text()
+    code, _ = run(repo, shas["docs"], shas["move"], capsys, skill=skill)
+    assert code == 1 and (skill / "SKILL.md").read_text() == before  # a dry run by default
+    code, _ = run(repo, shas["docs"], shas["move"], capsys, "--apply", skill=skill)
+    after = (skill / "SKILL.md").read_text()
+    assert "```34:40:src/demo/overlap.py" in after and "```32:38:" not in after
+    code, data = impacts(repo, shas["move"], shas["move"], capsys)
+    assert code == 0
+    args = ["check", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), "--ref", shas["move"], str(skill)]
+    main([*args, "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    anchors = [a for s in report["skills"] for a in s["anchors"]]
+    assert len([a for a in anchors if a["path"] == OVERLAP]) == 3
+    assert all(a["status"] == "exact" for a in anchors if a["path"] == OVERLAP)
+
+
+def test_in_repo_skills_are_read_at_head_and_apply_heals_the_work_tree(make_repo, capsys, monkeypatch) -> None:
+    repo = make_repo()
+    shutil.copytree(SKILL, repo.path / "skills" / "demo-overlap")
+    skill_sha = repo.commit("the skill lands beside the code")
+    repo.edit(OVERLAP, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    repo.commit("add imports")
+    monkeypatch.chdir(repo.path)
+    args = ["impact", skill_sha, "HEAD", "--all", "skills", "--in-repo", "--spec", str(DEMO / "anchors.yaml"),
+            "--repo", ".", "--format", "json"]  # fmt: skip
+    assert main(args) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(i["key"], i["from"], i["to"]) for i in data["impacts"]] == [
+        (f"{OVERLAP}:32-38", "exact", "moved"), (f"{OVERLAP}:41-47", "exact", "moved"),
+        (f"{OVERLAP}:55-57", "exact", "moved"),
+    ]  # fmt: skip
+    assert data["impacts"][0]["patch"].startswith("--- a/skills/demo-overlap/SKILL.md\n")
+    assert main([*args[:-2], "--apply"]) == 1
+    healed = (repo.path / "skills" / "demo-overlap" / "SKILL.md").read_text()
+    assert "```34:40:src/demo/overlap.py" in healed and "~~~43:49:src/demo/overlap.py" in healed
+    (repo.path / "skills" / "demo-overlap" / "SKILL.md").write_text("edited by hand\n")
+    assert main([*args[:-2], "--apply"]) == 2  # the file is no longer what HEAD has: nothing written
+    assert (repo.path / "skills" / "demo-overlap" / "SKILL.md").read_text() == "edited by hand\n"
+    assert "differs from the skill at HEAD" in capsys.readouterr().err

@@ -1,0 +1,98 @@
+"""Questions about a repository's history, asked of a commit's tree by ``history``, ``impact`` and ``--ref validated``.
+
+Each is one git command over the object database (rev-list, log, diff):
+no blob is read, so they cost the same in a blob-less partial clone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import git
+
+from .gitrun import resolve_commit
+
+
+class GitHistory:
+    """Mixed into :class:`~anchor_audit.source.git.GitTree`: history questions about its repository."""
+
+    repo: git.Repo
+    commit: git.Commit
+
+    @property
+    def summary(self) -> tuple[str, str]:
+        """(committer time in ISO 8601, subject line) of this tree's commit."""
+        return self.commit.committed_datetime.isoformat(), str(self.commit.summary)
+
+    def resolve(self, ref: str) -> str:
+        """The full sha ``ref`` names in this repository (a one-line :class:`SourceError` if none)."""
+        return resolve_commit(self.repo, ref, str(self.repo.git_dir))
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self.repo.git.merge_base("--is-ancestor", older, newer)
+        except git.GitCommandError:
+            return False
+        return True
+
+    def first_parent(self, sha: str) -> str | None:
+        parents = self.repo.commit(sha).parents
+        return parents[0].hexsha if parents else None
+
+    def merge_base(self, shas: list[str]) -> str:
+        return shas[0] if len(shas) == 1 else self.repo.git.merge_base("--octopus", *shas).strip()
+
+    def count_commits(self, span: str) -> int:
+        """First-parent commits in ``span`` (``A..B`` or ``B``)."""
+        return int(self.repo.git.rev_list("--first-parent", "--count", span))
+
+    def commits_touching(self, span: str, paths: set[str]) -> list[str]:
+        """First-parent commits of ``span`` that change any of ``paths``, oldest first."""
+        if not paths:
+            return []
+        return self.repo.git.rev_list("--first-parent", "--reverse", span, "--", *sorted(paths)).split()
+
+    def added_in(self, tip: str, path: str) -> str | None:
+        """The newest first-parent commit up to ``tip`` that added ``path``."""
+        return (
+            self.repo.git.log("-1", "--first-parent", "--diff-filter=A", "--format=%H", tip, "--", path).strip() or None
+        )
+
+    def renamed_from(self, parent: str, sha: str, path: str) -> str | None:
+        """The SKILL.md ``path`` had before commit ``sha`` renamed it (rename detection over SKILL.md files only)."""
+        out = self.repo.git.diff(
+            "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
+        )
+        fields = out.split("\0")
+        for i in range(0, len(fields) - 2, 3):  # R<score>, old path, new path
+            if fields[i].startswith("R") and fields[i + 2] == path:
+                return fields[i + 1]
+        return None
+
+    def changed_paths(self, base: str) -> set[str]:
+        """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""
+        out = self.repo.git.diff("-z", "--no-renames", "--name-only", base, self.commit.hexsha)
+        return {path for path in out.split("\0") if path}
+
+    def hunks(self, base: str, path: str) -> list[tuple[int, int, int, int]]:
+        """(old start, old count, new start, new count) of each change to ``path`` from ``base`` to this commit."""
+        out = self.repo.git.diff("-U0", "--no-renames", base, self.commit.hexsha, "--", path)
+        found = []
+        for match in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", out, re.M):
+            a, b, c, d = match.groups()
+            found.append((int(a), int(b if b is not None else 1), int(c), int(d if d is not None else 1)))
+        return found
+
+    def commit_on_or_before(self, day: str, tip: str) -> str | None:
+        """The last first-parent commit of ``tip`` committed on or before the end of ``day`` (YYYY-MM-DD, UTC)."""
+        out = self.repo.git.rev_list("-1", "--first-parent", f"--before={day} 23:59:59 +0000", tip)
+        return out.strip() or None
+
+    def versions_of(self, until: str, paths: list[str]) -> list[tuple[str, list[str]]]:
+        """(commit, the given paths it changed) for each first-parent commit up to ``until`` touching them."""
+        out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)
+        versions = []
+        for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+            sha, _, names = chunk.partition("\0")
+            versions.append((sha, [n for n in names.removeprefix("\n").split("\0") if n]))
+        return versions

@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from .cardlinks import link_card_claim
 from .errors import BoundExceeded, NotCarried, UnreadableFile
-from .match.quote import match_quote, relocate
+from .match.quote import match_quote
+from .match.relocate import relocate
 from .model import (
     KNOWN_TAGS,
     AnchorStatus,

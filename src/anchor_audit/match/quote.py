@@ -24,15 +24,12 @@ from typing import Sequence
 from ..errors import BoundExceeded
 from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
 from ..parse import PythonSyntaxProblem, python_index
-from ..source import SourceTree
 from ..source.file import SourceFile
 from .closest import changed
 from .find import Found, Work, find_logical, find_text
 from .shape import ELISION, QuoteShape, shape_of
 
-__all__ = ["ELISION", "QuoteShape", "match_quote", "relocate", "shape_of"]
-
-MAX_RELOCATION_CANDIDATES = 50  # files holding the quote's line that relocation reads and matches
+__all__ = ["ELISION", "QuoteShape", "match_quote", "shape_of"]
 
 
 def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
@@ -90,68 +87,6 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
         runs=tuple(runs),
         detail="; ".join(notes),
     )
-
-
-def relocate(quote: Quote, tree: SourceTree) -> QuoteMatch | None:
-    """Look for a changed or missing quote in the other files of ``tree``.
-
-    git grep finds the files holding the quote's most specific line (its
-    longest); the full match runs on those.  The first file where the whole
-    quote is found wins (in path order).  A skill's own files (any folder holding a SKILL.md)
-    are never candidates: a quote "found" in the document that quotes it
-    checks nothing.  At most :data:`MAX_RELOCATION_CANDIDATES` files are
-    tried; more is :class:`~anchor_audit.errors.BoundExceeded` (incomplete).
-    """
-    lines = shape_of(quote.body).lines
-    if not lines:
-        return None
-    needle = max(lines, key=len)
-    suffix = "." + quote.path.rsplit(".", 1)[-1] if "." in quote.path.rsplit("/", 1)[-1] else ""
-    skill_folders: dict[str, bool] = {}
-    found = tree.search(needle, suffix)
-    if found is None:
-        return None  # a tree that cannot be searched cheaply (a lean mirror) is not searched
-    candidates = [p for p in found if p != quote.path and not _in_skill(tree, p, skill_folders)]
-    for tried, path in enumerate(candidates):
-        if tried == MAX_RELOCATION_CANDIDATES:
-            raise BoundExceeded(
-                f"not in {quote.path}; {len(candidates)} other files hold its line {needle[:60]!r}, "
-                f"more than the {MAX_RELOCATION_CANDIDATES} searched"
-            )
-        source = tree.read(path)
-        if source is None:
-            continue
-        moved = Quote(path, quote.declared, quote.body, quote.skill_line)
-        match = match_quote(moved, source)
-        if match.status in (AnchorStatus.EXACT, AnchorStatus.MOVED) and match.found is not None:
-            return QuoteMatch(
-                quote,
-                AnchorStatus.RELOCATED,
-                found=match.found,
-                region=match.region,
-                suggested=match.suggested or match.found,
-                runs=match.runs,
-                detail=f"the quoted code is now in {path}, lines {match.found}",
-                found_path=path,
-            )
-    return None
-
-
-def _in_skill(tree: SourceTree, path: str, folders: dict[str, bool]) -> bool:
-    """Whether ``path`` is a skill's own file: a SKILL.md, or anything in a folder (or below one) holding one."""
-    parts = path.split("/")
-    if parts[-1] == "SKILL.md":
-        return True
-    for depth in range(len(parts)):
-        folder = "/".join(parts[:depth])
-        if folder not in folders:
-            try:
-                folders[folder] = tree.blob_id(f"{folder}/SKILL.md" if folder else "SKILL.md") is not None
-            except Exception:  # noqa: BLE001 - a SKILL.md that cannot be read (a link) still marks a skill
-                folders[folder] = True
-        if folders[folder]:
-            return True
-    return False
 
 
 def _find_in_python_blocks(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> Found | None:

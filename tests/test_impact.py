@@ -156,3 +156,16 @@ def test_in_repo_skills_are_read_at_head_and_apply_heals_the_work_tree(make_repo
     assert main([*args[:-2], "--apply"]) == 2  # the file is no longer what HEAD has: nothing written
     assert (repo.path / "skills" / "demo-overlap" / "SKILL.md").read_text() == "edited by hand\n"
     assert "differs from the skill at HEAD" in capsys.readouterr().err
+
+
+def test_a_change_inside_a_quote_already_changed_is_a_notice_not_a_failure(change, capsys) -> None:
+    repo, shas = change
+    repo.edit(OVERLAP, "elif not model.seq_parallel:", "elif not model.sequence_parallel:")
+    repo.commit("rename a field inside the (already stale) TP gate")
+    code, data = impacts(repo, shas["delete"], "HEAD", capsys)
+    touched = [i for i in data["impacts"] if i["kind"] == "anchor"]
+    # 32:38 no longer matches at BASE (the threshold edit); its closest code there is lines 34-37, and line 37 changes.
+    assert [(i["key"], i["from"], i["to"]) for i in touched] == [(f"{OVERLAP}:32-38", "changed", "changed")]
+    assert [i for i in data["impacts"] if i["from"] != i["to"]] == [] and code == 0
+    code, out = run(repo, shas["delete"], "HEAD", capsys, "--format", "github")
+    assert out.startswith("::notice file=src/demo/overlap.py,line=") and code == 0

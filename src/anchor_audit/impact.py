@@ -12,7 +12,9 @@ range shifts it), each with the code lines in HEAD it concerns and the edit
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
+from typing import Callable
 
 from .audit import Judge, audit
 from .compare import compare
@@ -59,11 +61,13 @@ def impact(
     impacts: list[Impact] = []
     healed: list[tuple[str, str, str]] = []
     if concerned:
+        # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
+        hunks = functools.cache(lambda path: head_tree.hunks(base_tree.commit.hexsha, path))
         pairs = [(s, e) for s, e, _ in concerned]
         before = audit(pairs, base_tree, None, spec_judge, promises=False)
         after = audit(pairs, head_tree, None, spec_judge, promises=False)
         for (skill, _, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
-            found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed)
+            found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks)
             impacts += found
             healed += [heal] if heal and found else []
     return ImpactReport(
@@ -83,7 +87,14 @@ def _paths(skill: Skill, entry: SkillSpec | None) -> set[str]:
 
 
 def _skill_impacts(
-    skill: Skill, text: str, old: SkillReport, new: SkillReport, base: GitTree, head: GitTree, changed: set[str]
+    skill: Skill,
+    text: str,
+    old: SkillReport,
+    new: SkillReport,
+    base: GitTree,
+    head: GitTree,
+    changed: set[str],
+    hunks: Callable[[str], list[tuple[int, int, int, int]]],
 ) -> tuple[list[Impact], tuple[str, str, str] | None]:
     out: list[Impact] = []
     moved = [m for m in new.anchors if m.status in (AnchorStatus.MOVED, AnchorStatus.RELOCATED)]
@@ -104,11 +115,13 @@ def _skill_impacts(
             out.append(Impact(skill.name, "claim", change.key, change.before, change.after, None, None, patch))
     out += _condition_impacts(skill.name, old, new, patch)
     reported = {i.key for i in out if i.kind == "anchor"}
-    for match in new.anchors:  # still holding, but the diff touches the quoted lines
+    at_base = {m.quote.key: m.found or m.candidate for m in old.anchors}
+    for match in new.anchors:  # the same status, but the diff touches the quoted code (where BASE has it)
         quote = match.quote
         if quote.key in reported or quote.path not in changed:
             continue
-        if any(_touches(h, quote.declared) for h in head.hunks(base.commit.hexsha, quote.path)):
+        lines = at_base.get(quote.key) or quote.declared
+        if any(_touches(h, lines) for h in hunks(quote.path)):
             status = match.status.value
             where = match.suggested or match.found or match.candidate
             out.append(Impact(skill.name, "anchor", quote.key, status, status, quote.path, where, patch))
@@ -138,9 +151,9 @@ def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: st
     return out
 
 
-def _touches(hunk: tuple[int, int, int, int], declared: LineRange) -> bool:
-    """Whether a change to the old lines (or an insertion between them) falls inside ``declared``."""
+def _touches(hunk: tuple[int, int, int, int], lines: LineRange) -> bool:
+    """Whether a change to BASE's lines (or an insertion between two of them) falls inside ``lines``."""
     old_start, old_count, _, _ = hunk
     if old_count == 0:  # an insertion after line old_start
-        return declared.start <= old_start < declared.end
-    return old_start <= declared.end and declared.start <= old_start + old_count - 1
+        return lines.start <= old_start < lines.end
+    return old_start <= lines.end and lines.start <= old_start + old_count - 1

@@ -37,3 +37,20 @@ def test_workflow_and_pre_commit_hooks_are_valid_yaml_running_anchor_audit() -> 
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in hooks] == ["anchor-audit", "anchor-audit-github"]
     assert all(h["entry"].startswith("anchor-audit check") for h in hooks)
+
+
+def test_impact_workflow_runs_impact_against_the_merge_base_with_every_flag_real() -> None:
+    from anchor_audit.cli import _parser
+
+    workflow = yaml.safe_load((ROOT / "examples" / "impact-workflow.yml").read_text())
+    steps = workflow["jobs"]["impact"]["steps"]
+    runs = [line.strip() for step in steps for line in step.get("run", "").splitlines()]
+    commands = [line for line in runs if line.startswith("anchor-audit impact")]
+    assert len(commands) == 2 and any("git merge-base" in line for line in runs)
+    parser = _parser()
+    for command in commands:  # every flag the example uses parses (the refs stand in for the shell variables)
+        argv = command.replace('"$base"', "BASE").split()[1:]
+        args = parser.parse_args(argv)
+        assert (args.base, args.head, args.in_repo, args.all) == ("BASE", "HEAD", True, ["skills"])
+    install = next(line for line in runs if line.startswith("pip install"))
+    assert "git+https://" in install  # from a copy of this repository, never the unrelated PyPI name

@@ -53,7 +53,7 @@ def impact(
     base_tree: GitTree,
     head_tree: GitTree,
     skills: list[tuple[Skill, SkillSpec | None, str]],
-    spec_judge: Judge,
+    judge: Judge,
 ) -> ImpactReport:
     """The impacts of BASE..HEAD on ``skills`` (each with its SKILL.md text, for the healing patch)."""
     changed = head_tree.changed_paths(base_tree.commit.hexsha)
@@ -64,8 +64,8 @@ def impact(
         # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
         hunks = functools.cache(lambda path: head_tree.hunks(base_tree.commit.hexsha, path))
         pairs = [(s, e) for s, e, _ in concerned]
-        before = audit(pairs, base_tree, None, spec_judge, promises=False)
-        after = audit(pairs, head_tree, None, spec_judge, promises=False)
+        before = audit(pairs, base_tree, None, judge, promises=False)
+        after = audit(pairs, head_tree, None, judge, promises=False)
         for (skill, _, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
             found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks)
             impacts += found

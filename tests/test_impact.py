@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -169,3 +170,26 @@ def test_a_change_inside_a_quote_already_changed_is_a_notice_not_a_failure(chang
     assert [i for i in data["impacts"] if i["from"] != i["to"]] == [] and code == 0
     code, out = run(repo, shas["delete"], "HEAD", capsys, "--format", "github")
     assert out.startswith("::notice file=src/demo/overlap.py,line=") and code == 0
+
+
+GOLDEN = Path(__file__).parent / "golden"
+IMPACT_FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "github"}
+
+
+@pytest.mark.parametrize("fmt", list(IMPACT_FORMATS))
+def test_golden_impact_of_the_edit_inside_the_gate(change, capsys, tmp_path: Path, monkeypatch, fmt: str) -> None:
+    """Golden files checked by hand once (ANCHOR_AUDIT_UPDATE_GOLDEN=1 rewrites them; read the diff).
+
+    Relative paths and fixed commit dates make the output the same on every machine.
+    """
+    repo, shas = change
+    shutil.copytree(DEMO / "skills", tmp_path / "skills")
+    shutil.copy(DEMO / "anchors.yaml", tmp_path / "anchors.yaml")
+    monkeypatch.chdir(tmp_path)
+    code = main(["impact", shas["move"], shas["edit"], "skills/demo-overlap", "--repo", str(repo.path), "--format", fmt])
+    out = capsys.readouterr().out
+    assert code == 1
+    golden = GOLDEN / f"impact-edit.{IMPACT_FORMATS[fmt]}"
+    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
+        golden.write_text(out)
+    assert out == golden.read_text()

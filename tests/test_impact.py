@@ -193,3 +193,19 @@ def test_golden_impact_of_the_edit_inside_the_gate(change, capsys, tmp_path: Pat
     if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
         golden.write_text(out)
     assert out == golden.read_text()
+
+
+def test_apply_heals_the_skill_and_the_registry_keys_so_check_passes(change, capsys, tmp_path, monkeypatch) -> None:
+    repo, shas = change
+    shutil.copytree(DEMO / "skills", tmp_path / "skills")
+    shutil.copy(DEMO / "anchors.yaml", tmp_path / "anchors.yaml")
+    monkeypatch.chdir(tmp_path)
+    check = ["check", "skills/demo-overlap", "--repo", str(repo.path), "--ref", shas["move"]]
+    assert main(check) == 1  # the three overlap.py quotes moved
+    args = ["impact", shas["docs"], shas["move"], "skills/demo-overlap", "--repo", str(repo.path), "--apply"]
+    assert main(args) == 1
+    registry = (tmp_path / "anchors.yaml").read_text()
+    for old, new in (("32-38", "34-40"), ("41-47", "43-49"), ("55-57", "57-59")):
+        assert f"src/demo/overlap.py:{new}" in registry and f"src/demo/overlap.py:{old}" not in registry
+    capsys.readouterr()
+    assert main(check) == 0  # healed in place: the skill and its registry hold at HEAD

@@ -274,7 +274,9 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(impact, ref=False, release=False)
     _format_options(impact, ("terminal", "json", "markdown", "github", "sarif"))
     impact.add_argument(
-        "--apply", action="store_true", help="write the healing patch to the SKILL.md files here (atomic; all or none)"
+        "--apply",
+        action="store_true",
+        help="write the healing patch (SKILL.md files, anchors.yaml keys) here; atomic, all or none",
     )
     impact.set_defaults(run=_impact)
 

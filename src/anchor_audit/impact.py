@@ -14,10 +14,12 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from .audit import Judge, audit
 from .compare import compare
+from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
 from .model import AnchorStatus, AuditReport, ChangeKind, EvidenceKind, LineRange, Skill, SkillReport, SkillSpec
 from .source.git import GitTree
@@ -42,7 +44,7 @@ class ImpactReport:
     changed: tuple[str, ...]  # the paths the diff changes
     impacts: tuple[Impact, ...]
     audited: int  # skills the diff concerns (the others cost nothing)
-    healed: tuple[tuple[str, str, str], ...] = ()  # (SKILL.md path, its text, healed): what --apply writes
+    healed: tuple[tuple[str, str, str], ...] = ()  # (file, its text, healed): what --apply writes
 
     @property
     def breaks(self) -> bool:
@@ -54,8 +56,13 @@ def impact(
     head_tree: GitTree,
     skills: list[tuple[Skill, SkillSpec | None, str]],
     judge: Judge,
+    registry: tuple[Path, str] | None = None,
 ) -> ImpactReport:
-    """The impacts of BASE..HEAD on ``skills`` (each with its SKILL.md text, for the healing patch)."""
+    """The impacts of BASE..HEAD on ``skills`` (each with its SKILL.md text, for the healing patch).
+
+    ``registry`` (anchors.yaml's path and text): the quote keys of moved quotes are renamed there too,
+    as ``fix`` would, for the entries that name the skill's folder.
+    """
     changed = head_tree.changed_paths(base_tree.commit.hexsha)
     concerned = [(s, e, text) for s, e, text in skills if _paths(s, e) & changed]
     impacts: list[Impact] = []
@@ -66,10 +73,21 @@ def impact(
         pairs = [(s, e) for s, e, _ in concerned]
         before = audit(pairs, base_tree, None, judge, promises=False)
         after = audit(pairs, head_tree, None, judge, promises=False)
-        for (skill, _, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
-            found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks)
+        registry_text = registry[1] if registry else ""
+        for (skill, entry, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
+            renamed = {
+                m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in new.anchors if m.status in _MOVED
+            }
+            keys_healed, keys_patch = registry_text, ""
+            if registry and entry and renamed and entry.path and entry.path.resolve() == Path(skill.path).resolve():
+                keys_healed = heal_registry(registry_text, entry.name, renamed)
+                keys_patch = _diff(registry_text, keys_healed, str(registry[0]))
+            found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks, keys_patch)
             impacts += found
             healed += [heal] if heal and found else []
+            registry_text = keys_healed if found else registry_text
+        if registry and registry_text != registry[1]:
+            healed.append((str(registry[0]), registry[1], registry_text))
     return ImpactReport(
         base_tree.commit.hexsha,
         head_tree.commit.hexsha,
@@ -78,6 +96,15 @@ def impact(
         len(concerned),
         tuple(healed),
     )
+
+
+_MOVED = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)  # what fix heals without a person
+
+
+def _diff(before: str, after: str, name: str) -> str:
+    """The unified diff of one file ("" when nothing changes)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    return "".join(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}"))
 
 
 def _paths(skill: Skill, entry: SkillSpec | None) -> set[str]:
@@ -95,14 +122,14 @@ def _skill_impacts(
     head: GitTree,
     changed: set[str],
     hunks: Callable[[str], list[tuple[int, int, int, int]]],
+    keys_patch: str = "",
 ) -> tuple[list[Impact], tuple[str, str, str] | None]:
     out: list[Impact] = []
-    moved = [m for m in new.anchors if m.status in (AnchorStatus.MOVED, AnchorStatus.RELOCATED)]
+    moved = [m for m in new.anchors if m.status in _MOVED]
     name = f"{skill.path.rstrip('/')}/SKILL.md"
     healed = heal_skill_md(text, moved, {}, refresh=False) if moved else text
-    patch = "".join(
-        difflib.unified_diff(text.splitlines(keepends=True), healed.splitlines(keepends=True), f"a/{name}", f"b/{name}")
-    )
+    skill_patch = _diff(text, healed, name)
+    patch = skill_patch + keys_patch
     status_changes = compare(AuditReport(base.info, (old,)), AuditReport(head.info, (new,))).changes
     by_key = {m.quote.key: m for m in new.anchors}
     for change in status_changes:
@@ -125,7 +152,7 @@ def _skill_impacts(
             status = match.status.value
             where = match.suggested or match.found or match.candidate
             out.append(Impact(skill.name, "anchor", quote.key, status, status, quote.path, where, patch))
-    return out, (name, text, healed) if patch else None
+    return out, (name, text, healed) if skill_patch else None
 
 
 def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: str) -> list[Impact]:

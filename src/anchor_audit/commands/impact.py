@@ -42,7 +42,9 @@ def impact(
             else:  # read from HEAD's tree a moment ago, so it is there
                 text = head_tree.read(f"{skill.path.strip('/')}/SKILL.md").text  # type: ignore[union-attr]
             skills.append((skill, entry, text))
-        report = find_impacts(base_tree, head_tree, skills, sources.judge)
+        spec = sources.inputs.spec
+        registry = (spec.path, DiskText.read(spec.path).text) if spec else None
+        report = find_impacts(base_tree, head_tree, skills, sources.judge, registry)
     edits = []  # checked before any output, so a refusal leaves nothing half-written
     for name, text, healed in report.healed if apply else ():
         disk = DiskText.read(Path(name))

@@ -209,3 +209,24 @@ def test_apply_heals_the_skill_and_the_registry_keys_so_check_passes(change, cap
         assert f"src/demo/overlap.py:{new}" in registry and f"src/demo/overlap.py:{old}" not in registry
     capsys.readouterr()
     assert main(check) == 0  # healed in place: the skill and its registry hold at HEAD
+
+
+def test_catalog_takes_the_skills_of_the_component_the_repository_is(change, capsys, tmp_path: Path) -> None:
+    repo, shas = change
+    git(repo.path, "remote", "add", "origin", "https://github.com/Owner-A/code-a.git")
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    (catalog / "components.d" / "a.yml").write_text("repo: owner-a/code-a\nskills:\n  - path: skills/x\n    catalog_dir: ours\n")
+    (catalog / "components.d" / "b.yml").write_text("repo: owner-b/other\nskills:\n  - path: skills/y\n    catalog_dir: theirs\n")
+    shutil.copytree(SKILL, catalog / "skills" / "ours")
+    (catalog / "skills" / "theirs").mkdir()  # unreadable if it were taken: it is not
+    args = ["impact", shas["docs"], shas["move"], "--catalog", str(catalog), "--spec", str(DEMO / "anchors.yaml"),
+            "--repo", str(repo.path), "--format", "json"]  # fmt: skip
+    assert main(args) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert {i["skill"] for i in data["impacts"]} == {"ours"} and len(data["impacts"]) == 3
+    git(repo.path, "remote", "set-url", "origin", "https://github.com/someone/else.git")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"anchor-audit: error: {catalog}: no component of the catalog is {repo.path}")
+    assert "owner-a/code-a, owner-b/other" in err

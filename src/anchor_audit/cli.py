@@ -272,12 +272,9 @@ def _parser() -> argparse.ArgumentParser:
     impact.add_argument("base", metavar="BASE", help="the ref the change starts from (a pull request's merge base)")
     impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
     _source_options(impact, ref=False, release=False)
+    impact.add_argument("--catalog", metavar="DIR", help="the catalog skills whose component is the --repo repository")
     _format_options(impact, ("terminal", "json", "markdown", "github", "sarif"))
-    impact.add_argument(
-        "--apply",
-        action="store_true",
-        help="write the healing patch (SKILL.md files, anchors.yaml keys) here; atomic, all or none",
-    )
+    impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
     impact.set_defaults(run=_impact)
 
     bump = commands.add_parser(

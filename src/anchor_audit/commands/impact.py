@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import UsageError
@@ -26,6 +27,8 @@ def impact(
     from ..report import impact as render
     from ..source.git import GitTree
 
+    if options.catalog is not None:
+        options = _catalog_skills(options)
     with open_sources(options, [base, head], reporter) as sources:
         base_tree, head_tree = sources.trees
         if not isinstance(base_tree, GitTree) or not isinstance(head_tree, GitTree):
@@ -61,3 +64,31 @@ def impact(
     for path in apply_edits(edits):
         reporter.say(f"wrote {path}")
     return ExitCode.DRIFT if report.breaks else ExitCode.OK
+
+
+def _catalog_skills(options: SourceOptions) -> SourceOptions:
+    """``--catalog DIR``: the catalog's skills whose component is the repository of the change (``--repo``)."""
+    import git
+
+    from ..catalog import repo_key
+    from ..spec.catalog import load_catalog
+
+    if options.skill_dirs or options.all_roots or options.in_repo:
+        raise UsageError("impact --catalog takes the catalog's skills; drop SKILL_DIR, --all and --in-repo")
+    if not options.repo:
+        raise UsageError("impact --catalog needs --repo: the code repository whose change it is")
+    names = {repo_key(options.repo)}
+    if Path(options.repo).is_dir():  # a local clone: its remotes say which component it is
+        try:
+            names |= {repo_key(url) for remote in git.Repo(options.repo).remotes for url in remote.urls}
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
+            pass  # open_sources says what is wrong with it
+    root = Path(options.catalog or ".")
+    components = load_catalog(root)
+    folders = tuple(
+        str(root / "skills" / s.catalog_dir) for c in components if repo_key(c.repo) in names for s in c.skills
+    )
+    if not folders:
+        known = ", ".join(sorted({c.repo for c in components if c.repo})) or "none"
+        raise UsageError(f"{root}: no component of the catalog is {options.repo} (components: {known})")
+    return replace(options, catalog=None, skill_dirs=folders)

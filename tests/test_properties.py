@@ -129,3 +129,46 @@ def test_fence_parser_finds_exactly_the_anchored_fences(doc) -> None:
     quotes = parse_skill_md(text)
     got = [(q.declared.start, q.declared.end, q.path, q.skill_line, q.body) for q in quotes]
     assert got == expected
+
+
+# ---------------------------------------------------------------- the closest-window search
+
+
+def brute_force_closest(want: list[str], code: list[tuple[int, str]], near: int) -> tuple[float, int, int]:
+    """Every line of every window scored, in order: what the pruned search must return.
+
+    Below the threshold nothing is similar, and which window was best does not matter: (-1.0, 0, 0).
+    """
+    from anchor_audit.match.closest import CANDIDATE_THRESHOLD, _similar
+
+    n = len(want)
+    best = (-1.0, 0, 0)
+    for k in range(max(1, len(code) - n + 1)):
+        window = code[k : k + n]
+        if not window:
+            break
+        score = sum(_similar(a, b) for a, (_, b) in zip(want, window, strict=False)) / n
+        distance = abs(window[0][0] - near)
+        if score > best[0] + 1e-9 or (abs(score - best[0]) <= 1e-9 and distance < best[2]):
+            best = (score, k, distance)
+    return best if best[0] >= CANDIDATE_THRESHOLD - 1e-9 else (-1.0, 0, 0)
+
+
+code_lines = st.lists(
+    st.sampled_from(["x = 1", "x = 2", "y = x + 1", "if x:", "return y", "call(x, y)", "call(x)", "pass", "z = 10"]),
+    min_size=0,
+    max_size=25,
+)
+
+
+@given(want=code_lines.filter(bool), lines=code_lines, near=st.integers(min_value=1, max_value=30))
+@settings(max_examples=500, deadline=None)
+def test_pruned_closest_window_is_the_brute_force_one(want: list[str], lines: list[str], near: int) -> None:
+    from anchor_audit.match.closest import _best_window
+
+    code = [(i * 2 + 1, line) for i, line in enumerate(lines)]  # blank lines between: numbers are not indices
+    windows = range(max(1, len(code) - len(want) + 1))
+    score, k, distance = _best_window(want, code, windows, near)
+    ref_score, ref_k, ref_distance = brute_force_closest(want, code, near)
+    assert (k, distance) == (ref_k, ref_distance)
+    assert abs(score - ref_score) < 1e-12

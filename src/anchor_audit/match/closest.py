@@ -32,16 +32,7 @@ def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str
     if not windows:
         notes.insert(0, "the quoted code is not in the file; the file is too large to search for the closest code")
         return QuoteMatch(quote, AnchorStatus.CHANGED, detail="; ".join(notes))
-    similar = functools.lru_cache(maxsize=65536)(_similar)
-    best_score, best_k, best_distance = -1.0, 0, 0
-    for k in windows:
-        window = code[k : k + n]
-        if not window:
-            break
-        score = sum(similar(a, b) for a, (_, b) in zip(want, window, strict=False)) / n  # a short file: fewer lines
-        distance = abs(window[0][0] - quote.declared.start)
-        if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and distance < best_distance):
-            best_score, best_k, best_distance = score, k, distance
+    best_score, best_k, best_distance = _best_window(want, code, windows, quote.declared.start)
     detail = "the quoted code is not in the file"
     if best_score < CANDIDATE_THRESHOLD:
         notes.insert(0, detail + "; nothing similar found")
@@ -129,6 +120,69 @@ def _likely_windows(want: list[str], code: list[tuple[int, str]], near: int, mos
     ranked = sorted(votes, key=lambda k: (-votes[k], abs(code[k][0] - near) if k < len(code) else 0))
     chosen = [nearest] + [k for k in ranked if k != nearest and k < len(code)]
     return sorted(chosen[:most])
+
+
+def _best_window(
+    want: list[str], code: list[tuple[int, str]], windows: Sequence[int], near: int
+) -> tuple[float, int, int]:
+    """(score, index, distance from ``near``) of the most similar window; ties go to the nearest, then the first.
+
+    (-1.0, 0, 0) when no window reaches :data:`CANDIDATE_THRESHOLD`: nothing
+    similar.  The result is that of scoring every line of every window, but a
+    window is dropped as soon as an upper bound of its score falls below the
+    threshold or the best so far: first from line lengths alone, then from
+    character counts (``quick_ratio``), then from the exact scores so far plus
+    the bounds of the lines left.  The window nearest ``near`` is scored first.
+    """
+    n = len(want)
+    similar = functools.lru_cache(maxsize=65536)(_similar)
+    counted = functools.lru_cache(maxsize=65536)(_similar_at_most)
+    best: tuple[float, int, int] | None = None  # (score, k, distance)
+    seed = min(windows, key=lambda k: abs(code[k][0] - near) if k < len(code) else len(code) + abs(near))
+    for k in [seed, *(k for k in windows if k != seed)]:
+        window = code[k : k + n]
+        if not window:
+            continue
+        pairs = [(a, b) for a, (_, b) in zip(want, window, strict=False)]  # a short file: fewer lines
+        floor = (CANDIDATE_THRESHOLD if best is None else best[0]) * n - 1e-9 * n
+        if sum(_length_bound(a, b) for a, b in pairs) < floor:
+            continue  # lost on line lengths alone
+        bounds = [counted(a, b) for a, b in pairs]
+        left = sum(bounds)
+        if left < floor:
+            continue  # lost on character counts: no alignment computed
+        total = 0.0
+        for (a, b), bound in zip(pairs, bounds, strict=True):
+            total += similar(a, b)
+            left -= bound
+            if total + left < floor:
+                break
+        else:
+            score, distance = total / n, abs(window[0][0] - near)
+            if best is None or score > best[0] + 1e-9 or (
+                abs(score - best[0]) <= 1e-9 and (distance, k) < (best[2], best[1])
+            ):
+                best = (score, k, distance)
+    return best if best is not None and best[0] >= CANDIDATE_THRESHOLD - 1e-9 else (-1.0, 0, 0)
+
+
+def _length_bound(a: str, b: str) -> float:
+    """An upper bound of :func:`_similar` from the two lengths alone (``real_quick_ratio``)."""
+    if a == b:
+        return 1.0
+    total = len(a) + len(b)
+    bound = 2.0 * min(len(a), len(b)) / total if total else 1.0
+    return bound if bound >= CANDIDATE_THRESHOLD else 0.0
+
+
+def _similar_at_most(a: str, b: str) -> float:
+    """An upper bound of :func:`_similar` that counts characters instead of aligning them."""
+    if a == b:
+        return 1.0
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.real_quick_ratio() < CANDIDATE_THRESHOLD:
+        return 0.0
+    return matcher.quick_ratio()
 
 
 def _similar(a: str, b: str) -> float:

@@ -32,8 +32,12 @@ from .shape import ELISION, QuoteShape, shape_of
 __all__ = ["ELISION", "QuoteShape", "match_quote", "shape_of"]
 
 
-def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
-    """Judge ``quote`` against ``source`` (None: the file is not at the ref)."""
+def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -> QuoteMatch:
+    """Judge ``quote`` against ``source`` (None: the file is not at the ref).
+
+    ``closest=False``: a quote not found is CHANGED without the search for
+    the most similar code (for callers that only want to know where it is).
+    """
     if source is None:
         return QuoteMatch(quote, AnchorStatus.MISSING, detail=f"{quote.path} is not in the tree at this ref")
     shape = shape_of(quote.body)
@@ -58,6 +62,8 @@ def match_quote(quote: Quote, source: SourceFile | None) -> QuoteMatch:
         found = _find_in_python_blocks(shape, source, quote.declared.start, work)
         if found is not None:
             notes.append(f"held as a paraphrase of a python code block, not verbatim ({_paraphrase(shape)})")
+    if found is None and not closest:
+        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="the quoted code is not in the file")
     if found is None:
         return changed(quote, shape, source, notes)
 

@@ -41,7 +41,7 @@ def relocate(quote: Quote, tree: SourceTree) -> QuoteMatch | None:
         if source is None:
             continue
         moved = Quote(path, quote.declared, quote.body, quote.skill_line)
-        match = match_quote(moved, source)
+        match = match_quote(moved, source, closest=False)  # only where it is matters here
         if match.status in (AnchorStatus.EXACT, AnchorStatus.MOVED) and match.found is not None:
             return QuoteMatch(
                 quote,

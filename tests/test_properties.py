@@ -172,3 +172,15 @@ def test_pruned_closest_window_is_the_brute_force_one(want: list[str], lines: li
     ref_score, ref_k, ref_distance = brute_force_closest(want, code, near)
     assert (k, distance) == (ref_k, ref_distance)
     assert abs(score - ref_score) < 1e-12
+
+
+@given(a=st.text(alphabet="ab(x)_= 1", max_size=12), b=st.text(alphabet="ab(x)_= 1", max_size=12))
+def test_the_character_bound_is_difflib_quick_ratio_and_bounds_the_score(a: str, b: str) -> None:
+    import difflib
+
+    from anchor_audit.match.closest import _similar, _similar_at_most
+
+    bound = _similar_at_most(a, b)
+    assert bound >= _similar(a, b)
+    if a != b and bound:
+        assert bound == difflib.SequenceMatcher(None, a, b, autojunk=False).quick_ratio()

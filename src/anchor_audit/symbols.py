@@ -137,8 +137,10 @@ def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, A
     source = tree.read(path)
     assert source is not None
     try:
-        module = ast.parse(source.text)
-    except SyntaxError:
+        module = python_index(source).ast_module  # parsed once per blob, however many keywords are asked of it
+    except PythonSyntaxProblem:
+        module = None
+    if module is None:
         return {"status": "unverifiable", "detail": f"{path} does not parse"}
     fields, complete = _fields(module, cls, set())
     if fields is None:

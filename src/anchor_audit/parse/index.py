@@ -157,6 +157,11 @@ class PythonIndex:
             return [view(module.body, self._ast.body, 0, module)]
         return [self._cut(node) for node in ast_scopes(self._ast, qualname)]
 
+    @property
+    def ast_module(self) -> ast.Module | None:
+        """The stdlib parser's tree of the file (None: it needs newer syntax than this Python reads)."""
+        return self._ast
+
     def module_bindings(self) -> Iterator[tuple[set[str], int]]:
         """(names bound, line) for each module-level binding, also under if/try/with."""
         if self._ast is None:

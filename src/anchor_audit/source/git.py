@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+from git.objects.fun import tree_entries_from_data
 
 from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
 from ..model import SourceInfo, SourceKind
@@ -25,7 +26,9 @@ from .mirror import mirror
 from .submodules import gitmodules_url
 
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
-SYMLINK_MODE = 0o120000
+# An entry's kind is the top bits of its mode, as git reads it (a tree written with odd bits is still a tree).
+SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
+TREE_MODE = 0o040000
 
 __all__ = ["GitTree", "Submodules", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
@@ -41,6 +44,7 @@ class GitTree(GitHistory):
         blobs: dict[str, SourceFile] | None = None,
         submodules: "Submodules | None" = None,
         url: str | None = None,
+        trees: "dict[bytes, dict[str, tuple[int, bytes]]] | None" = None,
     ) -> None:
         self.repo = repo
         self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
@@ -48,13 +52,16 @@ class GitTree(GitHistory):
         self.info = info
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
         self._entries: dict[str, git.Blob | None] = {}
+        # Tree objects by sha, name -> (mode, sha): most trees are the same from one commit to the next,
+        # so a history or a catalog reads each once, whatever the number of commits and paths asked of it.
+        self._trees: dict[bytes, dict[str, tuple[int, bytes]]] = {} if trees is None else trees
         self.submodules = submodules or Submodules()
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url)
+        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees)
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""
@@ -138,41 +145,58 @@ class GitTree(GitHistory):
         return None
 
     def is_folder(self, path: str) -> bool:
-        try:
-            return (self.commit.tree / path).type == "tree"
-        except KeyError:
-            return False
+        found = self._walk(path)
+        return found is not None and found[0] >> 12 == TREE_KIND
 
     def _submodule_of(self, path: str) -> "tuple[GitTree, str] | None":
         """(the submodule's tree at its recorded commit, the path inside it) when ``path`` lies in one."""
         parts = path.split("/")
-        node = self.commit.tree
+        node = self.commit.tree.binsha
         for i, part in enumerate(parts[:-1]):
-            try:
-                node = node / part
-            except KeyError:
+            found = self._tree(node).get(part)
+            if found is None:
                 return None
-            if node.type == "submodule":
+            mode, node = found
+            if mode >> 12 == GITLINK_KIND:
                 prefix = "/".join(parts[: i + 1])
-                return self.submodules.open(self, prefix, node.hexsha), "/".join(parts[i + 1 :])
-            if node.type != "tree":
+                return self.submodules.open(self, prefix, node.hex()), "/".join(parts[i + 1 :])
+            if mode >> 12 != TREE_KIND:
                 return None
         return None
+
+    def _walk(self, path: str) -> tuple[int, bytes] | None:
+        """(mode, sha) of the entry at ``path`` in this commit's tree; None if there is none."""
+        node: tuple[int, bytes] | None = (TREE_MODE, self.commit.tree.binsha)
+        for part in path.strip("/").split("/") if path.strip("/") else ():
+            if node is None or node[0] >> 12 != TREE_KIND:
+                return None
+            node = self._tree(node[1]).get(part)
+        return node
+
+    def _tree(self, sha: bytes) -> dict[str, tuple[int, bytes]]:
+        """The entries of tree object ``sha``, read once for every commit of this repository."""
+        entries = self._trees.get(sha)
+        if entries is None:
+            data = self.repo.odb.stream(sha).read()
+            entries = {name: (mode, binsha) for binsha, mode, name in tree_entries_from_data(data)}
+            self._trees[sha] = entries
+        return entries
 
     def _entry(self, path: str) -> git.Blob | None:
         if path in self._entries:
             return self._entries[path]
-        try:
-            obj = self.commit.tree / path
-        except KeyError:
+        found = self._walk(path)
+        if found is None:
             self._entries[path] = None
             return None
-        if obj.type == "submodule":
+        mode, sha = found
+        if mode >> 12 == GITLINK_KIND:
             raise UnreadableFile(f"{path} is a submodule, not a file")
-        if obj.type != "blob":
+        if mode >> 12 == TREE_KIND:
             return None  # a folder where a file was quoted
-        if obj.mode == SYMLINK_MODE:
+        if mode >> 12 == SYMLINK_KIND:
             raise UnreadableFile(f"{path} is a symbolic link; links are not followed")
+        obj = git.Blob(self.repo, sha, mode, path)
         self._entries[path] = obj
         return obj
 

@@ -98,6 +98,9 @@ def open_sources(
         if tree.info.release and "yanked" in tree.info.release:
             reporter.warn(f"{tree.info.release.removesuffix(' (a yanked release)')} was yanked from the package index")
     with judge_for(options, reporter) as judge:
+        for tree in trees:  # git's answers about history are remembered with the match results
+            if hasattr(tree, "memo"):  # a GitTree (git itself is imported only where a tree is one)
+                tree.memo = judge.memo
         yield Sources(inputs, trees, judge, progress)
 
 

@@ -61,7 +61,9 @@ class GitTree(GitHistory):
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees)
+        tree = GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees)
+        tree.memo = self.memo
+        return tree
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""

@@ -2,15 +2,26 @@
 
 Each is one git command over the object database (rev-list, log, diff):
 no blob is read, so they cost the same in a blob-less partial clone.
+
+Asked of commit shas, an answer never changes (a sha names its whole
+history), so with a :attr:`GitHistory.memo` (the run's result cache) each is
+asked of git once and remembered across runs.  A shallow repository is never
+remembered: its history ends early and may be deepened later.  Replace refs
+are not followed (``GIT_NO_REPLACE_OBJECTS``), so they cannot change an answer.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from typing import Any, Callable
 
 import git
 
 from .gitrun import resolve_commit
+
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitHistory:
@@ -18,6 +29,18 @@ class GitHistory:
 
     repo: git.Repo
     commit: git.Commit
+    # A persistent memo by content key (the judge's): set by the commands, None in a bare library use.
+    memo: Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]] | None = None
+
+    def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
+        """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
+        if self.memo is None or not all(_SHA.fullmatch(sha) for sha in shas) or self._shallow():
+            return ask()
+        key = "git|" + json.dumps([question, shas, args])
+        return self.memo(key, lambda: {"answer": ask()})["answer"]
+
+    def _shallow(self) -> bool:
+        return os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
 
     @property
     def summary(self) -> tuple[str, str]:
@@ -29,45 +52,61 @@ class GitHistory:
         return resolve_commit(self.repo, ref, str(self.repo.git_dir))
 
     def is_ancestor(self, older: str, newer: str) -> bool:
-        try:
-            self.repo.git.merge_base("--is-ancestor", older, newer)
-        except git.GitCommandError:
-            return False
-        return True
+        def ask() -> bool:
+            try:
+                self.repo.git.merge_base("--is-ancestor", older, newer)
+            except git.GitCommandError:
+                return False
+            return True
+
+        return bool(self._remembered("is_ancestor", [older, newer], [], ask))
 
     def first_parent(self, sha: str) -> str | None:
         parents = self.repo.commit(sha).parents
         return parents[0].hexsha if parents else None
 
     def merge_base(self, shas: list[str]) -> str:
-        return shas[0] if len(shas) == 1 else self.repo.git.merge_base("--octopus", *shas).strip()
+        if len(shas) == 1:
+            return shas[0]
+        ask = lambda: self.repo.git.merge_base("--octopus", *shas).strip()  # noqa: E731
+        return str(self._remembered("merge_base", sorted(shas), [], ask))
 
     def count_commits(self, span: str) -> int:
         """First-parent commits in ``span`` (``A..B`` or ``B``)."""
-        return int(self.repo.git.rev_list("--first-parent", "--count", span))
+        ask = lambda: int(self.repo.git.rev_list("--first-parent", "--count", span))  # noqa: E731
+        return int(self._remembered("count", span.split(".."), [], ask))
 
     def commits_touching(self, span: str, paths: set[str]) -> list[str]:
         """First-parent commits of ``span`` that change any of ``paths``, oldest first."""
         if not paths:
             return []
-        return self.repo.git.rev_list("--first-parent", "--reverse", span, "--", *sorted(paths)).split()
+        ordered = sorted(paths)
+        ask = lambda: self.repo.git.rev_list("--first-parent", "--reverse", span, "--", *ordered).split()  # noqa: E731
+        return list(self._remembered("touching", span.split(".."), ordered, ask))
 
     def added_in(self, tip: str, path: str) -> str | None:
         """The newest first-parent commit up to ``tip`` that added ``path``."""
-        return (
-            self.repo.git.log("-1", "--first-parent", "--diff-filter=A", "--format=%H", tip, "--", path).strip() or None
-        )
+
+        def ask() -> str | None:
+            out = self.repo.git.log("-1", "--first-parent", "--diff-filter=A", "--format=%H", tip, "--", path)
+            return out.strip() or None
+
+        return self._remembered("added_in", [tip], [path], ask)  # type: ignore[no-any-return]
 
     def renamed_from(self, parent: str, sha: str, path: str) -> str | None:
         """The SKILL.md ``path`` had before commit ``sha`` renamed it (rename detection over SKILL.md files only)."""
-        out = self.repo.git.diff(
-            "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
-        )
-        fields = out.split("\0")
-        for i in range(0, len(fields) - 2, 3):  # R<score>, old path, new path
-            if fields[i].startswith("R") and fields[i + 2] == path:
-                return fields[i + 1]
-        return None
+
+        def ask() -> str | None:
+            out = self.repo.git.diff(
+                "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
+            )
+            fields = out.split("\0")
+            for i in range(0, len(fields) - 2, 3):  # R<score>, old path, new path
+                if fields[i].startswith("R") and fields[i + 2] == path:
+                    return fields[i + 1]
+            return None
+
+        return self._remembered("renamed_from", [parent, sha], [path], ask)  # type: ignore[no-any-return]
 
     def changed_paths(self, base: str) -> set[str]:
         """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""
@@ -85,14 +124,22 @@ class GitHistory:
 
     def commit_on_or_before(self, day: str, tip: str) -> str | None:
         """The last first-parent commit of ``tip`` committed on or before the end of ``day`` (YYYY-MM-DD, UTC)."""
-        out = self.repo.git.rev_list("-1", "--first-parent", f"--before={day} 23:59:59 +0000", tip)
-        return out.strip() or None
+
+        def ask() -> str | None:
+            out = self.repo.git.rev_list("-1", "--first-parent", f"--before={day} 23:59:59 +0000", tip)
+            return out.strip() or None
+
+        return self._remembered("on_or_before", [tip], [day], ask)  # type: ignore[no-any-return]
 
     def versions_of(self, until: str, paths: list[str]) -> list[tuple[str, list[str]]]:
         """(commit, the given paths it changed) for each first-parent commit up to ``until`` touching them."""
-        out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)
-        versions = []
-        for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
-            sha, _, names = chunk.partition("\0")
-            versions.append((sha, [n for n in names.removeprefix("\n").split("\0") if n]))
-        return versions
+
+        def ask() -> list[tuple[str, list[str]]]:
+            out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)
+            versions = []
+            for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+                sha, _, names = chunk.partition("\0")
+                versions.append((sha, [n for n in names.removeprefix("\n").split("\0") if n]))
+            return versions
+
+        return [(sha, list(names)) for sha, names in self._remembered("versions_of", [until], paths, ask)]

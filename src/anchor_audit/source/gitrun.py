@@ -40,6 +40,7 @@ def git_env(allow: tuple[str, ...] = (), url: str | None = None) -> dict[str, st
     return {
         **env,
         "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow),
+        "GIT_NO_REPLACE_OBJECTS": "1",  # a commit sha names what it names: replace refs cannot swap the content
         "GIT_TERMINAL_PROMPT": "0",  # never wait for a password
         "GIT_ASKPASS": "true",
         "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=30",

@@ -11,9 +11,11 @@ audit, each catalog copy is compared with the repository's own copy at
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 from .audit import Judge, audit_skill
 from .errors import AuditError, SpecError, UnreadableFile
@@ -46,9 +48,10 @@ def audit_catalog(
     components = load_catalog(root)
     reports: list[SkillReport] = []
     skipped: list[str] = []
+    unresolved: dict[str, str] = {}  # host -> why, once a fetch from it could not even resolve its name
     for i, component in enumerate(components):
         progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
-        tree, why = _open(component, mirrors, open_repository)
+        tree, why = _open(component, mirrors, open_repository, unresolved)
         if tree is None:
             skipped.append(f"skipped: {why}")
             reports += [
@@ -72,16 +75,27 @@ def audit_catalog(
 
 
 def _open(
-    component: Component, mirrors: dict[str, str], open_repository: OpenRepository
+    component: Component, mirrors: dict[str, str], open_repository: OpenRepository, unresolved: dict[str, str]
 ) -> tuple[SourceTree | None, str]:
     if component.problem is not None:
         return None, component.problem
     where = mirrors.get(repo_key(component.repo), component.url)
+    host = urlsplit(where).hostname if where == component.url else None
+    if host is not None and host in unresolved:
+        # A name that did not resolve a moment ago will not now: one failure, not one per component.
+        return None, f"cannot reach {component.url} at {component.ref}: {unresolved[host]}"
     try:
         return open_repository(where, component.ref), ""
     except AuditError as exc:
         reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
+        said = _NAME_NOT_RESOLVED.search(reason)
+        if host is not None and said:  # (git may have been sent elsewhere by url.*.insteadOf: name what it tried)
+            unresolved[host] = f"{said.group(1) or host} could not be resolved (said once, by the first fetch from it)"
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
+
+
+# What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
+_NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 
 
 def repo_key(url: str) -> str:

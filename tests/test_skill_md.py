@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from textwrap import dedent
 
@@ -83,3 +84,45 @@ def test_card_keeps_unknown_tags_and_reports_bad_shapes(tmp_path: Path) -> None:
 def test_not_a_skill_directory(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="no SKILL.md"):
         load_skill(tmp_path)
+
+
+def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
+    """What a memo keeps of a SKILL.md (quotes, @references, test promises, code examples) rebuilds it whole."""
+    from anchor_audit.spec.skill import parse_promises, python_examples, skill_from_text
+
+    folder = Path(__file__).resolve().parent.parent / "fixtures" / "reference" / "tp-dp-comm-overlap-reference"
+    text = (folder / "SKILL.md").read_text() + dedent("""
+        See @src/pkg/tool.py for the entry point.
+
+        ```bash
+        pytest tests/unit/test_tool.py
+        ```
+
+        The command reports 12 passed.
+
+        ```python
+        print("an example, not a quote")
+        ```
+        """)  # fmt: skip
+    card = (folder / "card.yaml").read_text()
+    store: dict[str, dict] = {}
+    calls: list[str] = []
+
+    def memo(key, compute):  # type: ignore[no-untyped-def]
+        calls.append(key)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+    def read(memo=None):  # type: ignore[no-untyped-def]
+        return skill_from_text("ref", "skills/ref", text, Path("skills/ref/SKILL.md"), card, Path("card.yaml"), memo)
+
+    fresh = read()
+    references, tests = parse_promises(text)
+    assert fresh.quotes == parse_skill_md(text, "skills/ref/SKILL.md")  # what the parsers themselves say
+    assert (fresh.references, fresh.test_promises, fresh.examples) == (references, tests, python_examples(text))
+    assert fresh.quotes and references and tests and fresh.examples  # every part is exercised
+    assert read(memo) == fresh  # computed and stored
+    store[calls[0]] = json.loads(json.dumps(store[calls[0]]))  # as the on-disk cache gives it back
+    assert read(memo) == fresh  # rebuilt from what was stored
+    assert len(store) == 1 and calls[0] == calls[1]

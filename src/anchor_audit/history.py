@@ -93,7 +93,7 @@ def history(
         for _, folder in locations.get(source.name, []):
             if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)
-    paths |= set(result.skill_paths) | _quoted_paths(base, until_sha, result.skill_paths)
+    paths |= set(result.skill_paths) | _quoted_paths(base, until_sha, result.skill_paths, judge)
 
     result.commits_in_range = base.count_commits(span)
     touching = base.commits_touching(span, paths)
@@ -119,7 +119,7 @@ def history(
             elif source.name not in folder_at:
                 folder_at[source.name] = _folder_in(tree, locations[source.name])
             folder = folder_at[source.name]
-            skill = _skill_at(tree, folder, source.name, skill_cache) if folder else None
+            skill = _skill_at(tree, folder, source.name, skill_cache, judge) if folder else None
             if skill is not None:
                 pairs.append((skill, entry))
         current = audit(pairs, tree, spec, judge, promises=False)
@@ -169,7 +169,7 @@ def _folder_in(tree: GitTree, locations: list[tuple[str, str | None]]) -> str | 
 
 
 def _skill_at(
-    tree: GitTree, folder: str, name: str, cache: dict[tuple[str, str | None, str | None], Skill]
+    tree: GitTree, folder: str, name: str, cache: dict[tuple[str, str | None, str | None], Skill], judge: Judge
 ) -> Skill | None:
     """The skill in ``folder`` at this tree, under its registry name; parsed once per content."""
     skill_md = tree.blob_id(f"{folder}/SKILL.md")
@@ -177,21 +177,31 @@ def _skill_at(
         return None
     key = (folder, skill_md, tree.blob_id(f"{folder}/card.yaml"))
     if key not in cache:
-        cache[key] = replace(load_skill_from_tree(tree, folder), name=name)
+        cache[key] = replace(load_skill_from_tree(tree, folder, judge.memo), name=name)
     return cache[key]
 
 
-def _quoted_paths(tree: GitTree, until: str, folders: list[str]) -> set[str]:
-    """Every path any version of the SKILL.md in ``folders`` up to ``until`` quotes (one git log)."""
+def _quoted_paths(tree: GitTree, until: str, folders: list[str], judge: Judge) -> set[str]:
+    """Every path any version of the SKILL.md in ``folders`` up to ``until`` quotes (one git log).
+
+    Each version's paths are remembered by its blob, so a later run reads and parses none of them.
+    """
     if not folders:
         return set()
     paths: set[str] = set()
     for sha, changed in tree.versions_of(until, [f"{folder}/SKILL.md" for folder in folders]):
         at = tree.at(sha)
         for path in changed:
-            try:
-                source = at.read(path)
-                paths |= {q.path for q in parse_skill_md(source.text)} if source else set()
-            except (SpecError, UnreadableFile, NotCarried):
-                continue  # deleted there, or a version that does not parse: it quotes nothing we can use
+            blob = at.blob_id(path)
+            if blob is None:
+                continue  # deleted there
+
+            def quoted(at: GitTree = at, path: str = path) -> dict[str, list[str]]:
+                try:
+                    source = at.read(path)
+                    return {"paths": sorted({q.path for q in parse_skill_md(source.text)} if source else set())}
+                except (SpecError, UnreadableFile, NotCarried):
+                    return {"paths": []}  # a version that does not parse or read quotes nothing we can use
+
+            paths |= set(judge.memo(f"quoted-paths|{blob}", quoted)["paths"])
     return paths

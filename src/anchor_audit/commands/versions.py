@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..compare import Comparison
     from ..model import Skill
     from ..source.git import GitTree
+    from ..spec.skill import Memo
 
 _PINNABLE = re.compile(r"^(v?\d+(\.\d+)*([-.+]?[A-Za-z0-9.]+)?|[0-9a-f]{40})$")  # a version tag, or a full sha
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -81,7 +82,8 @@ def history(
             progress(f"auditing commit {i + 1} of {total}", None)
 
         if since is None:  # by default the story starts where the skills were last validated
-            since = _validated_start(tree, [s.disk for s in skills if s.disk] + _in_repo(tree, inputs.repo_skills))
+            in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.memo)
+            since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
         progress("", 1.0)
     render = render_history_json if report_options.format == "json" else render_history_terminal
@@ -107,14 +109,14 @@ def _render(fmt: str, comparison: Comparison, stream: TextIO) -> None:
     )
 
 
-def _in_repo(tree: GitTree, folders: list[str]) -> list[Skill]:
+def _in_repo(tree: GitTree, folders: list[str], memo: Memo) -> list[Skill]:
     from ..errors import SpecError
     from ..spec.skill import load_skill_from_tree
 
     out = []
     for folder in folders:
         try:
-            out.append(load_skill_from_tree(tree, folder))
+            out.append(load_skill_from_tree(tree, folder, memo))
         except SpecError:
             continue  # history reports it in its own way
     return out

@@ -6,12 +6,8 @@ import json
 from collections import Counter
 from typing import Any, TextIO
 
-from rich.table import Table
-from rich.text import Text
-
 from ..escape import printable
 from ..history import Event, History
-from .terminal import make_console, short_path
 
 
 def history_dict(result: History) -> dict[str, Any]:
@@ -42,6 +38,12 @@ def render_history_json(result: History, stream: TextIO) -> None:
 
 
 def render_history_terminal(result: History, stream: TextIO) -> None:
+    # rich only here: a JSON history (what CI asks for) never imports it.
+    from rich.table import Table
+    from rich.text import Text
+
+    from .terminal import make_console, short_path
+
     console = make_console(stream)
     span = f"{result.since}..{result.until}" if result.since else f"..{result.until}"
     console.print(

@@ -10,13 +10,10 @@ claim's tags (``validation_status``) and the evidence paths.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
@@ -25,7 +22,11 @@ from ..source.file import strip_hash_comment
 from ..textlines import split_lines
 from .repopath import normalize, repo_path_problem
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # markdown-it is imported where a SKILL.md is really parsed: a remembered one needs none of it
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
+
     from ..source import SourceTree
 from .yamldoc import load_yaml
 
@@ -51,8 +52,12 @@ def load_skill(path: Path, shown_as: str | None = None) -> Skill:
     return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path)
 
 
-def load_skill_from_tree(tree: SourceTree, path: str) -> Skill:
-    """Read the skill directory ``path`` inside the repository, from the tree at its ref."""
+def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) -> Skill:
+    """Read the skill directory ``path`` inside the repository, from the tree at its ref.
+
+    ``memo`` (the result cache's): what SKILL.md says is remembered by its text, so a history that meets the
+    same SKILL.md at many commits, or in many runs, parses it once.
+    """
     path = path.strip("/")
     try:
         skill_md = tree.read(f"{path}/SKILL.md")
@@ -63,24 +68,46 @@ def load_skill_from_tree(tree: SourceTree, path: str) -> Skill:
         raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
     name = path.rsplit("/", 1)[-1]
     return skill_from_text(
-        name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml"
+        name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml", memo
     )
 
 
+# A persistent memo by content key: (key, compute) -> the computed mapping, stored or remembered.
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
+
+
 def skill_from_text(
-    name: str, shown: str, skill_md: str, skill_md_path: Path, card: str | None, card_path: Path
+    name: str,
+    shown: str,
+    skill_md: str,
+    skill_md_path: Path,
+    card: str | None,
+    card_path: Path,
+    memo: Memo | None = None,
 ) -> Skill:
     """A skill from the text of its files (``card`` None: it has no card.yaml)."""
-    quotes = parse_skill_md(skill_md, f"{shown.rstrip('/')}/SKILL.md")  # messages name the skill as reports do
-    references, tests = parse_promises(skill_md)
+    where = f"{shown.rstrip('/')}/SKILL.md"  # messages name the skill as reports do
+
+    def read() -> dict[str, Any]:
+        quotes = parse_skill_md(skill_md, where)
+        references, tests = parse_promises(skill_md)
+        return {
+            "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line] for q in quotes],
+            "references": [list(r) for r in references],
+            "tests": [[t.path, t.promised, t.line] for t in tests],
+            "examples": [list(e) for e in python_examples(skill_md)],
+        }
+
+    key = "skill-md|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
-        quotes=quotes,
+        quotes=tuple(Quote(p, LineRange(*lines), tuple(body), at) for p, lines, body, at in said["quotes"]),
         card=parse_card(card, card_path) if card is not None else None,
-        references=references,
-        test_promises=tests,
-        examples=python_examples(skill_md),
+        references=tuple((ref, line) for ref, line in said["references"]),
+        test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
+        examples=tuple((code, line) for code, line in said["examples"]),
     )
 
 
@@ -97,6 +124,8 @@ def _markdown() -> MarkdownIt:
     markdown-it's own normalisation also ends a line at a bare ``\r``;
     git and the line numbers in fences do not, so that rule is replaced.
     """
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark")
 
     def normalize(state: StateCore) -> None:

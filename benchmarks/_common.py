@@ -1,4 +1,11 @@
-"""Helpers shared by the benchmarks: timing commands, and a generated repository of the right shape."""
+"""Helpers shared by the benchmarks: timing commands, serving a repository, and a generated one of the right shape.
+
+Every figure is measured in the run that prints it, end to end in a child
+process (start-up, imports and exit included), as a user meets it.  The
+children run with the same environment, bytecode cached under a temporary
+``PYTHONPYCACHEPREFIX`` (as an installed package has it), so neither the tool
+nor a floor pays for compiling Python on every run.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +15,101 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
+PYCACHE = Path(tempfile.gettempdir()) / "anchor-audit-bench-pycache"
+
+
+def bench_env(**extra: str) -> dict[str, str]:
+    """The environment every measured child gets (the tool's and the baselines' alike)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(PYCACHE), **extra}
+
+
+def measure(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, int]:
+    """(seconds, peak resident memory in kB of the command or any process it waited for) of one run.
+
+    Exit codes 0 and 1 are both results; anything else stops the benchmark with the command's stderr.
+    """
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in (0, 1):
+            err.seek(0)
+            said = err.read().decode("utf-8", "replace")
+            raise SystemExit(f"benchmark command failed ({child.returncode}): {' '.join(cmd)}\n{said}")
+    return elapsed, usage.ru_maxrss
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
-    """Seconds one run of ``cmd`` takes, end to end (exit codes 0 and 1 are both results)."""
-    start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr}")
-    return elapsed
+    """Seconds one run of ``cmd`` takes, end to end."""
+    return measure(cmd, env, cwd)[0]
 
 
 def median_of(runs: int, fn) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(fn() for _ in range(runs))
+
+
+def verdict(name: str, value: float, goal: float, unit: str = "x", at_least: bool = False) -> str:
+    """One line: a measured ratio and the goal it is held to."""
+    met = value >= goal if at_least else value <= goal
+    shown = f"{value:.2%}" if unit == "%" else f"{value:.2f}{unit}"
+    target = f"{goal:.0%}" if unit == "%" else f"{goal:g}{unit}"
+    return f"{name}: {shown} (goal {'>=' if at_least else '<='} {target}: {'met' if met else 'NOT met'})"
+
+
+def served_copy(repo: Path, work: Path) -> Path:
+    """A bare repository to serve over ``file://`` in place of ``repo``, which is never written to.
+
+    It borrows ``repo``'s objects (``objects/info/alternates``), holds its
+    branches and tags only (not the thousands of ``refs/pull/*`` a fetched
+    GitHub copy has), and allows the partial-clone filter, as GitHub does.
+    """
+    served = work / "served.git"
+    if served.exists():
+        shutil.rmtree(served)
+    git(work, "init", "-q", "--bare", str(served))
+    objects = Path(git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()) / "objects"
+    (served / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+    refs = git(repo, "for-each-ref", "--format=create %(refname) %(objectname)", "refs/heads", "refs/tags")
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=served, input=refs, text=True, check=True)
+    head = subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=repo, capture_output=True, text=True)
+    if head.returncode == 0:
+        git(served, "symbolic-ref", "HEAD", head.stdout.strip())
+    git(served, "config", "uploadpack.allowFilter", "true")
+    return served
+
+
+def full_clone_bytes(served: Path, work: Path) -> tuple[int, str]:
+    """(bytes, how measured) of a full ``git clone --bare`` of ``served``.
+
+    A fetched snapshot may lack a few blobs, and a clone of it then fails;
+    the measure is then the pack git builds of everything those refs reach
+    but the missing blobs, which is what such a clone would store.
+    """
+    target = work / "full-clone.git"
+    done = subprocess.run(["git", "clone", "-q", "--bare", "--no-local", f"file://{served}", str(target)],
+                          capture_output=True)  # fmt: skip
+    if done.returncode == 0:
+        size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+        shutil.rmtree(target)
+        return size, "git clone --bare"
+    shutil.rmtree(target, ignore_errors=True)
+    missing = git(served, "rev-list", "--objects", "--all", "--missing=print").count("\n?")
+    pack = subprocess.Popen(["git", "pack-objects", "--revs", "--all", "--missing=allow-any", "--stdout", "-q"],
+                            cwd=served, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)  # fmt: skip
+    assert pack.stdout is not None
+    size = sum(len(chunk) for chunk in iter(lambda: pack.stdout.read(1 << 20), b""))  # type: ignore[union-attr]
+    if pack.wait() != 0:
+        raise SystemExit("git pack-objects of the served repository failed")
+    return size, f"a full clone fails ({missing} blobs absent from this copy): the pack of all it reaches"
 
 
 def anchor_audit() -> list[str]:

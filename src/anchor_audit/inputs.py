@@ -18,7 +18,7 @@ from .errors import SpecError, UsageError
 from .model import ReleaseSpec, Skill, SkillSpec, Spec, UnreadableSkill
 from .source import Progress, SourceTree, is_remote, no_progress
 from .spec.registry import load_spec
-from .spec.skill import load_skill, load_skill_from_tree
+from .spec.skill import Memo, load_skill, load_skill_from_tree
 
 # A skill to audit with its registry entry, or one that could not be read (isolated: its own error result).
 SkillInput = Union[tuple[Skill, "SkillSpec | None"], UnreadableSkill]
@@ -32,6 +32,7 @@ class AuditInputs:
     repo: str
     ref: str
     repo_roots: list[str] = field(default_factory=list)  # --in-repo --all: every skill under these folders
+    memo: Memo | None = None  # the result cache's: what a SKILL.md says, remembered by its text
 
     def skills_at(self, tree: SourceTree) -> list[SkillInput]:
         """The skills to audit against ``tree`` (in-repo skills as they are in that tree).
@@ -49,7 +50,7 @@ class AuditInputs:
         for folder, isolated in folders:
             name = folder.strip("/").rsplit("/", 1)[-1]
             try:
-                skill = replace(load_skill_from_tree(tree, folder), name=name)
+                skill = replace(load_skill_from_tree(tree, folder, self.memo), name=name)
             except SpecError as exc:
                 if not isolated:
                     raise
@@ -69,6 +70,7 @@ def load_inputs(
     default_spec: str,
     in_repo: bool = False,
     all_roots: list[str] | None = None,
+    memo: Memo | None = None,
 ) -> AuditInputs:
     spec = None
     if spec_path is not None:
@@ -86,7 +88,7 @@ def load_inputs(
     if in_repo:
         if not skill_dirs and not all_roots:
             raise UsageError("--in-repo needs SKILL_DIR arguments: paths of skill folders inside the repository")
-        return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []])
+        return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []], memo)
     named = list(skill_dirs)
     for root in all_roots or []:
         found = sorted(p.parent for p in Path(root).rglob("SKILL.md") if not _hidden(p, Path(root)))
@@ -100,7 +102,7 @@ def load_inputs(
         found_by_all = set(skill_dirs) - set(named)
         for d in skill_dirs:
             try:
-                skill = load_skill(Path(d), shown_as=d)
+                skill = load_skill(Path(d), shown_as=d, memo=memo)
             except SpecError as exc:
                 if d not in found_by_all:
                     raise  # a skill named on the command line: a bad command line
@@ -114,12 +116,12 @@ def load_inputs(
         # that users keep in a place of their own.
         for entry in spec.skills:
             if entry.path is not None:
-                skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path)), entry))
+                skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path), memo=memo), entry))
         if not skills:
             raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
-    return AuditInputs(spec, skills, [], repo, ref)
+    return AuditInputs(spec, skills, [], repo, ref, memo=memo)
 
 
 def _first_error(items: list[SkillInput]) -> str:

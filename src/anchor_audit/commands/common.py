@@ -63,41 +63,43 @@ def open_sources(
         raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
     if len(refs) > 1 and options.release:
         raise UsageError(f"--release {options.release} names one version; give --release alone to read each ref's")
-    inputs = load_inputs(
-        spec_path or options.spec,
-        list(options.skill_dirs),
-        options.repo,
-        refs[0] or options.ref,
-        DEFAULT_SPEC,
-        options.in_repo,
-        list(options.all_roots),
-    )
-    for warning in inputs.spec.warnings if inputs.spec else ():
-        reporter.warn(warning)  # the JSON report lists them too
-    if options.repo and (options.release is not None or options.installed is not None):
-        reporter.warn(
-            f"--repo {options.repo} only names the repository in the report: the code comes from the "
-            f"{'release wheel' if options.release is not None else 'installed distribution'}"
+    with judge_for(options, reporter) as judge:  # first: what the inputs say is remembered too
+        inputs = load_inputs(
+            spec_path or options.spec,
+            list(options.skill_dirs),
+            options.repo,
+            refs[0] or options.ref,
+            DEFAULT_SPEC,
+            options.in_repo,
+            list(options.all_roots),
+            judge.memo,
         )
-    progress = reporter.progress()
-    trees = [
-        open_tree(
-            inputs,
-            ref=ref,
-            release=options.release,
-            cache_dir=options.cache_dir,
-            progress=progress,
-            full_history=full_history,
-            allow=options.allow,
-            submodules=dict(options.submodules),
-            installed=options.installed,
-        )
-        for ref in refs
-    ]
-    for tree in trees:
-        if tree.info.release and "yanked" in tree.info.release:
-            reporter.warn(f"{tree.info.release.removesuffix(' (a yanked release)')} was yanked from the package index")
-    with judge_for(options, reporter) as judge:
+        for warning in inputs.spec.warnings if inputs.spec else ():
+            reporter.warn(warning)  # the JSON report lists them too
+        if options.repo and (options.release is not None or options.installed is not None):
+            reporter.warn(
+                f"--repo {options.repo} only names the repository in the report: the code comes from the "
+                f"{'release wheel' if options.release is not None else 'installed distribution'}"
+            )
+        progress = reporter.progress()
+        trees = [
+            open_tree(
+                inputs,
+                ref=ref,
+                release=options.release,
+                cache_dir=options.cache_dir,
+                progress=progress,
+                full_history=full_history,
+                allow=options.allow,
+                submodules=dict(options.submodules),
+                installed=options.installed,
+            )
+            for ref in refs
+        ]
+        for tree in trees:
+            if tree.info.release and "yanked" in tree.info.release:
+                release = tree.info.release.removesuffix(" (a yanked release)")
+                reporter.warn(f"{release} was yanked from the package index")
         for tree in trees:  # git's answers about history are remembered with the match results
             if hasattr(tree, "memo"):  # a GitTree (git itself is imported only where a tree is one)
                 tree.memo = judge.memo

@@ -35,9 +35,12 @@ MAX_QUOTES = 2_000
 MAX_LINE_DIGITS = 9  # int() of thousands of digits is slow, and Python refuses past 4,300
 _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
 
+# A persistent memo by content key: (key, compute) -> the computed mapping, stored or remembered.
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
-def load_skill(path: Path, shown_as: str | None = None) -> Skill:
-    """Read the skill directory at ``path``; ``shown_as`` is how reports name it."""
+
+def load_skill(path: Path, shown_as: str | None = None, memo: Memo | None = None) -> Skill:
+    """Read the skill directory at ``path``; ``shown_as`` is how reports name it (``memo``: as for a tree's)."""
     shown = shown_as if shown_as is not None else str(path)
     skill_md = path / "SKILL.md"
     if not path.is_dir():
@@ -49,7 +52,7 @@ def load_skill(path: Path, shown_as: str | None = None) -> Skill:
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card_path = path / "card.yaml"
     card = _read_text(card_path) if card_path.is_file() else None
-    return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path)
+    return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
 
 
 def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) -> Skill:
@@ -70,10 +73,6 @@ def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) 
     return skill_from_text(
         name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml", memo
     )
-
-
-# A persistent memo by content key: (key, compute) -> the computed mapping, stored or remembered.
-Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
 
 def skill_from_text(

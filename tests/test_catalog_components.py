@@ -173,20 +173,29 @@ def test_golden_catalog_reports(fmt: str, tmp_path: Path, capsys, monkeypatch) -
 
 
 def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, capsys, monkeypatch) -> None:
-    # git is sent to a name that never resolves (RFC 2606 .invalid), as a user's insteadOf would send it.
+    # git is sent to a name that never resolves (RFC 2606 .invalid), as a user's insteadOf would send it; one
+    # repository of the same host is sent to a local copy instead, and must still be fetched and audited.
+    a = make_code_repo(tmp_path / "a")
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".gitconfig").write_text('[url "https://anchor-audit-test.invalid/"]\n\tinsteadOf = https://github.com/\n')
+    (home / ".gitconfig").write_text(
+        '[url "https://anchor-audit-test.invalid/"]\n\tinsteadOf = https://github.com/\n'
+        f'[url "file://{a.path}"]\n\tinsteadOf = https://github.com/owner-a/code-a\n'
+    )
     monkeypatch.setenv("HOME", str(home))
     catalog = tmp_path / "catalog"
     (catalog / "components.d").mkdir(parents=True)
     _component(catalog / "components.d" / "a.yml", "nobody/first", [("skills/one", "one")])
-    _component(catalog / "components.d" / "b.yml", "nobody/second", [("skills/two", "two")])
-    make_skill(catalog / "skills" / "one")
-    make_skill(catalog / "skills" / "two")
-    assert main(["check", "--catalog", str(catalog), "--format", "json"]) == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/first at main: cannot fetch")
-    assert "anchor-audit-test.invalid" in err[0]
-    assert err[1] == ("anchor-audit: skipped: cannot reach https://github.com/nobody/second at main: "
-                      "anchor-audit-test.invalid could not be resolved (said once, by the first fetch from it)")  # fmt: skip
+    _component(catalog / "components.d" / "b.yml", "owner-a/code-a", [("skills/plan-skill", "plan-skill")])
+    _component(catalog / "components.d" / "c.yml", "nobody/second", [("skills/two", "two")])
+    for name in ("one", "plan-skill", "two"):
+        make_skill(catalog / "skills" / name)
+    main(["check", "--catalog", str(catalog), "--format", "json"])
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/first at main: cannot fetch")
+    assert "anchor-audit-test.invalid" in lines[0]
+    assert lines[1:] == ["anchor-audit: skipped: cannot reach https://github.com/nobody/second at main: "
+                         "anchor-audit-test.invalid could not be resolved (said once, by the first fetch from it)"]  # fmt: skip
+    audited = {s["name"]: s for s in json.loads(out)["skills"]}["plan-skill"]
+    assert audited["source"]["repo"] == "https://github.com/owner-a/code-a" and audited["anchors"]

@@ -243,3 +243,81 @@ def test_replace_refs_do_not_change_what_a_sha_names(history: GitRepo) -> None:
     tree = open_git(str(history.path), v5)
     assert tree.count_commits(v5) == 5
     assert tree.first_parent(v5) == v4
+
+
+def fetches(trace: Path) -> tuple[int, int]:
+    """(fetches of wanted blobs run by anchor-audit, fetches git ran itself for a blob it lacked) in a GIT_TRACE file."""
+    lines = trace.read_text().splitlines() if trace.exists() else []
+    batched = sum("built-in: git fetch -q origin" in line and "--stdin" in line for line in lines)
+    lazy = sum("run_command:" in line and "fetch.negotiationAlgorithm=noop fetch" in line for line in lines)
+    return batched, lazy
+
+
+def served(history: GitRepo, tmp_path: Path) -> str:
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(history.path), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    return f"file://{server}"
+
+
+def test_a_lean_mirror_gets_the_blobs_an_audit_reads_in_one_fetch(history: GitRepo, tmp_path: Path, monkeypatch) -> None:
+    url, trace = served(history, tmp_path), tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    report = run(url, "v4", tmp_path / "cache")
+    # The demo skill quotes overlap.py and launch.py, and its conditions read them: two blobs, one fetch,
+    # and git never had to fetch one on its own.
+    assert fetches(trace) == (1, 0)
+    assert anchors(report) == anchors(run(history.path, "v4"))  # the same audit as from the repository itself
+
+
+def test_a_lean_history_gets_every_commits_blobs_in_one_fetch(history: GitRepo, tmp_path: Path, monkeypatch) -> None:
+    from anchor_audit.cli import main
+
+    url, trace = served(history, tmp_path), tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    since = git(history.path, "rev-parse", "v1")  # a lean mirror fetches no tags: the range is named by sha
+    args = ["history", "--spec", str(DEMO / "anchors.yaml"), "--repo", url, "--since", since, "--format", "json",
+            "--quiet", str(DEMO / "skills" / "demo-overlap")]  # fmt: skip
+    assert main(args) == 0
+    assert fetches(trace) == (1, 0)  # every version of overlap.py and launch.py: one fetch for them all
+
+
+def test_a_history_fetches_a_remote_submodules_commits_at_once(tmp_path: Path, monkeypatch) -> None:
+    from anchor_audit.audit import Judge
+    from anchor_audit.history import SkillSource, history
+
+    sub = GitRepo(tmp_path / "sub")
+    sub.path.mkdir()
+    git(sub.path, "init", "-q", "-b", "main")
+    lib = "def plan(cfg):\n    if cfg.tp > 1:\n        return 'overlap'\n    return 'none'\n"
+    shas = []
+    for i in range(3):  # each version pushes the quoted function down a line
+        sub.write("lib.py", "# header\n" * i + lib)
+        shas.append(sub.commit(f"lib v{i}"))
+    server = tmp_path / "sub-server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(sub.path), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    top = GitRepo(tmp_path / "top")
+    top.path.mkdir()
+    git(top.path, "init", "-q", "-b", "main")
+    git(top.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", f"file://{server}", "third/sub")
+    commits = []
+    for sha in shas:  # the superproject moves its submodule from one version to the next
+        git(top.path / "third" / "sub", "checkout", "-q", sha)
+        commits.append(top.commit(f"sub at {sha[:7]}"))
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# plan\n\n```1:3:third/sub/lib.py\ndef plan(cfg):\n    if cfg.tp > 1:\n"
+                                    "        return 'overlap'\n```\n")  # fmt: skip
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    tree = open_git(str(top.path), "HEAD", str(tmp_path / "cache"))
+    loaded = load_skill(skill)
+    result = history(tree, [SkillSource(loaded.name, disk=loaded)], None, commits[0], "HEAD", Judge())
+    # exact at the first commit, moved at the second (one line down); at the third it is still moved (two lines
+    # down), which is no change of status.
+    assert [(e.commit.sha, e.change.after) for e in result.events] == [(commits[0], "exact"), (commits[1], "moved")]
+    commit_fetches = [line for line in trace.read_text().splitlines()
+                      if "built-in: git fetch" in line and "refs/anchor-audit/" in line]  # fmt: skip
+    assert len(commit_fetches) == 1 and all(sha in commit_fetches[0] for sha in shas)
+    assert fetches(trace) == (1, 0)  # and the three versions of lib.py in one fetch

@@ -199,6 +199,9 @@ def audit_skill(
     judge = judge or Judge()
     judge.begin_skill()
     notes: list[str] = []
+    prefetch = getattr(tree, "prefetch", None)  # a lean git mirror: the files this skill reads, in one fetch
+    if prefetch is not None:
+        prefetch(sorted({q.path for q in skill.quotes} | _condition_paths(entry)))
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:
         notes.append("no entry in anchors.yaml: quotes are checked on their own, claims have no evidence")
@@ -232,6 +235,10 @@ def audit_skill(
         for c in claims
     ]
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+
+
+def _condition_paths(entry: SkillSpec | None) -> set[str]:
+    return {c.path for claim in entry.claims for c in claim.conditions} if entry else set()
 
 
 def _paths(tree: SourceTree, judge: Judge) -> list[str]:

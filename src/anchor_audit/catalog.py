@@ -22,6 +22,7 @@ from .errors import AuditError, SpecError, UnreadableFile
 from .fsutil import read_input
 from .model import AuditReport, SkillReport, SourceInfo, SourceKind, Spec
 from .source import MAX_FILE_BYTES, Progress, SourceTree, git_blob_sha, no_progress
+from .source.gitrun import effective_url
 from .spec.catalog import Component, load_catalog
 from .spec.skill import load_skill
 
@@ -80,17 +81,21 @@ def _open(
     if component.problem is not None:
         return None, component.problem
     where = mirrors.get(repo_key(component.repo), component.url)
-    host = urlsplit(where).hostname if where == component.url else None
-    if host is not None and host in unresolved:
-        # A name that did not resolve a moment ago will not now: one failure, not one per component.
-        return None, f"cannot reach {component.url} at {component.ref}: {unresolved[host]}"
+    remote = where == component.url
+    # A name that did not resolve a moment ago will not now: one failure, not one per component.  The host is
+    # the one git would really try (a url.*.insteadOf may send this repository elsewhere), asked only then.
+    if remote and unresolved:
+        host = urlsplit(effective_url(where)).hostname or ""
+        if host in unresolved:
+            return None, f"cannot reach {component.url} at {component.ref}: {unresolved[host]}"
     try:
         return open_repository(where, component.ref), ""
     except AuditError as exc:
         reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
-        said = _NAME_NOT_RESOLVED.search(reason)
-        if host is not None and said:  # (git may have been sent elsewhere by url.*.insteadOf: name what it tried)
-            unresolved[host] = f"{said.group(1) or host} could not be resolved (said once, by the first fetch from it)"
+        said = _NAME_NOT_RESOLVED.search(reason) if remote else None
+        if said:
+            host = said.group(1) or urlsplit(effective_url(where)).hostname or ""
+            unresolved[host] = f"{host} could not be resolved (said once, by the first fetch from it)"
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 

@@ -17,7 +17,7 @@ from .audit import Judge, audit
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .model import AuditReport, Skill, SkillSpec, Spec
-from .source.git import GitTree
+from .source.git import GitTree, fetch_blobs
 from .spec.skill import load_skill_from_tree, parse_skill_md
 
 
@@ -94,11 +94,18 @@ def history(
             if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)
     paths |= set(result.skill_paths) | _quoted_paths(base, until_sha, result.skill_paths, judge)
+    # A file inside a submodule changes when the gitlink does: path-limited git sees the submodule's folder only.
+    ends = [base] + ([base.at(since_sha)] if since_sha else [])
+    paths |= {link[0] for path in paths for end in ends if (link := end.gitlink_of(path)) is not None}
 
     result.commits_in_range = base.count_commits(span)
     touching = base.commits_touching(span, paths)
     result.commits_touching = len(touching)
     walk = ([since_sha] if since_sha else []) + touching
+    # A lean mirror would fetch each file of each commit on its first read: all of them in one fetch instead.
+    files = sorted(p for p in paths if p not in result.skill_paths)
+    files += [f"{folder}/{name}" for folder in result.skill_paths for name in ("SKILL.md", "card.yaml")]
+    fetch_blobs((base.at(sha), path) for sha in walk for path in files)
 
     previous = AuditReport(base.info, ())
     folder_at: dict[str, str | None] = {}
@@ -189,8 +196,9 @@ def _quoted_paths(tree: GitTree, until: str, folders: list[str], judge: Judge) -
     if not folders:
         return set()
     paths: set[str] = set()
-    for sha, changed in tree.versions_of(until, [f"{folder}/SKILL.md" for folder in folders]):
-        at = tree.at(sha)
+    versions = [(tree.at(sha), changed) for sha, changed in tree.versions_of(until, [f"{f}/SKILL.md" for f in folders])]
+    fetch_blobs((at, path) for at, changed in versions for path in changed)  # one fetch, not one per version
+    for at, changed in versions:
         for path in changed:
             blob = at.blob_id(path)
             if blob is None:

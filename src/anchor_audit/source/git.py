@@ -9,9 +9,14 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 from pathlib import Path
+from typing import Iterable
 
 import git
+from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 from git.objects.fun import tree_entries_from_data
 
 from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
@@ -22,10 +27,11 @@ from .cache import cache_root
 from .file import SourceFile
 from .githistory import GitHistory
 from .gitrun import COMMAND_TRANSPORTS, check_ref, check_repo, first_line, git_env, resolve_commit
-from .mirror import mirror
+from .mirror import mirror, mirror_commits
 from .submodules import gitmodules_url
 
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
+PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
 # An entry's kind is the top bits of its mode, as git reads it (a tree written with odd bits is still a tree).
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
@@ -94,13 +100,23 @@ class GitTree(GitHistory):
         self._blobs[obj.hexsha] = source
         return source
 
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Bring the blobs of ``paths`` a lean mirror lacks, in one fetch per repository.
+
+        Left alone, git fetches each missing blob on its first read: a round
+        trip to the remote per file.  Here the main repository and each
+        submodule get at most one.  A fetch that fails changes nothing: the
+        reads that follow fetch (or fail) file by file, as without it.
+        """
+        fetch_blobs((self, path) for path in paths)
+
     def search(self, text: str, suffix: str) -> list[str] | None:
         """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched.
 
         A lean mirror is not searched: git would fetch every blob to grep it.
         A search that runs past :data:`SEARCH_TIMEOUT` raises :class:`BoundExceeded`.
         """
-        if self.repo.config_reader().has_option("extensions", "partialclone"):
+        if self._partial():
             return None
         try:
             out = self.repo.git.grep(
@@ -166,6 +182,39 @@ class GitTree(GitHistory):
                 return None
         return None
 
+    def gitlink_of(self, path: str) -> tuple[str, str] | None:
+        """(prefix, commit) of the submodule ``path`` lies in, without opening it; None if it lies in none."""
+        parts = path.split("/")
+        node = self.commit.tree.binsha
+        for i, part in enumerate(parts[:-1]):
+            found = self._tree(node).get(part)
+            if found is None or found[0] >> 12 not in (TREE_KIND, GITLINK_KIND):
+                return None
+            if found[0] >> 12 == GITLINK_KIND:
+                return "/".join(parts[: i + 1]), found[1].hex()
+            node = found[1]
+        return None
+
+    def _fetch_missing(self, shas: set[str]) -> None:
+        """One fetch of the blobs among ``shas`` this lean mirror lacks (a repository with every blob: nothing)."""
+        if not self._partial():
+            return
+        objects = GitDB(str(Path(self.repo.common_dir) / "objects"))  # reads pack indexes: never fetches
+        missing = sorted(sha for sha in shas if not objects.has_object(bytes.fromhex(sha)))
+        if not missing:
+            return
+        # What git runs itself for a missing blob, given them all at once.
+        command = ["git", "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", "origin", "--no-tags",
+                   "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin"]  # fmt: skip
+        env = {**os.environ, **self.repo.git.environment()}
+        with contextlib.suppress(OSError, subprocess.SubprocessError):  # the reads will fetch them one by one
+            subprocess.run(command, cwd=self.repo.common_dir, env=env, input="\n".join(missing) + "\n",
+                           capture_output=True, text=True, timeout=PREFETCH_TIMEOUT)  # fmt: skip
+
+    def _partial(self) -> bool:
+        """Whether this repository is a partial clone (a lean mirror), whose blobs are fetched when read."""
+        return bool(self.repo.config_reader().has_option("extensions", "partialclone"))
+
     def _walk(self, path: str) -> tuple[int, bytes] | None:
         """(mode, sha) of the entry at ``path`` in this commit's tree; None if there is none."""
         node: tuple[int, bytes] | None = (TREE_MODE, self.commit.tree.binsha)
@@ -203,6 +252,33 @@ class GitTree(GitHistory):
         return obj
 
 
+def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
+    """:meth:`GitTree.prefetch` over many trees (a history's commits): one fetch per repository for all of them.
+
+    The commits the submodules are at come first, in one fetch per submodule.
+    """
+    wanted = list(wanted)
+    gitlinks: dict[tuple[str, str], tuple[GitTree, set[str]]] = {}
+    for tree, path in wanted:
+        found = tree.gitlink_of(path)
+        if found is not None:
+            gitlinks.setdefault((str(tree.repo.common_dir), found[0]), (tree, set()))[1].add(found[1])
+    for (_, prefix), (tree, shas) in gitlinks.items():
+        tree.submodules.fetch(tree, prefix, shas)
+    by_repo: dict[str, tuple[GitTree, set[str]]] = {}
+    for tree, path in wanted:
+        try:
+            inner = tree._submodule_of(path)
+            holder, rel = inner if inner is not None else (tree, path)
+            blob = holder._entry(rel)
+        except (NotCarried, UnreadableFile):
+            continue  # a submodule out of reach, a link: the read says so
+        if blob is not None:
+            by_repo.setdefault(str(holder.repo.common_dir), (holder, set()))[1].add(blob.hexsha)
+    for holder, shas in by_repo.values():
+        holder._fetch_missing(shas)
+
+
 class Submodules:
     """Opens the repositories of submodules, at the commit each gitlink records.
 
@@ -226,6 +302,23 @@ class Submodules:
         self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
         self.cache_dir, self.progress = cache_dir, progress
         self._opened: dict[tuple[str, str], GitTree | str] = {}
+
+    def fetch(self, parent: GitTree, prefix: str, shas: set[str]) -> None:
+        """Fetch the commits ``shas`` of the submodule at ``prefix`` in one go, before :meth:`open` asks for each.
+
+        Only a remote is fetched (a local repository has them, or not); a failure is left to :meth:`open`,
+        which says it commit by commit.
+        """
+        todo = sorted(sha for sha in shas if (prefix, sha) not in self._opened)
+        if len(todo) < 2:
+            return  # one commit is one fetch either way
+        try:
+            url = self.overrides.get(prefix) or gitmodules_url(parent.commit, parent.url, prefix)
+            if is_remote(url):
+                check_repo(url, self.allow)
+                mirror_commits(url, todo, cache_root(self.cache_dir), self.progress, self.allow)
+        except AuditError:
+            return
 
     def open(self, parent: GitTree, prefix: str, sha: str) -> GitTree:
         key = (prefix, sha)

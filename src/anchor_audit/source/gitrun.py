@@ -9,6 +9,9 @@ credentials only from this process's environment.
 from __future__ import annotations
 
 import difflib
+import os
+import re
+import subprocess
 
 import git
 
@@ -87,12 +90,26 @@ def resolve(handle: git.Repo, ref: str) -> str | None:
     zeros or a tree's sha are unknown refs, not a crash later.
     """
     for name in (f"refs/anchor-audit/{ref}", ref):
+        if name == ref and _lean_and_lacking(handle, ref):
+            continue  # git would fetch it to answer (its whole history, blobs aside): the mirror fetches it lean
         try:
             return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
         except git.GitCommandError as exc:
             refuse_dubious(handle, exc)
             continue
     return None
+
+
+def _lean_and_lacking(handle: git.Repo, ref: str) -> bool:
+    """Whether ``ref`` is a full sha that ``handle``, a partial clone, does not have (checked without git)."""
+    if not _FULL_SHA.fullmatch(ref) or not handle.config_reader().has_option("extensions", "partialclone"):
+        return False
+    from git.db import GitDB  # reads pack indexes and loose objects: asking never fetches
+
+    return not GitDB(os.path.join(handle.common_dir, "objects")).has_object(bytes.fromhex(ref))
+
+
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def resolve_commit(handle: git.Repo, ref: str, shown: str) -> str:
@@ -129,3 +146,11 @@ def first_line(exc: BaseException) -> str:
     lines = [ln.strip().removeprefix("stderr:").strip(" '") for ln in str(text).splitlines() if ln.strip()]
     useful = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines
     return useful[0] if useful else type(exc).__name__
+
+
+def effective_url(url: str) -> str:
+    """The URL git really fetches for ``url``, after the user's ``url.<base>.insteadOf`` (no network)."""
+    done = subprocess.run(
+        ["git", "ls-remote", "--get-url", "--", url], capture_output=True, text=True, env={**os.environ, **git_env()}
+    )
+    return done.stdout.strip() or url if done.returncode == 0 else url

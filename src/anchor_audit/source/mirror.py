@@ -51,6 +51,35 @@ def mirror(
         return handle
 
 
+def mirror_commits(url: str, shas: list[str], root: Path, progress: Progress, allow: tuple[str, ...] = ()) -> None:
+    """Fetch into the mirror of ``url`` every commit of ``shas`` it lacks, in one fetch (shallow, no blobs).
+
+    What :func:`mirror` does for one ref, for many at once: a history that
+    meets a submodule at fifty commits asks its remote once, not fifty times.
+    """
+    path = root / "git" / f"{slug(redact(url))}.git"
+    with locked(path):
+        if not path.exists():
+            new_mirror(path, url)
+        else:
+            clear_stale_locks(path)
+        handle = git.Repo(path)
+        handle.git.update_environment(**git_env(allow, url))
+        missing = [sha for sha in shas if resolve(handle, sha) is None]
+        if not missing:
+            return
+        what = f"{len(missing)} commits from {redact(url)}"
+        progress(f"fetching {what}", None)
+        refs = [f"+{sha}:refs/anchor-audit/{sha}" for sha in missing]
+        try:
+            _fetch(handle, ["--filter=blob:none", "--depth=1", "--no-tags", "--progress", "origin", *refs],
+                   lambda said: progress(f"fetching {what}: {said}", None))  # fmt: skip
+        except git.GitCommandError as exc:
+            raise SourceError(f"cannot fetch {what}: {redact(first_line(exc))}") from None
+        finally:
+            progress("", 1.0)
+
+
 _PROGRESS = re.compile(
     r"(Receiving objects|Resolving deltas|Counting objects|Compressing objects):"
     r"\s+(\d+)%[^,]*(?:,\s*([\d.]+ [KMG]?i?B))?"

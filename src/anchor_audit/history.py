@@ -105,7 +105,8 @@ def history(
     # A lean mirror would fetch each file of each commit on its first read: all of them in one fetch instead.
     files = sorted(p for p in paths if p not in result.skill_paths)
     files += [f"{folder}/{name}" for folder in result.skill_paths for name in ("SKILL.md", "card.yaml")]
-    fetch_blobs((base.at(sha), path) for sha in walk for path in files)
+    trees = {sha: base.at(sha) for sha in walk}
+    fetch_blobs((tree, path) for tree in trees.values() for path in files)
 
     previous = AuditReport(base.info, ())
     folder_at: dict[str, str | None] = {}
@@ -114,7 +115,7 @@ def history(
     for i, sha in enumerate(walk):
         if on_commit:
             on_commit(i, len(walk))
-        tree = base.at(sha)
+        tree = trees[sha]
         pairs: list[tuple[Skill, SkillSpec | None]] = []
         for source in skills:
             entry = spec.skill(source.name) if spec else None

@@ -116,7 +116,7 @@ class GitTree(GitHistory):
         A lean mirror is not searched: git would fetch every blob to grep it.
         A search that runs past :data:`SEARCH_TIMEOUT` raises :class:`BoundExceeded`.
         """
-        if self._partial():
+        if _partial(self.repo):
             return None
         try:
             out = self.repo.git.grep(
@@ -197,7 +197,7 @@ class GitTree(GitHistory):
 
     def _fetch_missing(self, shas: set[str]) -> None:
         """One fetch of the blobs among ``shas`` this lean mirror lacks (a repository with every blob: nothing)."""
-        if not self._partial():
+        if not _partial(self.repo):
             return
         objects = GitDB(str(Path(self.repo.common_dir) / "objects"))  # reads pack indexes: never fetches
         missing = sorted(sha for sha in shas if not objects.has_object(bytes.fromhex(sha)))
@@ -211,9 +211,10 @@ class GitTree(GitHistory):
             subprocess.run(command, cwd=self.repo.common_dir, env=env, input="\n".join(missing) + "\n",
                            capture_output=True, text=True, timeout=PREFETCH_TIMEOUT)  # fmt: skip
 
-    def _partial(self) -> bool:
-        """Whether this repository is a partial clone (a lean mirror), whose blobs are fetched when read."""
-        return bool(self.repo.config_reader().has_option("extensions", "partialclone"))
+    @property
+    def has_submodules(self) -> bool:
+        """Whether this commit has a ``.gitmodules`` (else no path can lie in a submodule; one tree lookup)."""
+        return self._walk(".gitmodules") is not None
 
     def _walk(self, path: str) -> tuple[int, bytes] | None:
         """(mode, sha) of the entry at ``path`` in this commit's tree; None if there is none."""
@@ -256,27 +257,41 @@ def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
     """:meth:`GitTree.prefetch` over many trees (a history's commits): one fetch per repository for all of them.
 
     The commits the submodules are at come first, in one fetch per submodule.
+    A repository with every blob (not a lean mirror) costs a tree lookup.
     """
     wanted = list(wanted)
     gitlinks: dict[tuple[str, str], tuple[GitTree, set[str]]] = {}
     for tree, path in wanted:
-        found = tree.gitlink_of(path)
+        found = tree.gitlink_of(path) if tree.has_submodules else None
         if found is not None:
             gitlinks.setdefault((str(tree.repo.common_dir), found[0]), (tree, set()))[1].add(found[1])
     for (_, prefix), (tree, shas) in gitlinks.items():
         tree.submodules.fetch(tree, prefix, shas)
     by_repo: dict[str, tuple[GitTree, set[str]]] = {}
     for tree, path in wanted:
+        if not tree.has_submodules and not _partial(tree.repo):
+            continue  # every blob is here already
         try:
             inner = tree._submodule_of(path)
             holder, rel = inner if inner is not None else (tree, path)
-            blob = holder._entry(rel)
+            blob = holder._entry(rel) if _partial(holder.repo) else None
         except (NotCarried, UnreadableFile):
             continue  # a submodule out of reach, a link: the read says so
         if blob is not None:
             by_repo.setdefault(str(holder.repo.common_dir), (holder, set()))[1].add(blob.hexsha)
     for holder, shas in by_repo.values():
         holder._fetch_missing(shas)
+
+
+_PARTIAL: dict[str, bool] = {}
+
+
+def _partial(repo: git.Repo) -> bool:
+    """Whether ``repo`` is a partial clone (a lean mirror), whose blobs are fetched when read; asked once a run."""
+    key = str(repo.common_dir)
+    if key not in _PARTIAL:
+        _PARTIAL[key] = bool(repo.config_reader().has_option("extensions", "partialclone"))
+    return _PARTIAL[key]
 
 
 class Submodules:

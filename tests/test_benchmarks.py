@@ -1,0 +1,54 @@
+"""The benchmarks' own parts: the naive baseline counts what it should, and a served copy leaves the repository alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import GitRepo, git
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from _common import full_clone_bytes, served_copy  # noqa: E402
+
+OVERLAP, LAUNCH = "src/demo/overlap.py", "src/demo/launch.py"
+
+
+@pytest.fixture
+def five_versions(make_repo) -> GitRepo:
+    repo = make_repo()  # v1
+    repo.write("docs/notes.md", "unrelated\n")
+    repo.commit("docs")  # touches neither file
+    repo.edit(OVERLAP, "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("overlap moves", tag="v2")
+    repo.write(LAUNCH, repo.read(LAUNCH) + "# a comment\n")
+    repo.write(OVERLAP, repo.read(OVERLAP) + "# a comment\n")
+    repo.commit("both change", tag="v3")
+    repo.remove(LAUNCH)
+    repo.commit("launch goes", tag="v4")
+    return repo
+
+
+def test_the_naive_baseline_reads_every_touching_commit_in_full(five_versions: GitRepo) -> None:
+    since = git(five_versions.path, "rev-parse", "v1")
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "naive_history.py"), str(five_versions.path / ".git"), since, "HEAD",
+         OVERLAP, LAUNCH], capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    # v2, v3 and v4 touch the files (the docs commit does not); with v1 that is 4 commits x 2 files, of which
+    # launch.py is absent at v4: 7 parsed, 1 absent.
+    assert out.strip() == "3 commits touch the files; 7 file versions parsed, 1 absent"
+
+
+def test_a_served_copy_leaves_the_repository_alone_and_clones_whole(five_versions: GitRepo, tmp_path: Path) -> None:
+    before = (five_versions.path / ".git" / "config").read_text()
+    served = served_copy(five_versions.path, tmp_path)
+    assert (five_versions.path / ".git" / "config").read_text() == before  # nothing written to the user's repository
+    assert git(served, "config", "uploadpack.allowFilter") == "true"
+    assert git(served, "rev-parse", "v3") == git(five_versions.path, "rev-parse", "v3")
+    size, how = full_clone_bytes(served, tmp_path)
+    assert how == "git clone --bare" and size > 0

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from ..escape import md_code, md_fence, md_text, printable
 from ..impact import Impact, ImpactReport
+from ..model import LineRange
 from .github import _data, _property
 from .terminal import make_console
 
@@ -38,7 +39,7 @@ def render_impact_terminal(report: ImpactReport, stream: TextIO) -> None:
     console.print(Text(f"impact {report.base[:12]}..{report.head[:12]}: {files} file{'s' if files != 1 else ''} "
                        f"changed, {skills} skill{'s' if skills != 1 else ''} concerned", style="bold"))  # fmt: skip
     for i in report.impacts:
-        where = f" (HEAD {i.path}:{i.lines})" if i.path and i.lines else ""
+        where = f" (HEAD {_at(i.path, i.lines)})" if i.path and i.lines else ""
         console.print(Text(printable(f"  {i.skill}: {i.kind} {i.key}: {_what(i)}{where}")))
     patches = sorted({i.patch for i in report.impacts if i.patch})
     for patch in patches:
@@ -64,7 +65,7 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
       + ("; apply this patch in the same pull request." if any(i.patch for i in report.impacts) else ".")
       + "\n\n| skill | what | status | code in HEAD |\n| --- | --- | --- | --- |\n")  # fmt: skip
     for i in report.impacts:
-        where = md_code(f"{i.path}:{i.lines}") if i.path and i.lines else "—"
+        where = md_code(_at(i.path, i.lines)) if i.path and i.lines else "—"
         w(f"| {md_text(i.skill)} | {i.kind} {md_code(i.key)} | {md_text(_what(i))} | {where} |\n")
     for patch in sorted({i.patch for i in report.impacts if i.patch}):
         w("\n" + md_fence(patch.rstrip("\n"), "diff"))
@@ -113,3 +114,8 @@ def render_impact_sarif(report: ImpactReport, stream: TextIO) -> None:
     driver = {"name": "anchor-audit", "version": __version__, "rules": rules}
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
     stream.write(json.dumps(log, indent=2, sort_keys=True) + "\n")
+
+
+def _at(path: str, lines: LineRange) -> str:
+    """``PATH:START-END``, or ``PATH:LINE`` for one line (a condition's line, not a range of one)."""
+    return f"{path}:{lines.start}" if lines.start == lines.end else f"{path}:{lines}"

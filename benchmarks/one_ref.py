@@ -115,7 +115,10 @@ def main() -> int:
     share = max(stored) / full
     print(f"cold audit from a served file:// copy: {cold_seconds:.3f} s (median of {args.cold_runs}), "
           f"{max(stored) / 1e6:.2f} MB stored; full clone {full / 1e6:.1f} MB ({how})")  # fmt: skip
-    print(verdict("lean fetch / full clone", share, GOAL_FETCH, unit="%"))
+    if args.repo:
+        print(verdict("lean fetch / full clone", share, GOAL_FETCH, unit="%"))
+    else:  # the goal is Megatron-Bridge's: a small generated history makes its one tree a large share
+        print(f"lean fetch / full clone: {share:.2%} (the {GOAL_FETCH:.0%} goal is set for the real repository)")
 
     # 3. Parse cost, and which blobs a run parses.
     _parse_cost(repo, ref, files)

@@ -199,3 +199,33 @@ def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, caps
                          "anchor-audit-test.invalid could not be resolved (said once, by the first fetch from it)"]  # fmt: skip
     audited = {s["name"]: s for s in json.loads(out)["skills"]}["plan-skill"]
     assert audited["source"]["repo"] == "https://github.com/owner-a/code-a" and audited["anchors"]
+
+
+def test_components_fetched_side_by_side_keep_their_order_and_their_own_code(tmp_path: Path, capsys, monkeypatch) -> None:
+    from .conftest import git
+
+    # Five repositories, each served as its GitHub URL (insteadOf), each with the quoted code i lines lower.
+    home = tmp_path / "home"
+    home.mkdir()
+    config = []
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    for i in range(5):
+        repo = make_code_repo(tmp_path / f"code{i}", {"pkg/plan.py": "import os\n" * i + CODE})
+        server = tmp_path / f"server{i}.git"
+        git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(server))
+        git(server, "config", "uploadpack.allowFilter", "true")
+        config.append(f'[url "file://{server}"]\n\tinsteadOf = https://github.com/owner/code{i}\n')
+        _component(catalog / "components.d" / f"c{i}.yml", f"owner/code{i}", [("skills/s", f"skill-{i}")])
+        make_skill(catalog / "skills" / f"skill-{i}")
+    (home / ".gitconfig").write_text("".join(config))
+    monkeypatch.setenv("HOME", str(home))
+    main(["check", "--catalog", str(catalog), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert err == ""
+    skills = json.loads(out)["skills"]
+    assert [s["name"] for s in skills] == [f"skill-{i}" for i in range(5)]
+    assert [s["source"]["repo"] for s in skills] == [f"https://github.com/owner/code{i}" for i in range(5)]
+    # The quote is at lines 3-6 of CODE: exact in code0, then i lines lower in code{i}.
+    assert [(s["anchors"][0]["status"], s["anchors"][0]["found"]) for s in skills] == [
+        ("exact", [3, 6]), *[("moved", [3 + i, 6 + i]) for i in range(1, 5)]]  # fmt: skip

@@ -12,6 +12,7 @@ audit, each catalog copy is compared with the repository's own copy at
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -26,8 +27,9 @@ from .source.gitrun import effective_url
 from .spec.catalog import Component, load_catalog
 from .spec.skill import load_skill
 
-# Opens a component's repository: (URL or local git dir, ref) -> tree.
+# Opens a component's repository: (URL or local git dir, ref) -> tree.  Called from several threads at once.
 OpenRepository = Callable[[str, str], SourceTree]
+OPEN_AT_ONCE = 8  # component repositories fetched side by side
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,9 @@ def audit_catalog(
     components = load_catalog(root)
     reports: list[SkillReport] = []
     skipped: list[str] = []
-    unresolved: dict[str, str] = {}  # host -> why, once a fetch from it could not even resolve its name
-    for i, component in enumerate(components):
+    opened = _open_all(components, mirrors, open_repository, progress)
+    for i, (component, (tree, why)) in enumerate(zip(components, opened, strict=True)):
         progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
-        tree, why = _open(component, mirrors, open_repository, unresolved)
         if tree is None:
             skipped.append(f"skipped: {why}")
             reports += [
@@ -64,7 +65,7 @@ def audit_catalog(
             folder = root / "skills" / item.catalog_dir
             shown = f"skills/{item.catalog_dir}"
             try:
-                skill = load_skill(folder, shown_as=shown)
+                skill = load_skill(folder, shown_as=shown, memo=judge.memo)
             except SpecError as exc:
                 reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
                 continue
@@ -73,6 +74,37 @@ def audit_catalog(
     progress("", 1.0)
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
     return CatalogRun(AuditReport(source, tuple(reports), spec.warnings if spec else ()), skipped)
+
+
+def _open_all(
+    components: list[Component], mirrors: dict[str, str], open_repository: OpenRepository, progress: Progress
+) -> list[tuple[SourceTree | None, str]]:
+    """Each component's repository opened (or why not), in the components' order.
+
+    A fetch waits on the network, so they run :data:`OPEN_AT_ONCE` at a time.
+    The first component of each host goes alone first: a host whose name
+    does not resolve then costs one failed fetch, not one per component, and
+    no burst of lookups of a name that will not resolve (a resolver may drop
+    simultaneous queries and retry seconds later).
+    """
+    unresolved: dict[str, str] = {}  # host -> why, once a fetch from it could not even resolve its name
+    opened: dict[int, tuple[SourceTree | None, str]] = {}
+    first_of_host: dict[str, int] = {}
+    for i, component in enumerate(components):
+        where = mirrors.get(repo_key(component.repo), component.url) if component.problem is None else ""
+        if where == component.url:
+            first_of_host.setdefault(urlsplit(where).hostname or "", i)
+    progress(f"opening the repositories of {len(components)} components", None)
+    for i in first_of_host.values():
+        opened[i] = _open(components[i], mirrors, open_repository, unresolved)
+    rest = [i for i in range(len(components)) if i not in opened]
+
+    def one(i: int) -> tuple[SourceTree | None, str]:
+        return _open(components[i], mirrors, open_repository, unresolved)
+
+    with ThreadPoolExecutor(max_workers=OPEN_AT_ONCE) as pool:
+        opened.update(zip(rest, pool.map(one, rest), strict=True))
+    return [opened[i] for i in range(len(components))]
 
 
 def _open(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING, TextIO
 
 from ..escape import one_line
@@ -40,8 +41,13 @@ class Reporter:
 
         console = Console(file=self.stream, no_color="NO_COLOR" in os.environ)
         shown: list[Status] = []
+        lock = threading.Lock()  # repositories fetched side by side report from their threads
 
         def show(message: str, fraction: float | None) -> None:
+            with lock:
+                _show(message, fraction)
+
+        def _show(message: str, fraction: float | None) -> None:
             text = one_line(message)
             if message and fraction is not None and 0 < fraction < 1:  # a bar with the count the message gives
                 done = round(fraction * 20)

@@ -91,3 +91,17 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the result cache's key file
     monkeypatch.delenv("ANCHOR_AUDIT_CACHE_KEY", raising=False)
     return path
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def assert_golden(name: str, out: str) -> None:
+    """``out`` is the golden file ``tests/golden/NAME``, checked by hand once.
+
+    ``ANCHOR_AUDIT_UPDATE_GOLDEN=1`` rewrites the file instead; read its diff before committing.
+    """
+    golden = GOLDEN / name
+    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
+        golden.write_text(out)
+    assert out == golden.read_text()

@@ -9,6 +9,7 @@ import pytest
 
 from anchor_audit.cli import main
 
+from .conftest import assert_golden
 from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
 
 
@@ -143,7 +144,6 @@ def test_init_drafts_one_registry_for_a_catalog(tmp_path: Path, capsys, monkeypa
     assert gate["conditions"][0]["if"] == "cfg.tp > 1"
 
 
-GOLDEN = Path(__file__).parent / "golden"
 FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "junit": "xml", "github": "github"}
 
 
@@ -166,10 +166,7 @@ def test_golden_catalog_reports(fmt: str, tmp_path: Path, capsys, monkeypatch) -
                  "--mirror", "nobody/gone=no-such-dir"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 1
-    golden = GOLDEN / f"catalog.{FORMATS[fmt]}"
-    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
-        golden.write_text(out)
-    assert out == golden.read_text()
+    assert_golden(f"catalog.{FORMATS[fmt]}", out)
 
 
 def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, capsys, monkeypatch) -> None:

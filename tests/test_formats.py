@@ -9,7 +9,6 @@ machine.  Set ANCHOR_AUDIT_UPDATE_GOLDEN=1 to rewrite the files, then read the d
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -19,9 +18,8 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .conftest import DEMO, GitRepo
+from .conftest import DEMO, GOLDEN, GitRepo, assert_golden
 
-GOLDEN = Path(__file__).parent / "golden"
 FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "junit": "xml", "github": "github"}
 
 
@@ -47,10 +45,7 @@ def render(fmt: str, capsys, *extra: str) -> tuple[int, str]:
 def test_golden(fmt: str, scenario: Path, capsys) -> None:
     code, out = render(fmt, capsys)
     assert code == 1
-    golden = GOLDEN / f"demo-v4.{FORMATS[fmt]}"
-    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
-        golden.write_text(out)
-    assert out == golden.read_text()
+    assert_golden(f"demo-v4.{FORMATS[fmt]}", out)
 
 
 def test_sarif_is_valid_against_the_official_schema(scenario: Path, capsys) -> None:

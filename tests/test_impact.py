@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .conftest import DEMO, GitRepo, git
+from .conftest import DEMO, GitRepo, assert_golden, git
 
 OVERLAP = "src/demo/overlap.py"
 SKILL = DEMO / "skills" / "demo-overlap"
@@ -172,7 +171,6 @@ def test_a_change_inside_a_quote_already_changed_is_a_notice_not_a_failure(chang
     assert out.startswith("::notice file=src/demo/overlap.py,line=") and code == 0
 
 
-GOLDEN = Path(__file__).parent / "golden"
 IMPACT_FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "github"}
 
 
@@ -189,10 +187,7 @@ def test_golden_impact_of_the_edit_inside_the_gate(change, capsys, tmp_path: Pat
     code = main(["impact", shas["move"], shas["edit"], "skills/demo-overlap", "--repo", str(repo.path), "--format", fmt])
     out = capsys.readouterr().out
     assert code == 1
-    golden = GOLDEN / f"impact-edit.{IMPACT_FORMATS[fmt]}"
-    if os.environ.get("ANCHOR_AUDIT_UPDATE_GOLDEN"):
-        golden.write_text(out)
-    assert out == golden.read_text()
+    assert_golden(f"impact-edit.{IMPACT_FORMATS[fmt]}", out)
 
 
 def test_apply_heals_the_skill_and_the_registry_keys_so_check_passes(change, capsys, tmp_path, monkeypatch) -> None:

@@ -58,6 +58,7 @@ class GitTree(GitHistory):
         self.info = info
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
         self._entries: dict[str, git.Blob | None] = {}
+        self._prefetched: set[str] = set()  # paths already brought (a history's, before each commit's audit)
         # Tree objects by sha, name -> (mode, sha): most trees are the same from one commit to the next,
         # so a history or a catalog reads each once, whatever the number of commits and paths asked of it.
         self._trees: dict[bytes, dict[str, tuple[int, bytes]]] = {} if trees is None else trees
@@ -258,8 +259,11 @@ def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
 
     The commits the submodules are at come first, in one fetch per submodule.
     A repository with every blob (not a lean mirror) costs a tree lookup.
+    A path asked of a tree before is not asked again.
     """
-    wanted = list(wanted)
+    wanted = [(tree, path) for tree, path in wanted if path not in tree._prefetched]
+    for tree, path in wanted:
+        tree._prefetched.add(path)
     gitlinks: dict[tuple[str, str], tuple[GitTree, set[str]]] = {}
     for tree, path in wanted:
         found = tree.gitlink_of(path) if tree.has_submodules else None

@@ -153,4 +153,4 @@ def effective_url(url: str) -> str:
     done = subprocess.run(
         ["git", "ls-remote", "--get-url", "--", url], capture_output=True, text=True, env={**os.environ, **git_env()}
     )
-    return done.stdout.strip() or url if done.returncode == 0 else url
+    return (done.stdout.strip() or url) if done.returncode == 0 else url

@@ -248,7 +248,7 @@ def test_replace_refs_do_not_change_what_a_sha_names(history: GitRepo) -> None:
 def fetches(trace: Path) -> tuple[int, int]:
     """(fetches of wanted blobs run by anchor-audit, fetches git ran itself for a blob it lacked) in a GIT_TRACE file."""
     lines = trace.read_text().splitlines() if trace.exists() else []
-    batched = sum("built-in: git fetch -q origin" in line and "--stdin" in line for line in lines)
+    batched = sum("built-in: git fetch -q --upload-pack=git-upload-pack origin" in line and "--stdin" in line for line in lines)
     lazy = sum("run_command:" in line and "fetch.negotiationAlgorithm=noop fetch" in line for line in lines)
     return batched, lazy
 

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .errors import SourceError
 from .model import AnchorStatus, Condition, ConditionResult, ConditionStatus, LineRange, Quote, QuoteMatch
-from .source.cache import locked
+from .source.cache import locked, refuse_link
 
 MATCHER_VERSION = f"3/{__version__}"  # bump when a matcher's results change for the same input
 _COMMIT_EVERY = 200
@@ -95,6 +96,8 @@ class ResultStore:
         try:
             self._key = key if key is not None else _read_or_make_key()
             path.parent.mkdir(parents=True, exist_ok=True)
+            for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+                refuse_link(path.parent / name)  # SQLite would open (and create) a file where the link points
             # Setting up (WAL mode, the table) takes locks SQLite does not wait for: one run at a time.
             with locked(path):
                 db = sqlite3.connect(path, timeout=60, isolation_level=None)
@@ -103,7 +106,7 @@ class ResultStore:
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self._db = db
-        except (sqlite3.Error, OSError, ValueError) as exc:
+        except (sqlite3.Error, OSError, ValueError, SourceError) as exc:
             self._off(exc)
 
     def get(self, key: str) -> dict[str, Any] | None:

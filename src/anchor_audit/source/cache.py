@@ -14,17 +14,19 @@ delete the project.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import UsageError
+from ..errors import SourceError, UsageError
 
 TAG_NAME = "CACHEDIR.TAG"
 TAG_TEXT = (
@@ -140,11 +142,33 @@ def slug(url: str) -> str:
     return f"{tail.removesuffix('.git')}-{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 
 
+def refuse_link(path: Path) -> None:
+    """Raise :class:`SourceError` when ``path`` is a symbolic link: nothing in the cache is followed."""
+    if path.is_symlink():
+        raise SourceError(f"{path}: a symbolic link in the cache; not followed")
+
+
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` + ``.lock`` (created if needed)."""
+    """Hold an exclusive lock on ``path`` + ``.lock`` (created if needed, never through a link).
+
+    The cache may come from someone else's run: a lock file (or the folder
+    holding it) that is a link would make this process create or open a
+    file wherever it points.  ``O_NOFOLLOW`` refuses the last link, the
+    ``lstat`` of the folder the one above.
+    """
+    refuse_link(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{path}.lock", "a+") as handle:
+    lock = f"{path}.lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SourceError(f"{lock}: a symbolic link in the cache; not followed") from None
+        raise
+    with os.fdopen(fd, "r+b") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise SourceError(f"{lock}: not a regular file in the cache; not used")
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

@@ -19,15 +19,23 @@ import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 from git.objects.fun import tree_entries_from_data
 
-from ..errors import AuditError, BoundExceeded, NotCarried, SourceError, UnreadableFile
+from ..errors import AuditError, BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
 from .githistory import GitHistory
-from .gitrun import COMMAND_TRANSPORTS, check_ref, check_repo, first_line, git_env, resolve_commit
+from .gitrun import (
+    COMMAND_TRANSPORTS,
+    UPLOAD_PACK,
+    check_ref,
+    check_repo,
+    first_line,
+    resolve_commit,
+)
 from .mirror import mirror, mirror_commits
+from .overlay import open_local
 from .submodules import gitmodules_url
 
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
@@ -91,12 +99,13 @@ class GitTree(GitHistory):
         cached = self._blobs.get(obj.hexsha)
         if cached is not None and cached.path == path:
             return cached
-        if obj.size > MAX_FILE_BYTES:  # known from the object header: a 50 MB blob is never read
-            raise too_large(path)
         try:
+            if obj.size > MAX_FILE_BYTES:  # known from the object header: a 50 MB blob is never read
+                raise too_large(path)
             data = obj.data_stream.read()
         except (ValueError, OSError, git.GitError) as exc:
-            raise UnreadableFile(f"{path}: git could not read blob {obj.hexsha[:12]} ({first_line(exc)})") from None
+            why = "missing" if "missing" in str(exc) else first_line(exc)
+            raise UnreadableFile(f"{path}: git could not read blob {obj.hexsha[:12]} ({why})") from None
         source = decode(path, data, obj.hexsha)
         self._blobs[obj.hexsha] = source
         return source
@@ -205,8 +214,9 @@ class GitTree(GitHistory):
         if not missing:
             return
         # What git runs itself for a missing blob, given them all at once.
-        command = ["git", "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", "origin", "--no-tags",
-                   "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin"]  # fmt: skip
+        command = ["git", "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", f"--upload-pack={UPLOAD_PACK}",
+                   "origin", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none",
+                   "--stdin"]  # fmt: skip
         env = {**os.environ, **self.repo.git.environment()}
         with contextlib.suppress(OSError, subprocess.SubprocessError):  # the reads will fetch them one by one
             subprocess.run(command, cwd=self.repo.common_dir, env=env, input="\n".join(missing) + "\n",
@@ -376,19 +386,8 @@ def open_git(
     if is_remote(repo) or "::" in repo.split("/", 1)[0]:
         handle = mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
     else:
-        handle = _open_local(repo)
+        handle = open_local(repo, cache_root(cache_dir))
     sha = resolve_commit(handle, ref, repo)
     commit = handle.commit(sha)
     info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind=SourceKind.GIT, date=_date(commit))
     return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow), url=repo)
-
-
-def _open_local(path: str) -> git.Repo:
-    if not Path(path).exists():
-        raise SourceError(f"{path}: no such repository (not a path, and not a URL)")
-    try:
-        handle = git.Repo(path)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise SourceError(f"{path}: not a git repository") from None
-    handle.git.update_environment(**git_env())
-    return handle

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import git
 
-from .gitrun import resolve_commit
+from .gitrun import DIFF_FLAGS, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -88,7 +88,9 @@ class GitHistory:
         """The newest first-parent commit up to ``tip`` that added ``path``."""
 
         def ask() -> str | None:
-            out = self.repo.git.log("-1", "--first-parent", "--diff-filter=A", "--format=%H", tip, "--", path)
+            out = self.repo.git.log(
+                "-1", "--first-parent", "-M", "--diff-filter=A", "--format=%H", *DIFF_FLAGS, tip, "--", path
+            )
             return out.strip() or None
 
         return self._remembered("added_in", [tip], [path], ask)  # type: ignore[no-any-return]
@@ -97,8 +99,8 @@ class GitHistory:
         """The SKILL.md ``path`` had before commit ``sha`` renamed it (rename detection over SKILL.md files only)."""
 
         def ask() -> str | None:
-            out = self.repo.git.diff(
-                "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
+            out = self.repo.git.diff_tree(
+                "-r", "-z", "--name-status", "-M50%", "--diff-filter=R", parent, sha, "--", ":(glob)**/SKILL.md"
             )
             fields = out.split("\0")
             for i in range(0, len(fields) - 2, 3):  # R<score>, old path, new path
@@ -110,12 +112,12 @@ class GitHistory:
 
     def changed_paths(self, base: str) -> set[str]:
         """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""
-        out = self.repo.git.diff("-z", "--no-renames", "--name-only", base, self.commit.hexsha)
+        out = self.repo.git.diff_tree("-r", "-z", "--no-renames", "--name-only", base, self.commit.hexsha)
         return {path for path in out.split("\0") if path}
 
     def hunks(self, base: str, path: str) -> list[tuple[int, int, int, int]]:
         """(old start, old count, new start, new count) of each change to ``path`` from ``base`` to this commit."""
-        out = self.repo.git.diff("-U0", "--no-renames", base, self.commit.hexsha, "--", path)
+        out = self.repo.git.diff_tree("-p", "-U0", "--no-renames", *DIFF_FLAGS, base, self.commit.hexsha, "--", path)
         found = []
         for match in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", out, re.M):
             a, b, c, d = match.groups()
@@ -135,7 +137,9 @@ class GitHistory:
         """(commit, the given paths it changed) for each first-parent commit up to ``until`` touching them."""
 
         def ask() -> list[tuple[str, list[str]]]:
-            out = self.repo.git.log("-z", "--first-parent", "--format=%x01%H", "--name-only", until, "--", *paths)
+            out = self.repo.git.log(
+                "-z", "--first-parent", "-M", "--format=%x01%H", "--name-only", *DIFF_FLAGS, until, "--", *paths
+            )
             versions = []
             for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
                 sha, _, names = chunk.partition("\0")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ from ..errors import SourceError
 from ..redact import redact
 from . import Progress
 from .cache import locked, slug
-from .gitrun import first_line, git_env, resolve
+from .gitrun import UPLOAD_PACK, first_line, git_env, resolve
 
 FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 
@@ -27,13 +28,8 @@ def mirror(
     """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
     path = root / "git" / f"{slug(redact(url))}.git"
     with locked(path):
-        fresh = not path.exists()
-        if fresh:
-            new_mirror(path, url)
-        else:
-            clear_stale_locks(path)
-        handle = git.Repo(path)
-        handle.git.update_environment(**git_env(allow, url))
+        fresh = not os.path.lexists(path)
+        handle = _open_mirror(path, url, allow)
         shallow = Path(handle.git_dir, "shallow").exists()
         if resolve(handle, ref) is not None and not (full_history and shallow):
             return handle
@@ -59,12 +55,7 @@ def mirror_commits(url: str, shas: list[str], root: Path, progress: Progress, al
     """
     path = root / "git" / f"{slug(redact(url))}.git"
     with locked(path):
-        if not path.exists():
-            new_mirror(path, url)
-        else:
-            clear_stale_locks(path)
-        handle = git.Repo(path)
-        handle.git.update_environment(**git_env(allow, url))
+        handle = _open_mirror(path, url, allow)
         missing = [sha for sha in shas if resolve(handle, sha) is None]
         if not missing:
             return
@@ -86,12 +77,66 @@ _PROGRESS = re.compile(
 )
 
 
+def _open_mirror(path: Path, url: str, allow: tuple[str, ...]) -> git.Repo:
+    """The mirror at ``path`` (made if new), its configuration ours again: a cache is data, never configuration.
+
+    A mirror restored from someone else's cache may carry hooks, an
+    ``uploadpack`` command, alternates or links out of the cache; the config
+    file is rewritten whole, alternates are removed, hooks never run
+    (:data:`~.gitrun.NEUTRAL_CONFIG`), and a link anywhere inside makes the
+    mirror an error rather than a path to write through.
+    """
+    if not os.path.lexists(path):
+        new_mirror(path, url)
+    else:
+        refuse_links(path)
+        clear_stale_locks(path)
+        write_config(path, url)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path / "objects" / "info" / "alternates")
+    handle = git.Repo(path)
+    handle.git.update_environment(**git_env(allow, url, ("origin",)))
+    return handle
+
+
+def refuse_links(path: Path) -> None:
+    """Raise :class:`SourceError` when ``path`` or anything inside it is a symbolic link (none is followed)."""
+    if path.is_symlink() or not path.is_dir():
+        raise SourceError(f"{path}: not a directory in the cache (a link or a file); not used")
+    for folder, dirs, files in os.walk(path):
+        for name in dirs + files:
+            if os.path.islink(os.path.join(folder, name)):
+                raise SourceError(f"{os.path.join(folder, name)}: a symbolic link in the cache; not followed")
+
+
+def write_config(path: Path, url: str) -> None:
+    """The mirror's whole configuration, as anchor-audit writes it (never the credentials of ``url``)."""
+    text = (
+        "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
+        "[extensions]\n\tpartialClone = origin\n"
+        f'[remote "origin"]\n\turl = {_config_value(redact(url))}\n\tpromisor = true\n'
+        "\tpartialclonefilter = blob:none\n"
+    )
+    tmp = path / f".config.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path / "config")  # replaces a link itself, never what it points at
+
+
+def _config_value(value: str) -> str:
+    """``value`` as a git config value that reads back as itself."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
 def _fetch(handle: git.Repo, args: list[str], said: Callable[[str], None]) -> None:
     """``git fetch ARGS`` in ``handle``, telling ``said`` what git reports as it goes (objects, bytes received).
 
     Killed after :data:`FETCH_TIMEOUT` seconds; a failure is a :class:`git.GitCommandError` with git's stderr.
+    The upload-pack command is git's own, whatever any configuration says.
     """
-    process = handle.git.fetch(*args, as_process=True)
+    process = handle.git.fetch(f"--upload-pack={UPLOAD_PACK}", *args, as_process=True)
     killed = threading.Event()
 
     def kill() -> None:  # a stalled remote sends nothing: no read would end
@@ -132,15 +177,11 @@ def new_mirror(path: Path, url: str) -> None:
     simply fetches again.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.parent.is_symlink():
+        raise SourceError(f"{path.parent}: a symbolic link in the cache; not followed")
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
-    handle = git.Repo.init(tmp, bare=True)
-    with handle.config_writer() as cfg:
-        cfg.set_value("core", "repositoryformatversion", "1")
-        cfg.set_value("extensions", "partialClone", "origin")
-        cfg.set_value('remote "origin"', "url", redact(url))  # never the credentials
-        cfg.set_value('remote "origin"', "promisor", "true")
-        cfg.set_value('remote "origin"', "partialclonefilter", "blob:none")
-    handle.close()
+    git.Repo.init(tmp, bare=True).close()
+    write_config(tmp, url)
     os.rename(tmp, path)
 
 

@@ -21,7 +21,7 @@ from ..errors import SourceError
 from ..model import ReleaseSpec, SourceInfo, SourceKind
 from ..redact import redact
 from . import Progress, no_progress
-from .cache import cache_root, locked
+from .cache import cache_root, locked, refuse_link
 from .mapped import MappedTree
 
 PIP_TIMEOUT = 600
@@ -76,6 +76,7 @@ def open_release(
             progress(f"downloading {release.dist}=={version} with pip", None)
             found = [_download(release.dist, version, wheels, stem)]
             progress("", 1.0)
+    refuse_link(found[0])
     yanked = " (a yanked release)" if Path(f"{found[0]}.yanked").exists() else ""
     # The report names the version actually read: an explicit VERSION is the ref it stands for.
     shown_ref = f"v{version}" if asked and asked.lstrip("v") == version else ref

@@ -92,8 +92,13 @@ def audit_json(capsys, *args: str) -> tuple[int, dict]:
     return code, json.loads(out) if out else {}
 
 
-def test_quote_in_a_submodule_is_read_at_the_recorded_commit(super_repo: GitRepo, capsys) -> None:
-    code, data = audit_json(capsys, "--repo", str(super_repo.path), "--ref", "v2", "--in-repo", "skills/sub-skill")
+def test_quote_in_a_submodule_is_read_at_the_recorded_commit(super_repo: GitRepo, tmp_path: Path, capsys) -> None:
+    # .gitmodules names a local path: read only where the user names that place (git refuses it too).
+    args = ["--repo", str(super_repo.path), "--ref", "v2", "--in-repo", "skills/sub-skill"]
+    _, data = audit_json(capsys, *args)
+    anchor = data["skills"][0]["anchors"][0]
+    assert anchor["status"] == "unverifiable" and "not a network URL; a local path is not followed" in anchor["detail"]
+    code, data = audit_json(capsys, *args, "--submodule", f"third/sub={tmp_path / 'sub'}")
     (skill,) = data["skills"]
     assert skill["anchors"][0]["status"] == "exact" and skill["anchors"][0]["found"] == [3, 4]
     promises = {(p["kind"], p["path"]): p for p in skill["promises"]}
@@ -124,7 +129,7 @@ def test_all_audits_every_skill_under_a_root(super_repo: GitRepo, tmp_path: Path
     shutil.copytree(DEMO / "skills" / "demo-overlap", super_repo.path / "skills" / "demo-overlap")
     super_repo.commit("the demo skill too", tag="v3")
     code, data = audit_json(capsys, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(super_repo.path),
-                            "--ref", "v3", "--in-repo", "--all", "skills")  # fmt: skip
+                            "--ref", "v3", "--in-repo", "--all", "skills", "--submodule", f"third/sub={tmp_path / 'sub'}")  # fmt: skip
     assert [s["name"] for s in data["skills"]] == ["demo-overlap", "sub-skill"]
     demo = data["skills"][0]
     assert {c["verdict"] for c in demo["claims"]} == {"code_verified", "doc_only"}  # registered: verified

@@ -311,7 +311,8 @@ def test_a_history_fetches_a_remote_submodules_commits_at_once(tmp_path: Path, m
                                     "        return 'overlap'\n```\n")  # fmt: skip
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv("GIT_TRACE", str(trace))
-    tree = open_git(str(top.path), "HEAD", str(tmp_path / "cache"))
+    # .gitmodules' file:// URL is local: followed only as the user's own --submodule.
+    tree = open_git(str(top.path), "HEAD", str(tmp_path / "cache"), submodules={"third/sub": f"file://{server}"})
     loaded = load_skill(skill)
     result = history(tree, [SkillSource(loaded.name, disk=loaded)], None, commits[0], "HEAD", Judge())
     # exact at the first commit, moved at the second (one line down); at the third it is still moved (two lines

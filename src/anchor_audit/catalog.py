@@ -11,6 +11,7 @@ audit, each catalog copy is compared with the repository's own copy at
 
 from __future__ import annotations
 
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -65,6 +66,7 @@ def audit_catalog(
             folder = root / "skills" / item.catalog_dir
             shown = f"skills/{item.catalog_dir}"
             try:
+                refuse_links_out(folder, root, shown)
                 skill = load_skill(folder, shown_as=shown, memo=judge.memo)
             except SpecError as exc:
                 reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
@@ -133,6 +135,23 @@ def _open(
 
 # What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
 _NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
+
+
+def refuse_links_out(folder: Path, root: Path, shown: str) -> None:
+    """Raise :class:`SpecError` when ``folder``, or a file or folder in it, is a link that leaves the catalog ``root``.
+
+    A catalog arrives in pull requests: a skill folder linked to ``/home/someone`` would have that folder's
+    names listed in the report.  A link that stays inside the catalog is an ordinary file.
+    """
+    inside = root.resolve()
+    if not folder.resolve().is_relative_to(inside):  # the folder, or skills/ above it, is a link out
+        raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
+    for parent, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(parent, name)
+            if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                where = f"{shown}/{path.relative_to(folder).as_posix()}"
+                raise SpecError(f"{where}: a link to a place outside the catalog; not followed")
 
 
 def repo_key(url: str) -> str:

@@ -19,7 +19,7 @@ import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 from git.objects.fun import tree_entries_from_data
 
-from ..errors import AuditError, BoundExceeded, NotCarried, UnreadableFile
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
@@ -27,16 +27,15 @@ from .cache import cache_root
 from .file import SourceFile
 from .githistory import GitHistory
 from .gitrun import (
-    COMMAND_TRANSPORTS,
     UPLOAD_PACK,
     check_ref,
     check_repo,
     first_line,
     resolve_commit,
 )
-from .mirror import mirror, mirror_commits
+from .mirror import mirror
 from .overlay import open_local
-from .submodules import gitmodules_url
+from .submodules import Submodules
 
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
@@ -56,7 +55,7 @@ class GitTree(GitHistory):
         commit: git.Commit,
         info: SourceInfo,
         blobs: dict[str, SourceFile] | None = None,
-        submodules: "Submodules | None" = None,
+        submodules: "Submodules[GitTree] | None" = None,
         url: str | None = None,
         trees: "dict[bytes, dict[str, tuple[int, bytes]]] | None" = None,
     ) -> None:
@@ -70,7 +69,7 @@ class GitTree(GitHistory):
         # Tree objects by sha, name -> (mode, sha): most trees are the same from one commit to the next,
         # so a history or a catalog reads each once, whatever the number of commits and paths asked of it.
         self._trees: dict[bytes, dict[str, tuple[int, bytes]]] = {} if trees is None else trees
-        self.submodules = submodules or Submodules()
+        self.submodules: Submodules[GitTree] = submodules or Submodules(open_git)
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
@@ -308,61 +307,6 @@ def _partial(repo: git.Repo) -> bool:
     return _PARTIAL[key]
 
 
-class Submodules:
-    """Opens the repositories of submodules, at the commit each gitlink records.
-
-    The URL comes from ``.gitmodules`` at the superproject's commit (a relative
-    URL is resolved against the superproject's), unless ``--submodule
-    PATH=URL_OR_DIR`` names another; it is fetched and cached like the main
-    repository.  A submodule that cannot be opened makes its paths
-    unverifiable, never broken.
-    """
-
-    def __init__(
-        self,
-        overrides: dict[str, str] | None = None,
-        cache_dir: str | None = None,
-        progress: Progress = no_progress,
-        allow: tuple[str, ...] = (),
-    ) -> None:
-        self.overrides = overrides or {}
-        # A submodule URL comes from the tree being audited: never a transport that runs commands,
-        # whatever --allow-protocol granted the main repository.
-        self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
-        self.cache_dir, self.progress = cache_dir, progress
-        self._opened: dict[tuple[str, str], GitTree | str] = {}
-
-    def fetch(self, parent: GitTree, prefix: str, shas: set[str]) -> None:
-        """Fetch the commits ``shas`` of the submodule at ``prefix`` in one go, before :meth:`open` asks for each.
-
-        Only a remote is fetched (a local repository has them, or not); a failure is left to :meth:`open`,
-        which says it commit by commit.
-        """
-        todo = sorted(sha for sha in shas if (prefix, sha) not in self._opened)
-        if len(todo) < 2:
-            return  # one commit is one fetch either way
-        try:
-            url = self.overrides.get(prefix) or gitmodules_url(parent.commit, parent.url, prefix)
-            if is_remote(url):
-                check_repo(url, self.allow)
-                mirror_commits(url, todo, cache_root(self.cache_dir), self.progress, self.allow)
-        except AuditError:
-            return
-
-    def open(self, parent: GitTree, prefix: str, sha: str) -> GitTree:
-        key = (prefix, sha)
-        if key not in self._opened:
-            try:
-                url = self.overrides.get(prefix) or gitmodules_url(parent.commit, parent.url, prefix)
-                self._opened[key] = open_git(url, sha, self.cache_dir, self.progress, allow=self.allow)
-            except AuditError as exc:
-                self._opened[key] = f"submodule {prefix} at {sha[:12]}: {exc} (--submodule {prefix}=URL_OR_DIR)"
-        opened = self._opened[key]
-        if isinstance(opened, str):
-            raise NotCarried(opened)
-        return opened
-
-
 def _date(commit: git.Commit) -> str:
     return commit.committed_datetime.date().isoformat()
 
@@ -390,4 +334,5 @@ def open_git(
     sha = resolve_commit(handle, ref, repo)
     commit = handle.commit(sha)
     info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind=SourceKind.GIT, date=_date(commit))
-    return GitTree(handle, commit, info, submodules=Submodules(submodules, cache_dir, progress, allow), url=repo)
+    inner = Submodules(open_git, submodules, cache_dir, progress, allow)
+    return GitTree(handle, commit, info, submodules=inner, url=repo)

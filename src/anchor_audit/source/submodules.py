@@ -1,14 +1,110 @@
-"""Where a submodule's repository is: its URL in ``.gitmodules`` at the superproject's commit."""
+"""Submodules: where each one's repository is (``.gitmodules`` at the superproject's commit), and opening it."""
 
 from __future__ import annotations
 
 import configparser
 import posixpath
+from typing import Generic, Protocol, TypeVar
 
 import git
 
-from ..errors import SourceError
-from . import is_remote
+from ..errors import AuditError, NotCarried, SourceError
+from ..redact import redact
+from . import Progress, is_remote, no_progress
+from .cache import cache_root
+from .gitrun import COMMAND_TRANSPORTS, check_repo
+from .mirror import mirror_commits
+from .overlay import network_url
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Superproject(Protocol):
+    """What a submodule's URL is resolved from: the superproject's commit and URL."""
+
+    commit: git.Commit
+    url: str
+
+
+class Opener(Protocol[T_co]):
+    """How a submodule's repository is opened at a commit (the git tree's own ``open_git``)."""
+
+    def __call__(
+        self, repo: str, ref: str, cache_dir: str | None, progress: Progress, *, allow: tuple[str, ...]
+    ) -> T_co: ...
+
+
+class Submodules(Generic[T]):
+    """Opens the repositories of submodules, at the commit each gitlink records.
+
+    The URL comes from ``.gitmodules`` at the superproject's commit (a relative
+    URL is resolved against the superproject's), unless ``--submodule
+    PATH=URL_OR_DIR`` names another; it is fetched and cached like the main
+    repository.  A submodule that cannot be opened makes its paths
+    unverifiable, never broken.
+    """
+
+    def __init__(
+        self,
+        opener: "Opener[T]",
+        overrides: dict[str, str] | None = None,
+        cache_dir: str | None = None,
+        progress: Progress = no_progress,
+        allow: tuple[str, ...] = (),
+    ) -> None:
+        self.opener, self.overrides = opener, overrides or {}
+        # A submodule URL comes from the tree being audited: never a transport that runs commands,
+        # whatever --allow-protocol granted the main repository.
+        self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
+        self.cache_dir, self.progress = cache_dir, progress
+        self._opened: dict[tuple[str, str], T | str] = {}
+
+    def url_of(self, parent: Superproject, prefix: str) -> str:
+        """Where the submodule at ``prefix`` is read from: ``--submodule``'s, else a network URL ``.gitmodules`` gives.
+
+        ``.gitmodules`` comes from the audited tree: a local path or ``file://``
+        URL there (absolute, or relative to a local superproject) would read
+        whatever repository of this machine it names, so it is refused, as git
+        refuses it, unless the user names the submodule's place themselves.
+        """
+        if prefix in self.overrides:
+            return self.overrides[prefix]
+        url = gitmodules_url(parent.commit, parent.url, prefix)
+        check_repo(url, self.allow)  # a transport that runs commands says so
+        if not network_url(url):
+            raise SourceError(f".gitmodules gives {redact(url)!r}: not a network URL; a local path is not followed")
+        return url
+
+    def fetch(self, parent: Superproject, prefix: str, shas: set[str]) -> None:
+        """Fetch the commits ``shas`` of the submodule at ``prefix`` in one go, before :meth:`open` asks for each.
+
+        Only a remote is fetched (a local repository has them, or not); a failure is left to :meth:`open`,
+        which says it commit by commit.
+        """
+        todo = sorted(sha for sha in shas if (prefix, sha) not in self._opened)
+        if len(todo) < 2:
+            return  # one commit is one fetch either way
+        try:
+            url = self.url_of(parent, prefix)
+            if is_remote(url):
+                check_repo(url, self.allow)
+                mirror_commits(url, todo, cache_root(self.cache_dir), self.progress, self.allow)
+        except AuditError:
+            return
+
+    def open(self, parent: Superproject, prefix: str, sha: str) -> T:
+        key = (prefix, sha)
+        if key not in self._opened:
+            try:
+                url = self.url_of(parent, prefix)
+                self._opened[key] = self.opener(url, sha, self.cache_dir, self.progress, allow=self.allow)
+            except AuditError as exc:
+                self._opened[key] = f"submodule {prefix} at {sha[:12]}: {exc} (--submodule {prefix}=URL_OR_DIR)"
+        opened = self._opened[key]
+        if isinstance(opened, str):
+            raise NotCarried(opened)
+        return opened
 
 
 def gitmodules_url(commit: git.Commit, superproject_url: str, prefix: str) -> str:

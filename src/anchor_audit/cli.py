@@ -170,15 +170,10 @@ EXIT_HELP = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a mistake answered in one line and the nearest command or option suggested.
+    """argparse, with a mistake answered in one line and the nearest command or option suggested."""
 
-    No abbreviations: ``--all`` must never be read as ``--allow-protocol`` (the flag that can enable
-    command-running transports), so every option is taken only as it is spelled.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["allow_abbrev"] = False
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # no abbreviation: --all is never --allow-protocol
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"anchor-audit: error: {message}{_suggestion(message, self)}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from urllib.parse import quote
 
 from .redact import redact
 
@@ -49,16 +50,25 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~<>&])")
 
 
 def md_text(text: str) -> str:
-    """``text`` as inert inline Markdown: no emphasis, link, HTML, heading or table cell break.
+    """``text`` as inert inline Markdown: no emphasis, link, autolink, mention, reference, HTML or cell break.
 
     Every character that can open an inline construct (emphasis, code,
     link, HTML tag or entity, strike-through, a table cell) is
     backslash-escaped, so GitHub shows it as is; line breaks become spaces.
+    A word GitHub could turn into a link after rendering (``www.x.example``,
+    ``a@b.example``, ``@team``, ``#12``, ``owner/repo#3``, ``GH-4``, a commit
+    sha, any ``scheme://``) goes in a code span, where none of them forms.
     Callers never put this text at the start of a line, where ``#``, ``-``
     or ``1.`` would matter.
     """
     flat = printable(text, keep="").replace("\\x0a", " ").replace("\\x0d", " ")
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+    return "".join(md_code(part) if _LINKABLE.search(part) else _MD_SPECIAL.sub(r"\\\1", part)
+                   for part in re.split(r"(\s+)", flat))  # fmt: skip
+
+
+# What GitHub links in text after rendering: www. and scheme:// autolinks, e-mail addresses and @mentions,
+# #N and owner/repo#N references, GH-N, commit shas.
+_LINKABLE = re.compile(r"www\.|://|[@#]|\bGH-\d|\b[0-9a-f]{7,40}\b", re.I)
 
 
 def md_code(text: str) -> str:
@@ -77,6 +87,14 @@ def md_fence(text: str, info: str = "", indent: str = "") -> str:
     fence = "`" * max(3, run + 1)
     lines = "".join(f"{indent}{line}\n" for line in body.split("\n"))
     return f"{indent}{fence}{info}\n{lines}{indent}{fence}\n"
+
+
+# ---------------------------------------------------------------- URIs (SARIF, JSON links)
+
+
+def uri_path(path: str) -> str:
+    """A relative path as a URI reference (RFC 3986): ``#``, ``%``, ``?``, spaces and the rest percent-encoded."""
+    return quote(path, safe="/-._~")
 
 
 # ---------------------------------------------------------------- XML

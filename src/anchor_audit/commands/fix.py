@@ -7,6 +7,7 @@ import sys
 from typing import TextIO
 
 from ..errors import UsageError
+from ..escape import one_line, printable
 from ..model import ExitCode
 from ..textlines import split_lines_keepends
 from .common import open_sources
@@ -35,11 +36,12 @@ def fix(
         plan = plan_fix(report, sources.inputs.disk_skills, sources.inputs.spec, tree, refresh_quotes, update_card)
     if write:
         for path in apply_edits(plan.edits):
-            out.write(f"wrote {path}\n")
+            out.write(f"wrote {one_line(str(path))}\n")
     else:
-        for edit in plan.edits:
+        for edit in plan.edits:  # the diff shows a skill's text: its control characters as escapes, its lines kept
             out.writelines(
-                difflib.unified_diff(
+                printable(line, keep="\t\n\r")
+                for line in difflib.unified_diff(
                     split_lines_keepends(edit.before.decode("utf-8-sig")),
                     split_lines_keepends(edit.after.decode("utf-8-sig")),
                     f"a/{edit.path}",
@@ -48,11 +50,11 @@ def fix(
             )
     verb = "" if write else "would fix "
     for line in plan.done:
-        out.write(f"{verb}{line}\n")
+        out.write(f"{verb}{one_line(line)}\n")
     for line in plan.notes:
-        out.write(f"note: {line}\n")
+        out.write(f"note: {one_line(line)}\n")
     for line in plan.left:
-        out.write(f"left for a person: {line}\n")
+        out.write(f"left for a person: {one_line(line)}\n")
     files = len(plan.edits)
     state = "written" if write else "dry run, nothing written (--write applies)"
     out.write(f"fix: {files} file{'s' if files != 1 else ''} to change, {state}; {len(plan.left)} left for a person\n")

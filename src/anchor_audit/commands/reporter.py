@@ -38,6 +38,7 @@ class Reporter:
         if self.quiet or not (hasattr(self.stream, "isatty") and self.stream.isatty()):
             return no_progress
         from rich.console import Console
+        from rich.text import Text  # plain text: a folder named "[link=...]" is never rich markup
 
         console = Console(file=self.stream, no_color="NO_COLOR" in os.environ)
         shown: list[Status] = []
@@ -53,12 +54,12 @@ class Reporter:
                 done = round(fraction * 20)
                 text += f"  [{'#' * done}{'-' * (20 - done)}] {fraction:.0%}"
             if shown and message:
-                shown[0].update(text)  # one line that changes, not one per step
+                shown[0].update(Text(text))  # one line that changes, not one per step
                 return
             while shown:
                 shown.pop().stop()
             if message:
-                status = console.status(text)
+                status = console.status(Text(text))
                 status.start()
                 shown.append(status)
 

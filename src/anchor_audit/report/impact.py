@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from rich.text import Text
 
-from ..escape import md_code, md_fence, md_text, printable
+from ..escape import md_code, md_fence, md_text, printable, uri_path
 from ..impact import Impact, ImpactReport
 from ..model import LineRange
 from .github import _data, _property
@@ -96,7 +96,7 @@ def render_impact_sarif(report: ImpactReport, stream: TextIO) -> None:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": i.path, "uriBaseId": SRCROOT},
+                        "artifactLocation": {"uri": uri_path(i.path), "uriBaseId": SRCROOT},
                         "region": {"startLine": i.lines.start, "endLine": i.lines.end},
                     }
                 }

@@ -6,9 +6,9 @@ import json
 import os
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import quote
 
 from .. import __version__
+from ..escape import uri_path
 from ..findings import RULES, findings
 from ..model import AuditReport
 
@@ -79,4 +79,4 @@ def _uri(file: str, root: Path | None) -> str:
             path = absolute.relative_to(root.resolve())
         except ValueError:
             path = Path(os.path.relpath(absolute, root))
-    return quote(path.as_posix(), safe="/-._~")
+    return uri_path(path.as_posix())

@@ -297,12 +297,14 @@ def test_fix_rewrites_only_the_registry_entry_that_names_the_folder(make_repo, t
     shutil.copytree(DEMO / "skills" / "demo-overlap", copy)
     registry = tmp_path / "anchors.yaml"
     registry.write_text((DEMO / "anchors.yaml").read_text().replace("path: skills/demo-overlap", f"path: {DEMO / 'skills' / 'demo-overlap'}"))
-    before = registry.read_text()
-    assert main(["fix", "--write", "--spec", str(registry), "--repo", str(repo.path), "--ref", "v2", str(copy)]) == 0
+    before, skill_before = registry.read_text(), (copy / "SKILL.md").read_text()
+    assert main(["fix", "--write", "--spec", str(registry), "--repo", str(repo.path), "--ref", "v2", str(copy)]) == 1
     out = capsys.readouterr().out
-    assert registry.read_text() == before  # the entry names the fixture's folder, not this copy
-    assert f"wrote {copy / 'SKILL.md'}" in out
-    assert "its quote keys are left" in out
+    # The entry names the fixture's folder, not this copy: healing the copy's fences without the entry's keys
+    # would break the claims, so neither is written, and fix says why.
+    assert registry.read_text() == before and (copy / "SKILL.md").read_text() == skill_before
+    assert "wrote " not in out
+    assert f"belongs to {DEMO / 'skills' / 'demo-overlap'}; healing the fences without its keys would break its claims" in " ".join(out.split())
 
 
 def test_a_second_update_card_has_nothing_to_say(make_repo, tmp_path: Path, capsys) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import yaml
 
 from .errors import SpecError
 from .findings import findings
-from .fsutil import read_input, write_atomic
+from .fsutil import read_input
 from .model import AuditReport
 from .spec.yamldoc import load_yaml
 
@@ -64,8 +65,8 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline(path, reasons)
 
 
-def write_baseline(report: AuditReport, path: Path) -> int:
-    """Write every drift finding of ``report`` as a baseline entry awaiting a reason; returns the count."""
+def render_baseline(report: AuditReport, stream: TextIO) -> int:
+    """Every drift finding of ``report`` as a baseline entry awaiting a reason, written to ``stream``; the count."""
     entries = [
         {"key": f.key, "code": f.code, "message": f.message, "reason": PLACEHOLDER} for f in findings(report) if f.drift
     ]
@@ -74,5 +75,5 @@ def write_baseline(report: AuditReport, path: Path) -> int:
         "# anchor-audit refuses a baseline with an entry that has no reason.\n"
     )
     body = yaml.safe_dump({"version": 1, "accepted": entries}, sort_keys=False, allow_unicode=True, width=1000)
-    write_atomic(path, (header + body).encode("utf-8"))
+    stream.write(header + body)
     return len(entries)

@@ -147,30 +147,87 @@ def apply_edits(edits: list[FileEdit]) -> list[Path]:
         current = _current(edit.path)
         if current != edit.before:
             raise WriteConflict(f"{edit.path}: changed on disk since anchor-audit read it; nothing written, run again")
-    staged: list[tuple[FileEdit, Path]] = []
     try:
-        for edit in edits:
-            try:
-                staged.append((edit, _stage(edit.path, edit.after)))
-            except OSError as exc:
-                raise AuditError(f"{edit.path}: cannot write: {exc.strerror}; nothing written") from None
-        done: list[FileEdit] = []
-        for edit, tmp in staged:
-            try:
-                os.replace(tmp, edit.path)
-            except OSError as exc:
-                _roll_back(done)
-                raise AuditError(f"{edit.path}: cannot write: {exc.strerror}; nothing written") from None
-            done.append(edit)
-    finally:
-        for _, tmp in staged:
-            tmp.unlink(missing_ok=True)
+        _replace_all([(edit.path, edit.before, edit.after) for edit in edits])
+    except WriteFailed as exc:
+        raise AuditError(f"{exc.path}: cannot write: {exc.strerror}; nothing written") from None
     return [edit.path for edit in edits]
 
 
-def _roll_back(done: list[FileEdit]) -> None:
-    for edit in reversed(done):
+class WriteFailed(Exception):
+    """One file of a transaction could not be written; none was (or every one is back as it was)."""
+
+    def __init__(self, index: int, path: Path, strerror: str) -> None:
+        super().__init__(f"{path}: {strerror}")
+        self.index, self.path, self.strerror = index, path, strerror
+
+
+def write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write each of a run's output files, all or none (:class:`WriteFailed` names the first that failed).
+
+    Regular files (and new paths) are staged and renamed in as :func:`apply_edits` does, a file that was
+    not there is removed again on a rollback; a device or pipe (``/dev/stdout``) is written last, in place.
+    A folder is refused before anything is written.
+    """
+    regular: list[tuple[Path, bytes | None, bytes]] = []
+    index_of: list[int] = []  # regular's position -> files'
+    in_place: list[tuple[int, Path, bytes]] = []
+    for i, (path, data) in enumerate(files):
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
         try:
-            write_atomic(edit.path, edit.before)
+            info = target.stat()
+        except FileNotFoundError:
+            info = None
+        except OSError as exc:
+            raise WriteFailed(i, path, exc.strerror or type(exc).__name__) from None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise WriteFailed(i, path, "Is a directory")
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            in_place.append((i, target, data))
+        else:
+            regular.append((target, _current(target), data))
+            index_of.append(i)
+    try:
+        _replace_all(regular)
+    except WriteFailed as exc:
+        index = index_of[exc.index]
+        raise WriteFailed(index, files[index][0], exc.strerror) from None
+    for i, target, data in in_place:
+        try:
+            with open(target, "wb") as handle:  # no rename over a device node, no truncation games
+                handle.write(data)
+        except OSError as exc:
+            raise WriteFailed(i, files[i][0], exc.strerror or type(exc).__name__) from None
+
+
+def _replace_all(files: list[tuple[Path, bytes | None, bytes]]) -> None:
+    """(path, its bytes now or None, new bytes): stage every one, then rename each in; on a failure, undo."""
+    staged: list[tuple[Path, bytes | None, Path]] = []
+    try:
+        for i, (path, before, after) in enumerate(files):
+            try:
+                staged.append((path, before, _stage(path, after)))
+            except OSError as exc:
+                raise WriteFailed(i, path, exc.strerror or type(exc).__name__) from None
+        done: list[tuple[Path, bytes | None]] = []
+        for i, (path, before, tmp) in enumerate(staged):
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                _roll_back(done)
+                raise WriteFailed(i, path, exc.strerror or type(exc).__name__) from None
+            done.append((path, before))
+    finally:
+        for _, _, tmp in staged:
+            tmp.unlink(missing_ok=True)
+
+
+def _roll_back(done: list[tuple[Path, bytes | None]]) -> None:
+    for path, before in reversed(done):
+        try:
+            if before is None:
+                path.unlink(missing_ok=True)  # it was not there before this run
+            else:
+                write_atomic(path, before)
         except OSError:
             pass  # best effort: the error raised next names the file that failed

@@ -11,7 +11,6 @@ range shifts it), each with the code lines in HEAD it concerns and the edit
 
 from __future__ import annotations
 
-import difflib
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
 from .model import AnchorStatus, AuditReport, ChangeKind, EvidenceKind, LineRange, Skill, SkillReport, SkillSpec
 from .source.git import GitTree
+from .textlines import unified_diff
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def impact(
             }
             keys_healed, keys_patch = registry_text, ""
             if registry and entry and renamed and entry.path and entry.path.resolve() == Path(skill.path).resolve():
-                keys_healed = heal_registry(registry_text, entry.name, renamed)
+                keys_healed = heal_registry(registry_text, entry.name, renamed, registry[0])
                 keys_patch = _diff(registry_text, keys_healed, str(registry[0]))
             found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks, keys_patch)
             impacts += found
@@ -103,8 +103,7 @@ _MOVED = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)  # what fix heals without 
 
 def _diff(before: str, after: str, name: str) -> str:
     """The unified diff of one file ("" when nothing changes)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}"))
+    return unified_diff(before, after, name)
 
 
 def _paths(skill: Skill, entry: SkillSpec | None) -> set[str]:

@@ -24,3 +24,15 @@ def split_lines_keepends(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """The unified diff from ``before`` to ``after`` of the file ``name`` (``a/NAME``, ``b/NAME``), lines at ``\\n``.
+
+    The one diff anchor-audit prints or applies (fix's dry run, impact's healing patch): a U+2028 in the
+    prose is a character of its line here, as it is for ``git apply``.
+    """
+    import difflib
+
+    lines = difflib.unified_diff(split_lines_keepends(before), split_lines_keepends(after), f"a/{name}", f"b/{name}")
+    return "".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable, TextIO
 
 from ..errors import UsageError
 from ..findings import exit_code
@@ -48,19 +49,22 @@ def check(
         report = replace(report, accepted=accepted.keys, reasons=tuple(sorted(accepted.reasons.items())))
         for key in accepted.stale(report):
             reporter.warn(f"{accepted.path}: no finding {key} any more; drop it")
-    if write_baseline:
-        from ..baseline import write_baseline as write
-
-        count = write(report, Path(write_baseline))
-        reporter.say(f"wrote {count} findings to {write_baseline}; give each a reason")
     link_base = (
         report_options.link_base or github_base(report.source.repo) or github_base(spec.source.repo if spec else None)
     )
     render = renderer(report_options.format, verbose=report_options.verbose, link_base=link_base)
-    emit(lambda stream: render(report, stream), report_options.output)
+    also: list[tuple[Callable[[TextIO], object], str, str]] = []
     for fmt, path in report_options.also:  # one audit, many reports
         extra = renderer(fmt, verbose=report_options.verbose, link_base=link_base)
-        emit(lambda stream, extra=extra: extra(report, stream), path)  # type: ignore[misc]
+        also.append((lambda stream, extra=extra: extra(report, stream), path, "--report"))  # type: ignore[misc]
+    counted: list[int] = []
+    if write_baseline:  # an output of the run like the others: written with them, or not at all
+        from ..baseline import render_baseline
+
+        also.append((lambda s: counted.append(render_baseline(report, s)), write_baseline, "--write-baseline"))
+    emit(lambda stream: render(report, stream), report_options.output, also)
+    if write_baseline:
+        reporter.say(f"wrote {counted[0]} findings to {write_baseline}; give each a reason")
     return exit_code(report)
 
 

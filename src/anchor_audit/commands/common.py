@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from ..errors import UsageError
-from ..fsutil import write_atomic
+from ..fsutil import WriteFailed, write_all
 from ..source import Progress, no_progress
 from .options import SourceOptions
 from .reporter import Reporter
@@ -123,14 +123,27 @@ def judge_for(options: SourceOptions, reporter: Reporter) -> Iterator[Judge]:
                 reporter.warn(store.problem)
 
 
-def emit(write: Callable[[TextIO], None], output: str | None) -> None:
-    """Write to stdout, or to ``output`` atomically: all of it or nothing."""
+def emit(
+    write: Callable[[TextIO], None],
+    output: str | None,
+    also: Sequence[tuple[Callable[[TextIO], object], str, str]] = (),
+) -> None:
+    """The report to stdout or to ``output``, and each of ``also`` (render, file, the flag that named it) to its file.
+
+    Every file of the run is written or none is: all are rendered first, then
+    staged and renamed in together (:func:`~anchor_audit.fsutil.write_all`);
+    stdout comes last, once the files are in place.
+    """
+    named = ([(write, output, "--output")] if output is not None else []) + list(also)
+    files = []
+    for render, path, _ in named:
+        buffer = io.StringIO()
+        render(buffer)
+        files.append((Path(path), buffer.getvalue().encode("utf-8", "backslashreplace")))
+    try:
+        write_all(files)
+    except WriteFailed as exc:
+        flag, path = named[exc.index][2], named[exc.index][1]
+        raise UsageError(f"{flag} {path}: cannot write: {exc.strerror}; nothing written") from None
     if output is None:
         write(sys.stdout)
-        return
-    buffer = io.StringIO()
-    write(buffer)
-    try:
-        write_atomic(Path(output), buffer.getvalue().encode("utf-8", "backslashreplace"))
-    except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write: {exc.strerror}; nothing written") from None

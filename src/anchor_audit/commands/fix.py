@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from typing import TextIO
 
 from ..errors import UsageError
 from ..escape import one_line, printable
 from ..model import ExitCode
-from ..textlines import split_lines_keepends
+from ..textlines import unified_diff
 from .common import open_sources
 from .options import SourceOptions
 from .reporter import Reporter
@@ -39,15 +38,8 @@ def fix(
             out.write(f"wrote {one_line(str(path))}\n")
     else:
         for edit in plan.edits:  # the diff shows a skill's text: its control characters as escapes, its lines kept
-            out.writelines(
-                printable(line, keep="\t\n\r")
-                for line in difflib.unified_diff(
-                    split_lines_keepends(edit.before.decode("utf-8-sig")),
-                    split_lines_keepends(edit.after.decode("utf-8-sig")),
-                    f"a/{edit.path}",
-                    f"b/{edit.path}",
-                )
-            )
+            diff = unified_diff(edit.before.decode("utf-8-sig"), edit.after.decode("utf-8-sig"), str(edit.path))
+            out.write(printable(diff, keep="\t\n\r"))
     verb = "" if write else "would fix "
     for line in plan.done:
         out.write(f"{verb}{one_line(line)}\n")

@@ -48,7 +48,7 @@ def bump(
     # A pin must not move: a version tag or a sha is kept as written; HEAD or a branch is pinned to its commit.
     pin = new if _PINNABLE.match(new) or comparison.new.commit is None else comparison.new.commit
     try:
-        text = rewrite_pin(disk.text, pin)
+        text = rewrite_pin(disk.text, pin, spec.path)
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
     apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])

@@ -55,6 +55,23 @@ def plan_fix(
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
             raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
         moved = [m for m in result.anchors if m.status in _HEALABLE]
+        for m in result.anchors:
+            if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
+                plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
+        if entry is not None and moved:
+            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
+            healed = heal_registry(registry_text, entry.name, renamed, spec.path if spec else "anchors.yaml")
+            # An entry with no path is this skill's by name; one naming another folder is that folder's. Its quote
+            # keys and this SKILL.md's fences are healed together or not at all: one without the other breaks claims.
+            if entry.path is None or entry.path.resolve() == Path(skill.path).resolve():
+                registry_text = healed
+            elif healed != registry_text:
+                plan.left.append(
+                    f"{skill_md}: {len(moved)} moved quote{'s' if len(moved) != 1 else ''} not rewritten: the "
+                    f"anchors.yaml entry {entry.name} names them but belongs to {entry.path}; healing the fences "
+                    "without its keys would break its claims (fix that folder, or give this one an entry with its path)"
+                )
+                moved = []
         sources = _sources(tree, {m.found_path or m.quote.path for m in moved}) if refresh else {}
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
         if new_text != disk.text:
@@ -66,24 +83,11 @@ def plan_fix(
                 plan.done.append(f"{where}: -> {new_range}:{m.found_path}")
             else:
                 plan.done.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}")
-        for m in result.anchors:
-            if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
-                plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
-        if entry is not None and moved:
-            # Only the entry that names this very folder: a copy of the skill elsewhere shares its name.
-            if entry.path is not None and entry.path.resolve() == Path(skill.path).resolve():
-                renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
-                registry_text = heal_registry(registry_text, entry.name, renamed)
-            else:
-                where = f"names {entry.path}" if entry.path is not None else "has no path"
-                plan.notes.append(
-                    f"anchors.yaml: the entry {entry.name} {where}, not {skill.path}: its quote keys are left"
-                )
 
         card_healed: set[str] = set()
         if update_card and skill.card is not None:
             card_disk = DiskText.read(skill.card.path)
-            new_card, changes = reconcile_card(card_disk.text, result.claims, report.source)
+            new_card, changes = reconcile_card(card_disk.text, result.claims, report.source, skill.card.path)
             if new_card != card_disk.text:
                 plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
             for c in changes:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
 from ..model import ClaimVerdict, SourceInfo, Verdict
 from ..yamltext import scalar_text
-from .text import Splice, apply_splices, compose, mapping_get
+from .text import Splice, apply_splices, compose, mapping_get, refuse_block_scalar, verified
 
 MARK = "# anchor-audit:"
 _MARK_RE = re.compile(r"[ \t]*# anchor-audit:[^\r\n]*")
@@ -33,9 +34,12 @@ class CardChange:
     changed: bool = True  # False: only reported
 
 
-def reconcile_card(text: str, claims: tuple[ClaimVerdict, ...], source: SourceInfo) -> tuple[str, list[CardChange]]:
-    """The new card text and what changed (or was only reported)."""
-    root = compose(text, "card.yaml")
+def reconcile_card(
+    text: str, claims: tuple[ClaimVerdict, ...], source: SourceInfo, name: object = "card.yaml"
+) -> tuple[str, list[CardChange]]:
+    """The new card text and what changed (or was only reported); verified by reading it back."""
+    root = compose(text, name)
+    tagged: set[str] = set()  # claims given code_verified
     splices: list[Splice] = []
     changes: list[CardChange] = []
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -48,6 +52,7 @@ def reconcile_card(text: str, claims: tuple[ClaimVerdict, ...], source: SourceIn
             changes.append(CardChange("", f"validated_on set to {source.date}"))
         elif isinstance(found[1], yaml.ScalarNode) and found[1].value != source.date:
             node = found[1]
+            refuse_block_scalar(node, name, "validated_on")
             style = node if node.style else _double_quoted(node)
             splices.append(Splice(node.start_mark.index, node.end_mark.index, scalar_text(style, source.date)))
             changes.append(CardChange("", f"validated_on {node.value} -> {source.date}"))
@@ -66,8 +71,29 @@ def reconcile_card(text: str, claims: tuple[ClaimVerdict, ...], source: SourceIn
         splices += _mark(text, key, tags, claim, source, changes)
         if claim.verdict is Verdict.CODE_VERIFIED and "code_verified" not in claim.declared:
             splices += _add_code_verified(text, tags, newline)
+            tagged.add(claim.id)
             changes.append(CardChange(claim.id, "registered evidence holds: tagged code_verified"))
-    return apply_splices(text, splices), changes
+
+    def intended(data: Any) -> Any:
+        if source.date is not None:
+            data["validated_on"] = source.date
+        for claim_id in tagged:
+            data["validation_status"][claim_id] = _with_code_verified(data["validation_status"][claim_id])
+        return data
+
+    return verified(name, text, apply_splices(text, splices), intended), changes
+
+
+def _with_code_verified(tags: Any) -> Any:
+    """What :func:`_add_code_verified` makes of a claim's tags, as data."""
+    if isinstance(tags, list):
+        if "doc_only" in tags:
+            at = tags.index("doc_only")
+            return [*tags[:at], "code_verified", *tags[at + 1 :]]
+        return [*tags, "code_verified"]
+    if tags in ("doc_only", "", None):
+        return "code_verified"
+    return [tags, "code_verified"]
 
 
 def _double_quoted(node: yaml.ScalarNode) -> yaml.ScalarNode:
@@ -93,10 +119,11 @@ def _mark(
     The mark is looked for only in the comment after the last node on that
     line: a quoted claim id may itself contain ``#`` or even the mark's text.
     """
-    line_end = _line_end(text, key.start_mark.index)
+    # The line where the key ends: a quoted id may run over several lines, and a comment inside it is not one.
+    line_end = _line_end(text, key.end_mark.index)
     comment_start = key.end_mark.index
-    if tags.start_mark.line == key.start_mark.line:
-        comment_start = tags.end_mark.index if tags.end_mark.line == key.start_mark.line else line_end
+    if tags.start_mark.line == key.end_mark.line:
+        comment_start = tags.end_mark.index if tags.end_mark.line == key.end_mark.line else line_end
     line_start = comment_start
     line = text[line_start:line_end]
     existing = _MARK_RE.search(line)

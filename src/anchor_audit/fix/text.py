@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import yaml
 
-from ..errors import AuditError
+from ..errors import AuditError, SpecError
 from ..fsutil import WriteConflict, read_input
 
 BOM = b"\xef\xbb\xbf"
@@ -84,3 +86,35 @@ def mapping_get(node: yaml.Node | None, key: str) -> tuple[yaml.ScalarNode, yaml
         if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
             return key_node, value_node
     return None
+
+
+def refuse_block_scalar(node: yaml.Node, name: object, what: str) -> None:
+    """A ``|`` or ``>`` scalar spans lines and keeps its indentation: anchor-audit does not rewrite one."""
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        raise SpecError(
+            f"{name}:{node.start_mark.line + 1}: {what} is a block scalar ({node.style}); anchor-audit does not "
+            "rewrite one; write it on one line and run again; nothing written"
+        )
+
+
+def verified(name: object, before: str, after: str, intended: Callable[[Any], Any]) -> str:
+    """``after``, once it reads back as ``intended(the data before)``; else :class:`SpecError`, nothing written.
+
+    Every targeted YAML edit ends here: legal YAML the splicer does not
+    understand (a flow mapping, an end-of-document marker, a key that spans
+    lines) is refused rather than rewritten into something that means
+    something else, or nothing.
+    """
+    if after == before:
+        return after
+    try:
+        want = intended(copy.deepcopy(yaml.safe_load(before)))
+        same = yaml.safe_load(after) == want
+    except (yaml.YAMLError, KeyError, TypeError, AttributeError):  # not the shape the edit was made for
+        same = False
+    if not same:
+        raise SpecError(
+            f"{name}: anchor-audit cannot edit this YAML safely (the edited text would not read back as intended: "
+            "a flow-style mapping, a '...' document end or a key over several lines?); nothing written"
+        )
+    return after

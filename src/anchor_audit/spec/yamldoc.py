@@ -19,6 +19,7 @@ from ..errors import SpecError
 # libyaml's safe loader where PyYAML has it (several times faster), else PyYAML's own.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_NODES = 200_000  # values after alias expansion
+MAX_BYTES = 32 * 1024 * 1024  # characters of scalars after alias expansion: 60,000 aliases of 1.5 MB are 90 GB
 MAX_DEPTH = 64
 
 KeyPath = tuple[str | int, ...]
@@ -69,7 +70,7 @@ def load_yaml(text: str, name: str) -> YamlDoc:
     lines: dict[KeyPath, int] = {}
     if node is None:
         return YamlDoc(name, None, lines)
-    budget = [MAX_NODES]
+    budget = [MAX_NODES, MAX_BYTES]
     data = _convert(node, (), lines, name, budget)
     return YamlDoc(name, data, lines)
 
@@ -99,6 +100,12 @@ def _convert(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], name: st
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_convert(item, path + (i,), lines, name, budget) for i, item in enumerate(node.value)]
+    budget[1] -= len(node.value)
+    if budget[1] < 0:
+        raise SpecError(
+            f"{name}:{node.start_mark.line + 1}: document too large "
+            f"(more than {MAX_BYTES // (1024 * 1024)} MiB of text after aliases)"
+        )
     return _scalar(node, name)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
@@ -65,6 +66,18 @@ R = TypeVar("R")
 # Seconds of new matching work one skill may take; what is left after that is incomplete.
 # With each quote's own work bound, any one skill finishes in well under 30 s.
 MAX_SKILL_SECONDS = 20.0
+# Resident memory past which a skill's further checks are incomplete: the address-space cap (RLIMIT_AS) a
+# caller may set counts mappings, not use; this counts what the process really holds.
+MAX_RSS_BYTES = 2 * 1024**3
+
+
+def resident_bytes() -> int:
+    """This process's resident set size now (0 where the platform does not say)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class Judge:
@@ -75,10 +88,18 @@ class Judge:
     later runs; a hit reads and parses nothing.
     """
 
-    def __init__(self, store: ResultStore | None = None, skill_seconds: float = MAX_SKILL_SECONDS) -> None:
+    def __init__(
+        self,
+        store: ResultStore | None = None,
+        skill_seconds: float = MAX_SKILL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
         self.skill_seconds = skill_seconds
-        self._deadline = time.monotonic() + skill_seconds
+        self.clock = clock
+        self.max_rss = MAX_RSS_BYTES
+        # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
+        self._deadline = float("inf")
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
@@ -98,22 +119,28 @@ class Judge:
 
     def begin_skill(self) -> None:
         """Start the time bound of one skill's checks (each check also has its own work bound)."""
-        self._deadline = time.monotonic() + self.skill_seconds
+        self._deadline = self.clock() + self.skill_seconds
 
     def _in_time(self) -> None:
-        if time.monotonic() > self._deadline:
+        if self.clock() > self._deadline:
             raise BoundExceeded(f"this skill's checks ran past {self.skill_seconds:g} s; not checked")
+        if self._deadline != float("inf") and resident_bytes() > self.max_rss:
+            raise BoundExceeded(f"the run holds more than {self.max_rss // 1024**2} MiB of memory; not checked")
 
     def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """A promise's result by content key (``tests|<blob>``, ...), from memory, disk, or ``compute``."""
-        return self._cached(promise_key(key), compute)
+        """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
 
-    def _cached(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        Not a skill's check, so not under its time bound (a history asks these between skills).
+        """
+        return self._cached(promise_key(key), compute, bounded=False)
+
+    def _cached(self, key: str, compute: Callable[[], dict[str, Any]], bounded: bool = True) -> dict[str, Any]:
         """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""
         if key not in self._memo:
             found = self.store.get(key) if self.store is not None else None
             if found is None:
-                self._in_time()  # results already known are served; only new work is bounded
+                if bounded:
+                    self._in_time()  # results already known are served; only new work is bounded
                 self.computed += 1
                 found = compute()
                 if self.store is not None:
@@ -197,11 +224,11 @@ def audit_skill(
     skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None, promises: bool = True
 ) -> SkillReport:
     judge = judge or Judge()
-    judge.begin_skill()
     notes: list[str] = []
     prefetch = getattr(tree, "prefetch", None)  # a lean git mirror: the files this skill reads, in one fetch
     if prefetch is not None:
         prefetch(sorted({q.path for q in skill.quotes} | _condition_paths(entry)))
+    judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:
         notes.append("no entry in anchors.yaml: quotes are checked on their own, claims have no evidence")

@@ -14,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..parse import MAX_BRACKET_DEPTH
+from ..parse import check_nesting, too_complex
 
 # Node types that only carry formatting.
 _FORMATTING = (
@@ -81,7 +81,8 @@ def _canon_value(value: Any) -> Canon:
 
 @lru_cache(maxsize=4096)
 def expression_key(text: str) -> Canon:
-    """Canonical form of an expression given as text; raises ``cst.ParserSyntaxError``."""
+    """Canonical form of an expression given as text; raises ``cst.ParserSyntaxError`` or ``BoundExceeded``."""
+    check_nesting(text)  # libcst's native parser would crash on it
     return canonical(cst.parse_expression(text.strip()))
 
 
@@ -98,7 +99,7 @@ def statement_key(text: str) -> Canon | None:
         prefix, text = "elif", "if" + text[4:]
     if text.endswith(":"):
         text += " ..."
-    if text.count("(") + text.count("[") + text.count("{") > MAX_BRACKET_DEPTH:
+    if too_complex(text) is not None:
         return None  # a bound: such a line is compared by its tokens only, never handed to libcst
     try:
         node = cst.parse_statement(text)

@@ -24,8 +24,9 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from ..errors import BoundExceeded
 from ..model import Condition, ConditionResult, ConditionStatus
-from ..parse import PythonIndex, PythonSyntaxProblem, ScopeView, python_index
+from ..parse import PythonIndex, PythonSyntaxProblem, ScopeView, python_index, too_complex
 from ..parse.walk import cst_bindings, cst_block, cst_blocks, cst_smalls
 from ..source.file import SourceFile
 from .canon import Canon, canonical, code, expression_key
@@ -73,11 +74,16 @@ def compile_expression(text: str) -> Canon:
         return expression_key(text)
     except cst.ParserSyntaxError as exc:
         raise PatternError(f"not a Python expression: {text!r} ({exc.message})") from None
+    except BoundExceeded as exc:
+        raise PatternError(f"not compiled: {text[:60]!r}...: {exc}") from None
 
 
 @lru_cache(maxsize=1024)
 def compile_statement(text: str) -> StatementPattern:
     """A statement pattern from anchors.yaml; raises :class:`PatternError`."""
+    reason = too_complex(text)
+    if reason is not None:
+        raise PatternError(f"not compiled: {text[:60]!r}...: {reason}")
     try:
         stmt = cst.parse_statement(text.strip())
     except cst.ParserSyntaxError as exc:

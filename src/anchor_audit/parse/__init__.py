@@ -13,6 +13,7 @@ from .index import (
     ScopeView,
     check_nesting,
     python_index,
+    too_complex,
 )
 from .tokens import LogicalLine, logical_lines
 
@@ -25,4 +26,5 @@ __all__ = [
     "check_nesting",
     "logical_lines",
     "python_index",
+    "too_complex",
 ]

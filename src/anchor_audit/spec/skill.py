@@ -9,6 +9,7 @@ claim's tags (``validation_status``) and the evidence paths.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import re
@@ -171,6 +172,7 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
                         commands.append((found.group(1), token.map[0] + 2 + offset))
     references: list[tuple[str, int]] = []
     promises: list[TestPromise] = []
+    command_lines = [line for _, line in commands]
     for number, line in enumerate(lines, 1):
         if in_code[number - 1]:
             continue
@@ -181,10 +183,10 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
             if ordinal is not None and ordinal < len(commands):
                 path = commands[ordinal][0]
             else:
-                above = [c for c in commands if c[1] < number]
+                above = bisect.bisect_left(command_lines, number)  # commands above this line (in file order)
                 if not above:
                     continue
-                path = above[-1][0]
+                path = commands[above - 1][0]
             promises.append(TestPromise(path, int(match.group(1)), number))
     return tuple(references), tuple(promises)
 
@@ -264,6 +266,7 @@ def parse_card(text: str, path: Path) -> Card:
     if not isinstance(data, dict):
         raise SpecError(f"{path}:1: card.yaml must be a mapping")
     claims = []
+    text_lines = text.split("\n")  # once: each claim's comment is looked up in it
     status = data.get("validation_status", {}) or {}
     if not isinstance(status, dict):
         raise SpecError(f"{doc.where(('validation_status',))}: expected a mapping of claim id to tags")
@@ -274,7 +277,7 @@ def parse_card(text: str, path: Path) -> Card:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise SpecError(f"{doc.where(where)}: expected a list of tags")
         comment_lines = [doc.line(where + (i,)) for i in range(len(tags))] if isinstance(status[claim_id], list) else []
-        anchors = tuple(a for n in sorted(set(comment_lines or [doc.line(where)])) for a in card_anchors(text, n))
+        anchors = tuple(a for n in sorted(set(comment_lines or [doc.line(where)])) for a in card_anchors(text_lines, n))
         claims.append(CardClaim(str(claim_id), tuple(tags), doc.line(where), anchors))
     evidence = data.get("evidence", []) or []
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
@@ -292,9 +295,9 @@ _CARD_ANCHOR = re.compile(
 CARD_ANCHOR_PREFIXES = {"MCore": "megatron/core/"}
 
 
-def card_anchors(text: str, line: int) -> tuple[CardAnchor, ...]:
-    """The anchors the comment on ``line`` of a card.yaml names (none without a comment)."""
-    lines = text.split("\n")
+def card_anchors(text: str | list[str], line: int) -> tuple[CardAnchor, ...]:
+    """The anchors the comment on ``line`` of a card.yaml (its text, or its lines split at ``\\n``) names."""
+    lines = text.split("\n") if isinstance(text, str) else text
     if not 1 <= line <= len(lines):
         return ()
     raw = lines[line - 1].rstrip("\r")

@@ -1,0 +1,143 @@
+"""Class 6, round 3: no single input exhausts the run. Each case ends in a result (or one line) within its bounds.
+
+The promise: one pathological skill takes at most 30 s and 2 GB, then gets an ``incomplete`` result.  The
+time bounds here are generous ceilings for a loaded 2-core machine, not performance goals (benchmarks/).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import CODE, QUOTE, make_code_repo, make_skill, registry, run_cli
+
+GIB = 1024**3
+CHAIN = "x = " + " and ".join(f"a{i}" for i in range(20_000)) + "\n"
+
+
+@pytest.mark.parametrize("tail", ["", "def (:\n"], ids=["valid", "syntax-error"])
+def test_an_expression_libcst_would_crash_on_is_never_handed_to_it(tmp_path: Path, tail: str) -> None:
+    body = "class Planner:\n    def plan(self, cfg):\n        " + CHAIN + "        if cfg.tp > 1:\n            return 1\n" + tail
+    repo = make_code_repo(tmp_path / "code", {"pkg/chain.py": body})
+    quote = "```3:3:pkg/chain.py\nx = a0 and a1\n```\n"  # changed: the closest search runs over the chain
+    moved = QUOTE.replace("pkg/plan.py", "pkg/gone.py")  # gone: the relocation search reads every file
+    skill = make_skill(tmp_path / "skill", quote + moved)
+    claims = "      gate:\n        conditions:\n          - {path: pkg/chain.py, in: Planner.plan, if: cfg.tp > 1}\n"
+    spec = registry(tmp_path / "anchors.yaml", repo.path, skill, claims=claims)
+    done = run_cli("check", "--spec", str(spec), "--format", "json", memory_bytes=2 * GIB, timeout=120)
+    assert done.code == 1 and "Traceback" not in done.err, (done.code, done.err[-2000:])  # not -11: a crash
+    skill_report = json.loads(done.out)["skills"][0]
+    chain, moved_quote = skill_report["anchors"]
+    # Parsed by ast (valid) the quote is compared and found changed; with a syntax error only libcst could read
+    # the file, and it is not handed the chain: incomplete, never exact.
+    assert chain["status"] == ("changed" if not tail else "incomplete"), chain
+    assert moved_quote["status"] == "relocated" and moved_quote["found_path"] == "pkg/plan.py"
+    (claim,) = skill_report["claims"]
+    (condition,) = [e for e in claim["evidence"] if e["kind"] == "condition"]
+    assert not condition["ok"] and "runs past 2000 terms; not parsed" in condition.get("detail", ""), condition
+
+
+def test_a_registry_condition_past_the_chain_bound_is_one_line(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill")
+    claims = "      gate:\n        conditions:\n          - {path: pkg/plan.py, in: Planner.plan, if: " + " and ".join(["x"] * 8_000) + "}\n"
+    spec = registry(tmp_path / "anchors.yaml", repo.path, skill, claims=claims)
+    done = run_cli("check", "--spec", str(spec), memory_bytes=2 * GIB, timeout=120)
+    assert done.code != -11 and "Traceback" not in done.err
+    assert "runs past 2000 terms; not parsed" in done.err + done.out
+
+
+def test_a_yaml_alias_bomb_of_long_strings_is_one_line(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill")
+    big = "x" * 1_500_000
+    aliases = "\n".join("  - *big" for _ in range(60_000))
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text(f"version: 1\nsource:\n  repo: {repo.path}\n  ref: v1\nbomb: &big {big}\nmore:\n{aliases}\n"
+                    f"skills:\n  s:\n    path: {skill}\n")  # fmt: skip
+    start = time.monotonic()
+    line = run_cli("check", "--spec", str(spec), memory_bytes=2 * GIB, timeout=120).one_error_line()
+    assert "document too large (more than 32 MiB of text after aliases)" in line, line
+    assert time.monotonic() - start < 30
+
+
+def test_a_card_and_a_skill_of_many_claims_and_promises_stay_linear(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    card = "validation_status:\n" + "".join(f"  claim{i}: [doc_only]\n" for i in range(60_000))
+    commands = "".join(f"```bash\npytest tests/test_{i}.py\n```\n3 passed\n" for i in range(20_000))
+    skill = make_skill(tmp_path / "skill", QUOTE + commands + "3 passed\n" * 60_000, card=card)
+    start = time.monotonic()
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill),
+                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert done.code in (0, 1), done.err[-1000:]
+    report = json.loads(done.out)["skills"][0]
+    assert len(report["claims"]) == 60_000
+    assert elapsed < 30, elapsed  # quadratic was 22 s at 20,000 claims alone
+
+
+def test_a_huge_single_line_file_is_bounded_in_memory_and_time(tmp_path: Path) -> None:
+    line = "x = [" + "1, " * 3_200_000 + "]\n"  # 9.6 MB on one line: under the 10 MiB file bound
+    repo = make_code_repo(tmp_path / "code", {"pkg/wide.py": line + CODE})
+    skill = make_skill(tmp_path / "skill", QUOTE.replace("pkg/plan.py", "pkg/wide.py").replace("3:6", "1:1").split("\n", 1)[0]
+                       + "\nx = [1, 2]\n```\n")  # fmt: skip
+    start = time.monotonic()
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill),
+                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
+    assert done.code in (0, 1), done.err[-1000:]
+    (anchor,) = json.loads(done.out)["skills"][0]["anchors"]
+    assert anchor["status"] in ("changed", "incomplete"), anchor
+    assert time.monotonic() - start < 30
+
+
+def _tree_and_skill(tmp_path: Path):
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": CODE.replace("tp", "pp")})
+    skill = make_skill(tmp_path / "skill", QUOTE + QUOTE.replace("pkg/plan.py", "pkg/other.py").replace("tp", "pp"))
+    return open_git(str(repo.path), "v1"), load_skill(skill)
+
+
+def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
+    """A fetch, a listing or a history before the skill's checks takes none of its 20 s."""
+    from anchor_audit.audit import Judge, audit_skill
+
+    tree, skill = _tree_and_skill(tmp_path)
+    now = [0.0]
+    judge = Judge(clock=lambda: now[0])
+    now[0] = 1_000.0  # a long fetch, before any check of this skill
+    assert judge.memo("git|question", lambda: {"answer": 1}) == {"answer": 1}  # run-level facts: never bounded
+    report = audit_skill(skill, None, tree, judge)
+    assert [a.status.value for a in report.anchors] == ["exact", "exact"]
+
+
+def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
+    from anchor_audit.audit import Judge, audit_skill
+
+    tree, skill = _tree_and_skill(tmp_path)
+    now = [0.0]
+
+    def clock() -> float:  # each look at the clock finds 15 s gone
+        now[0] += 15.0
+        return now[0]
+
+    report = audit_skill(skill, None, tree, Judge(clock=clock))
+    # The first check starts within its 20 s; by the second, 30 s have gone: incomplete, never exact.
+    assert [a.status.value for a in report.anchors] == ["exact", "incomplete"]
+    assert report.anchors[1].detail == "this skill's checks ran past 20 s; not checked"
+
+
+def test_the_skill_budget_bounds_resident_memory(tmp_path: Path) -> None:
+    from anchor_audit.audit import Judge, audit_skill, resident_bytes
+
+    tree, skill = _tree_and_skill(tmp_path)
+    judge = Judge()
+    assert resident_bytes() > 10 * 1024**2  # this platform says (a Python with libcst loaded holds more)
+    judge.max_rss = 1024**2  # 1 MiB: already past it
+    report = audit_skill(skill, None, tree, judge)
+    assert {a.status.value for a in report.anchors} == {"incomplete"}
+    assert "more than 1 MiB of memory" in (report.anchors[0].detail or "")

@@ -13,8 +13,10 @@ import shutil
 import stat
 from pathlib import Path
 
+import pytest
+
 from ..conftest import git
-from .conftest import GitRepo, make_code_repo, make_skill, run_cli
+from .conftest import GitRepo, make_code_repo, make_skill, run_cli, snapshot
 
 MOVED = "class Planner:\n    # planning\n    def plan(self, cfg):\n"
 
@@ -156,3 +158,34 @@ def test_links_in_the_cache_are_never_followed(tmp_path: Path) -> None:
     done = run_cli("check", "--repo", url, "--ref", "v3", "--cache-dir", str(cache), str(skill))
     assert done.code == 2 and list((outside / "objects" / "pack").iterdir()) != [] and not (outside / "x").exists()
     assert done.err.splitlines()[-1] == f"anchor-audit: error: {mirror}/objects/pack: a symbolic link in the cache; not followed"
+
+
+def test_every_neutralised_setting_is_written_down() -> None:
+    from anchor_audit.source.gitrun import NEUTRAL_CONFIG, NEUTRAL_ENV
+
+    from ..conftest import ROOT
+
+    page = (ROOT / "docs" / "security.md").read_text()
+    missing = [f"{k}={v}" for k, v, _ in NEUTRAL_CONFIG if f"`{k}={v}`" not in page]
+    missing += [k for k in NEUTRAL_ENV if f"`{k}`" not in page]
+    assert missing == []
+
+
+@pytest.mark.parametrize("promisor", ["git://127.0.0.1:9/x.git", "http://127.0.0.1:9/x.git"])
+def test_a_partial_clone_fetches_only_through_an_overlay_of_our_own(tmp_path: Path, promisor: str) -> None:
+    upstream = three_versions(tmp_path)
+    git(upstream.path, "config", "uploadpack.allowFilter", "true")
+    vendored = tmp_path / "pr" / "vendored.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{upstream.path}", str(vendored))
+    script, marker = marker_script(tmp_path)
+    for key, value in [("remote.origin.url", promisor), ("core.gitProxy", script), ("credential.helper", f"!{script}"),
+                       ("core.sshCommand", script), ("remote.origin.uploadpack", script), ("core.askPass", script),
+                       ("http.proxy", "http://127.0.0.1:9")]:  # fmt: skip
+        git(vendored, "config", key, str(value))
+    before = snapshot(vendored)
+    skill = make_skill(tmp_path / "skill")
+    done = run_cli("check", "--repo", str(vendored), "--ref", "v2", "--format", "json", str(skill), timeout=120)
+    assert not marker.exists() and done.code == 1
+    assert snapshot(vendored) == before  # the user's repository is never written to
+    (overlay,) = (tmp_path / "cache" / "git").glob("local-*.git")
+    assert promisor in (overlay / "config").read_text() and "gitProxy" not in (overlay / "config").read_text()

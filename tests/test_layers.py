@@ -23,7 +23,7 @@ LAYERS = [
     {"compare", "inputs", "catalog", "draft"},
     {"audit"},
     {"promises", "cardlinks"},
-    {"symbols", "resultcache"},
+    {"symbols", "resultcache", "reads"},
     {"spec", "match"},
     {"parse"},
     {"source"},

@@ -45,6 +45,7 @@ from .model import (
     Verdict,
 )
 from .promises import check_promises
+from .reads import reads
 from .resultcache import (
     ResultStore,
     condition_key,
@@ -227,7 +228,8 @@ def audit_skill(
     notes: list[str] = []
     prefetch = getattr(tree, "prefetch", None)  # a lean git mirror: the files this skill reads, in one fetch
     if prefetch is not None:
-        prefetch(sorted({q.path for q in skill.quotes} | _condition_paths(entry)))
+        read = reads(skill, entry)
+        prefetch(sorted(read.resolve(_paths(tree, judge)) if read.tails else read.paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:
@@ -262,10 +264,6 @@ def audit_skill(
         for c in claims
     ]
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
-
-
-def _condition_paths(entry: SkillSpec | None) -> set[str]:
-    return {c.path for claim in entry.claims for c in claim.conditions} if entry else set()
 
 
 def _paths(tree: SourceTree, judge: Judge) -> list[str]:

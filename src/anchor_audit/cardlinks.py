@@ -26,6 +26,7 @@ from .model import (
     QuoteMatch,
     RegistryStatus,
 )
+from .reads import Tail
 from .source import SourceTree
 from .source.git import GitTree
 
@@ -92,9 +93,7 @@ def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
 
 
 def _same_file(path: str, anchor: CardAnchor) -> bool:
-    name = anchor.file.strip("/")
-    fits = path == name or path.endswith("/" + name)
-    return fits and (not anchor.within or anchor.within in path)
+    return Tail(anchor.file, anchor.within).matches(path)  # the one rule, shared with reads()
 
 
 def _overlap(a: LineRange, b: LineRange) -> bool:

@@ -17,6 +17,7 @@ from .audit import Judge, audit
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .model import AuditReport, Skill, SkillSpec, Spec
+from .reads import reads
 from .source.git import GitTree, fetch_blobs
 from .spec.skill import load_skill_from_tree, parse_skill_md
 
@@ -85,11 +86,15 @@ def history(
     else:
         span = f"{since_sha}..{until_sha}" if since_sha else until_sha
     paths: set[str] = set()
+    listing: list[str] | None = None  # the files at the range's end, for the tails card comments name
     for source in skills:
         entry = spec.skill(source.name) if spec else None
         paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
         if source.disk is not None:
-            paths |= {q.path for q in source.disk.quotes}
+            read = reads(source.disk, entry)
+            if read.tails and listing is None:
+                listing = base.files_under("")
+            paths |= read.resolve(listing or [])
         for _, folder in locations.get(source.name, []):
             if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)

@@ -21,6 +21,7 @@ from .compare import compare
 from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
 from .model import AnchorStatus, AuditReport, ChangeKind, EvidenceKind, LineRange, Skill, SkillReport, SkillSpec
+from .reads import reads
 from .source.git import GitTree
 from .textlines import unified_diff
 
@@ -64,7 +65,7 @@ def impact(
     as ``fix`` would, for the entries that name the skill's folder.
     """
     changed = head_tree.changed_paths(base_tree.commit.hexsha)
-    concerned = [(s, e, text) for s, e, text in skills if _paths(s, e) & changed]
+    concerned = [(s, e, text) for s, e, text in skills if reads(s, e).touched_by(changed)]
     impacts: list[Impact] = []
     healed: list[tuple[str, str, str]] = []
     if concerned:
@@ -104,12 +105,6 @@ _MOVED = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)  # what fix heals without 
 def _diff(before: str, after: str, name: str) -> str:
     """The unified diff of one file ("" when nothing changes)."""
     return unified_diff(before, after, name)
-
-
-def _paths(skill: Skill, entry: SkillSpec | None) -> set[str]:
-    paths = {q.path for q in skill.quotes}
-    paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
-    return paths
 
 
 def _skill_impacts(

@@ -1,0 +1,81 @@
+"""What a skill reads is one answer: check, diff, impact and history see the same edits (and ignore the same)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.model import CardAnchor, LineRange
+from anchor_audit.reads import Reads, Tail, reads
+from anchor_audit.spec.skill import load_skill
+
+from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
+
+OTHER = "def helper():\n    return 1\n"
+CARD = 'validated_on: "2026-01-01"\nvalidation_status:\n  wired:\n    - code_verified  # other.py:1-2\n'
+
+
+@pytest.fixture
+def linked(tmp_path: Path):
+    """v1; v2 edits the file a card comment links (other.py); v3 edits a file the skill does not read."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": OTHER})
+    repo.edit("pkg/other.py", "return 1", "return 2")
+    repo.commit("edit the linked file", tag="v2", date="2026-02-01T00:00:00")
+    repo.write("pkg/unread.py", "x = 1\n")
+    repo.commit("a file nobody reads", tag="v3", date="2026-03-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", QUOTE, card=CARD)
+    return repo, skill
+
+
+def claim_verdicts(out: str) -> dict[str, str]:
+    return {c["id"]: c["verdict"] for s in json.loads(out)["skills"] for c in s["claims"]}
+
+
+def test_a_card_linked_file_is_read_by_every_command(linked) -> None:
+    repo, skill = linked
+    base = ["--repo", str(repo.path), "--format", "json"]
+    assert claim_verdicts(run_cli("check", *base, "--ref", "v1", str(skill)).out) == {"wired": "code_verified"}
+    assert claim_verdicts(run_cli("check", *base, "--ref", "v2", str(skill)).out) == {"wired": "broken"}
+    assert run_cli("diff", "v1", "v2", str(skill), *base).code == 1
+
+    impact = run_cli("impact", "v1", "v2", str(skill), *base)
+    assert impact.code == 1, impact.out
+    assert [(i["kind"], i["key"], i["from"], i["to"]) for i in json.loads(impact.out)["impacts"]] == [
+        ("claim", "wired", "code_verified", "broken")
+    ]
+    history = json.loads(run_cli("history", *base, "--until", "v3", str(skill)).out)
+    claim_events = [(e["key"], e["from"], e["to"]) for e in history["events"] if e["kind"] == "claim"]
+    assert claim_events == [("wired", None, "code_verified"), ("wired", "code_verified", "broken")]
+    until_v2 = json.loads(run_cli("history", *base, "--until", "v2", str(skill)).out)
+    assert history["range"]["commits_touching"] == until_v2["range"]["commits_touching"]  # v3 touches nothing read
+
+
+def test_an_edit_outside_what_a_skill_reads_changes_nothing(linked) -> None:
+    repo, skill = linked
+    base = ["--repo", str(repo.path), "--format", "json"]
+    impact = run_cli("impact", "v2", "v3", str(skill), *base)
+    assert (impact.code, json.loads(impact.out)["impacts"]) == (0, [])
+    assert run_cli("diff", "v2", "v3", str(skill), *base).code == 0
+    assert run_cli("check", *base, "--ref", "v3", str(skill)).out.replace("v3", "v2").split('"commit"')[0] == \
+        run_cli("check", *base, "--ref", "v2", str(skill)).out.split('"commit"')[0]
+
+
+def test_reads_names_every_kind_of_reference(tmp_path: Path) -> None:
+    body = QUOTE + "See @docs/guide.md.\n\n```bash\npytest tests/test_plan.py\n```\n\n3 passed\n"
+    card = CARD + "evidence:\n  - pkg/evidence.py\n"
+    skill = load_skill(make_skill(tmp_path / "skill", body, card=card))
+    got = reads(skill, None)
+    assert got.paths == {"pkg/plan.py", "docs/guide.md", "tests/test_plan.py", "pkg/evidence.py"}
+    assert got.tails == {Tail("other.py")}
+    assert got.matching(["pkg/other.py", "pkg/another.py", "docs/guide.md", "x/y.py"]) == {"pkg/other.py", "docs/guide.md"}
+    assert got.resolve(["a/other.py", "b/notother.py"]) == got.paths | {"a/other.py"}
+
+
+def test_a_tail_is_the_card_comment_rule() -> None:
+    anchor = CardAnchor("config.py", (LineRange(1, 2),), "megatron/core/", 3)
+    tail = Tail(anchor.file, anchor.within)
+    assert tail.matches("3rdparty/lm/megatron/core/config.py")
+    assert not tail.matches("megatron/training/config.py") and not tail.matches("x/myconfig.py")
+    assert Reads(frozenset()).touched_by(["a.py"]) is False

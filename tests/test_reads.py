@@ -79,3 +79,20 @@ def test_a_tail_is_the_card_comment_rule() -> None:
     assert tail.matches("3rdparty/lm/megatron/core/config.py")
     assert not tail.matches("megatron/training/config.py") and not tail.matches("x/myconfig.py")
     assert Reads(frozenset()).touched_by(["a.py"]) is False
+
+
+def test_markdown_counts_and_links_a_relocated_quote_where_it_is_now(tmp_path: Path) -> None:
+    from .conftest import git
+
+    repo = make_code_repo(tmp_path / "code")
+    git(repo.path, "mv", "pkg/plan.py", "pkg/planner.py")
+    repo.commit("rename", tag="v2")
+    skill = make_skill(tmp_path / "skill")
+    md = run_cli("check", "--repo", str(repo.path), "--ref", "v2", "--format", "markdown",
+                 "--link-base", "https://github.com/example/code", str(skill)).out  # fmt: skip
+    row = next(line for line in md.splitlines() if line.startswith("| `skill` |"))
+    quotes, exact, moved, changed, missing, unchecked = (int(c) for c in row.split("|")[2:8])
+    assert (quotes, exact, moved, changed, missing, unchecked) == (1, 0, 1, 0, 0, 0)
+    assert "/blob/" in md and "/pkg/planner.py#L3-L6" in md and "pkg/plan.py#L" not in md
+    assert "Not found or not verified" not in md
+    assert "`3:6:pkg/plan.py` → `3:6:pkg/planner.py`" in md

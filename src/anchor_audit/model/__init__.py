@@ -49,13 +49,19 @@ from .status import (
     Mismatch,
     PromiseKind,
     PromiseStatus,
+    QuoteColumn,
     RegistryStatus,
     SourceKind,
     TextEnum,
     Verdict,
+    assert_never,
+    quote_column,
 )
 
 __all__ = [
+    "assert_never",
+    "quote_column",
+    "QuoteColumn",
     "AnchorStatus",
     "AuditReport",
     "ChangeKind",

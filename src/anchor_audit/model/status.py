@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import NoReturn
 
 
 class TextEnum(str, enum.Enum):
@@ -26,6 +27,38 @@ class AnchorStatus(TextEnum):
     UNVERIFIABLE = "unverifiable"  # the source cannot show this path (e.g. a wheel has no docs/)
     INCOMPLETE = "incomplete"  # checking would pass a bound (file size, nesting): not checked
     ERROR = "error"  # the file could not be read or decoded
+
+
+class QuoteColumn(TextEnum):
+    """The column of a summary table a quote is counted in: one table for every renderer."""
+
+    EXACT = "exact"
+    MOVED = "moved"  # healable by fix: moved in its file, or relocated to another
+    CHANGED = "changed"
+    MISSING = "missing"
+    NOT_CHECKED = "not checked"
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """The branch a ``match`` over a closed enum never reaches: mypy makes a new member a type error here."""
+    raise AssertionError(f"unhandled value: {value!r}")
+
+
+def quote_column(status: AnchorStatus) -> QuoteColumn:
+    """The summary column a quote of this status counts in."""
+    match status:
+        case AnchorStatus.EXACT:
+            return QuoteColumn.EXACT
+        case AnchorStatus.MOVED | AnchorStatus.RELOCATED:
+            return QuoteColumn.MOVED
+        case AnchorStatus.CHANGED:
+            return QuoteColumn.CHANGED
+        case AnchorStatus.MISSING:
+            return QuoteColumn.MISSING
+        case AnchorStatus.UNVERIFIABLE | AnchorStatus.INCOMPLETE | AnchorStatus.ERROR:
+            return QuoteColumn.NOT_CHECKED
+        case _:
+            assert_never(status)
 
 
 class ConditionStatus(TextEnum):

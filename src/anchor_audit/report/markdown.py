@@ -11,18 +11,18 @@ from urllib.parse import quote
 from ..escape import md_code, md_fence, md_text
 from ..findings import counts_as_drift, exit_code, exit_words, findings
 from ..model import (
-    AnchorStatus,
     AuditReport,
     ClaimVerdict,
     EvidenceKind,
     LineRange,
+    QuoteColumn,
     SkillReport,
     SourceKind,
     Verdict,
+    quote_column,
 )
 
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
-_UNCHECKED = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _LOCATION = re.compile(r"^(.+):(\d{1,9})(?:-(\d{1,9}))?$")
 
 
@@ -60,11 +60,10 @@ class MarkdownRenderer:
           "| broken | doc_only | unverifiable | unlinked | card mismatches |\n")  # fmt: skip
         w("| --- |" + " ---: |" * 13 + "\n")
         for skill in report.skills:
-            a = [m.status for m in skill.anchors]
+            a = Counter(quote_column(m.status) for m in skill.anchors)
             c = [x.verdict for x in skill.claims]
             cells = [
-                len(a), a.count(AnchorStatus.EXACT), a.count(AnchorStatus.MOVED), a.count(AnchorStatus.CHANGED),
-                a.count(AnchorStatus.MISSING), sum(s in _UNCHECKED for s in a), len(c), c.count(Verdict.CODE_VERIFIED),
+                len(skill.anchors), *(a[column] for column in QuoteColumn), len(c), c.count(Verdict.CODE_VERIFIED),
                 c.count(Verdict.BROKEN), c.count(Verdict.DOC_ONLY), c.count(Verdict.UNVERIFIABLE),
                 c.count(Verdict.UNLINKED),
                 sum(1 for x in skill.claims if x.mismatch),
@@ -106,18 +105,21 @@ class MarkdownRenderer:
             w("\n### Quotes\n\n| SKILL.md line | quote | status | at the ref | suggested |\n")
             w("| ---: | --- | --- | --- | --- |\n")
             for m in skill.anchors:
-                at = self._link(m.quote.path, m.found, revision, str(m.found)) if m.found else "—"
+                where = m.found_path or m.quote.path  # a relocated quote is linked where it is now
+                shown = f"{where}:{m.found}" if m.found_path else str(m.found)
+                at = self._link(where, m.found, revision, shown) if m.found else "—"
                 suggested = f"`{m.suggested.start}:{m.suggested.end}`" if m.suggested else "—"
                 w(f"| {m.quote.skill_line} | {md_code(m.quote.key)} | {m.status.value} | {at} | {suggested} |\n")
-        moved = [m for m in skill.anchors if m.status is AnchorStatus.MOVED and m.suggested]
+        moved = [m for m in skill.anchors if quote_column(m.status) is QuoteColumn.MOVED and m.suggested]
         if moved:
             w("\n### Suggested fixes\n\n")
             for m in moved:
                 old = f"{m.quote.declared.start}:{m.quote.declared.end}"
+                new_path = m.found_path or m.quote.path
                 w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
-                  f"{md_code(f'{m.heal_to.start}:{m.heal_to.end}:{m.quote.path}')}\n")  # fmt: skip
+                  f"{md_code(f'{m.heal_to.start}:{m.heal_to.end}:{new_path}')}\n")  # fmt: skip
             w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
-        problems = [m for m in skill.anchors if m.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED)]
+        problems = [m for m in skill.anchors if quote_column(m.status) not in (QuoteColumn.EXACT, QuoteColumn.MOVED)]
         if problems:
             w("\n### Not found or not verified\n\n")
             for m in problems:

@@ -48,6 +48,13 @@ PLANNER = dedent(
 NESTED = "class P:\n    def plan(self, cfg):\n        def helper():\n            if cfg.tp < 2:\n                cfg.x = 1\n        return helper\n"
 
 
+# Two enclosing ifs: `inside` lists them outermost first, and the order is part of the promise.
+TWO_GATES = (
+    "class P:\n    def plan(self, cfg):\n        if cfg.enabled:\n            if cfg.tp > 1:\n"
+    "                if cfg.sp:\n                    cfg.overlap = True\n"
+)
+
+
 @dataclass(frozen=True)
 class ConditionExample:
     name: str
@@ -72,6 +79,8 @@ HOLDS = [
     ConditionExample("dict write with any value, other quote style",
         {"in": "Planner.plan", "has": ["env['MAX_CONN'] = ..."]}, HOLDS_, line=20),
     ConditionExample("module flag bound under try", {"defines": "HAVE_FAST"}, HOLDS_, line=3),
+    ConditionExample("nested gates, outermost first", {"in": "P.plan", "if": "cfg.sp", "inside": ["cfg.enabled", "cfg.tp > 1"]},
+        HOLDS_, line=5, code=TWO_GATES),
     ConditionExample("class is a scope too", {"in": "Planner", "has": ["x = 1"]}, HOLDS_, line=2,
         code="class Planner:\n    x = 1\n"),
 ]
@@ -88,6 +97,8 @@ DRIFTS = [
         {**GATE, "elif": ["not cfg.sp"]}, DIFFERENT, line=10, detail="elif tests are"),
     ConditionExample("gate not nested where promised",
         {**GATE, "inside": ["cfg.overlap is False"]}, DIFFERENT, line=10, detail="not inside"),
+    ConditionExample("nested gates in the other order", {"in": "P.plan", "if": "cfg.sp", "inside": ["cfg.tp > 1", "cfg.enabled"]},
+        DIFFERENT, line=5, code=TWO_GATES, detail="not inside"),
     ConditionExample("no else where one is promised",
         {**GATE, "else": ["cfg.overlap = True"]}, DIFFERENT, line=10, detail="no else"),
     ConditionExample("method renamed", {**GATE, "in": "Planner.prepare"}, ABSENT, detail="no Planner.prepare"),

@@ -118,3 +118,31 @@ def test_no_import_cycles() -> None:
 def test_no_module_is_over_400_lines() -> None:
     long = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 400}
     assert long == {}
+
+
+# Forbidden: the judging layers know trees only by the SourceTree protocol, never the git tree behind one.
+FORBIDDEN = {"audit": "source.git", "cardlinks": "source.git", "match": "source.git", "promises": "source.git"}
+
+
+def _reaches(start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [m for m in GRAPH if m == start or m.startswith(start + ".")]
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo += GRAPH.get(node, ())
+    return seen
+
+
+@pytest.mark.parametrize("module, forbidden", sorted(FORBIDDEN.items()))
+def test_the_judging_layers_never_import_the_git_tree(module: str, forbidden: str) -> None:
+    assert forbidden not in _reaches(module)
+
+
+def test_importing_the_audit_loads_neither_gitpython_nor_libcst() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, anchor_audit.audit, anchor_audit.cardlinks; print(sorted({'git', 'libcst'} & set(sys.modules)))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

@@ -57,7 +57,6 @@ from .resultcache import (
     quote_key,
 )
 from .source import Progress, SourceTree, no_progress
-from .source.git import GitTree
 
 _FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
@@ -226,10 +225,9 @@ def audit_skill(
 ) -> SkillReport:
     judge = judge or Judge()
     notes: list[str] = []
-    prefetch = getattr(tree, "prefetch", None)  # a lean git mirror: the files this skill reads, in one fetch
-    if prefetch is not None:
-        read = reads(skill, entry)
-        prefetch(sorted(read.resolve(_paths(tree, judge)) if read.tails else read.paths))
+    # A lean git mirror brings the files this skill names in one fetch (a card comment's file, named by its
+    # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
+    tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
     if entry is None:
@@ -270,9 +268,7 @@ def _paths(tree: SourceTree, judge: Judge) -> list[str]:
     """Every file path of ``tree``, its submodules' too, listed once per tree (card comments name files by name)."""
     key = id(tree)
     if key not in judge.paths:
-        paths = tree.files_under("")
-        if isinstance(tree, GitTree):
-            paths += tree.submodule_files()
+        paths = tree.files_under("") + tree.submodule_files()
         judge.paths[key] = paths
     return judge.paths[key]
 

@@ -28,7 +28,6 @@ from .model import (
 )
 from .reads import Tail
 from .source import SourceTree
-from .source.git import GitTree
 
 JudgeQuote = Callable[[Quote, SourceTree], QuoteMatch]
 
@@ -70,7 +69,7 @@ def _bare(
 ) -> Evidence:
     """A range no quote covers: the code at validated_on is its expected text, checked at the audited ref."""
     key = f"{path}:{rng}"
-    then = tree.validated_on(day) if isinstance(tree, GitTree) and day else None
+    then = tree.validated_on(day) if day else None
     if then is None:
         why = "no validated_on commit to read its expected text at" if day else "card.yaml gives no validated_on"
         return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, why)

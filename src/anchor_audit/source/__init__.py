@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Callable, Protocol
+from typing import Callable, Iterable, Protocol
 
 from ..errors import BoundExceeded, UnreadableFile
 from ..model import SourceInfo
@@ -57,6 +57,20 @@ class SourceTree(Protocol):
 
     def is_folder(self, path: str) -> bool:
         """Whether ``path`` is a folder in this tree."""
+        ...
+
+    # Capabilities every tree answers, most by doing nothing: callers never probe a tree's class.
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Bring the files of ``paths`` in one go where reading them one by one would fetch each (a lean mirror)."""
+        ...
+
+    def submodule_files(self) -> list[str]:
+        """Every file path inside the tree's submodules, prefixed (none for a tree that has no submodules)."""
+        ...
+
+    def validated_on(self, day: str) -> "SourceTree | None":
+        """The tree of the default branch at the end of ``day`` (UTC); None where this kind of tree cannot know."""
         ...
 
 

@@ -62,6 +62,15 @@ class MappedTree:
         prefix = path.strip("/") + "/"
         return any(p.startswith(prefix) for p in self._repo_paths())
 
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Nothing to bring: a packaged copy is read whole from disk."""
+
+    def submodule_files(self) -> list[str]:
+        return []  # a packaged copy has its files, not submodules
+
+    def validated_on(self, day: str) -> None:
+        return None  # a release has no history to look up a day in
+
     def _repo_paths(self) -> Iterable[str]:
         for wheel_prefix, repo_prefix in self._mapping:
             for name in self._members():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import AuditReport, ChangeKind, LineRange, SourceInfo, Verdict
+from .model import AuditReport, ChangeKind, ExitCode, LineRange, SourceInfo, Verdict
 
 _HELD = (Verdict.CODE_VERIFIED, Verdict.DOC_ONLY)
 
@@ -30,6 +30,11 @@ class Comparison:
     @property
     def breaks(self) -> bool:
         return bool(self.newly_broken)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """``diff``'s exit (and the one its reports print): drift when a claim that held breaks."""
+        return ExitCode.DRIFT if self.breaks else ExitCode.OK
 
 
 def compare(old: AuditReport, new: AuditReport) -> Comparison:

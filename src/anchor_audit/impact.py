@@ -20,7 +20,17 @@ from .audit import Judge, audit
 from .compare import compare
 from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
-from .model import AnchorStatus, AuditReport, ChangeKind, EvidenceKind, LineRange, Skill, SkillReport, SkillSpec
+from .model import (
+    AnchorStatus,
+    AuditReport,
+    ChangeKind,
+    EvidenceKind,
+    ExitCode,
+    LineRange,
+    Skill,
+    SkillReport,
+    SkillSpec,
+)
 from .reads import reads
 from .source.git import GitTree
 from .textlines import unified_diff
@@ -50,6 +60,11 @@ class ImpactReport:
     @property
     def breaks(self) -> bool:
         return any(i.before != i.after for i in self.impacts)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """``impact``'s exit (and the one its reports print): drift when a status changes."""
+        return ExitCode.DRIFT if self.breaks else ExitCode.OK
 
 
 def impact(

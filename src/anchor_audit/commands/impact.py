@@ -63,7 +63,7 @@ def impact(
     emit(lambda stream: writer(report, stream), report_options.output)
     for path in apply_edits(edits):
         reporter.say(f"wrote {path}")
-    return ExitCode.DRIFT if report.breaks else ExitCode.OK
+    return report.exit_code
 
 
 def _catalog_skills(options: SourceOptions) -> SourceOptions:

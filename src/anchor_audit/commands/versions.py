@@ -26,7 +26,7 @@ def diff(options: SourceOptions, report_options: ReportOptions, reporter: Report
     """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
     comparison = _compare(options, reporter, old, new)
     emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
-    return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
+    return comparison.exit_code
 
 
 def bump(
@@ -55,7 +55,7 @@ def bump(
     reporter.say(
         f"{spec.path}: source.ref {spec.source.ref} -> {pin}" + (f" ({new} at bump time)" if pin != new else "")
     )
-    return ExitCode.DRIFT if comparison.breaks else ExitCode.OK
+    return comparison.exit_code
 
 
 def history(

@@ -96,7 +96,7 @@ def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
         console.print(table)
     n = len(comparison.newly_broken)
     verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and break at {new}" if n else "no claim breaks"
-    console.print(Text(printable(f"{len(comparison.changes)} changes · {verdict} · exit {1 if n else 0}")))
+    console.print(Text(printable(f"{len(comparison.changes)} changes · {verdict} · exit {int(comparison.exit_code)}")))
 
 
 def _where(info: SourceInfo) -> str:

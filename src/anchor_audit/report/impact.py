@@ -10,6 +10,7 @@ from rich.text import Text
 from ..escape import md_code, md_fence, md_text, printable, uri_path
 from ..impact import Impact, ImpactReport
 from ..model import LineRange
+from ..textlines import split_lines
 from .github import _data, _property
 from .terminal import make_console
 
@@ -44,10 +45,10 @@ def render_impact_terminal(report: ImpactReport, stream: TextIO) -> None:
     patches = sorted({i.patch for i in report.impacts if i.patch})
     for patch in patches:
         console.print(Text("healing patch (anchor-audit impact --apply writes it):", style="bold"))
-        for line in patch.splitlines():
+        for line in split_lines(patch):
             console.print(Text("  " + printable(line)))
     n = sum(1 for i in report.impacts if i.before != i.after)
-    console.print(Text(f"{len(report.impacts)} impacts, {n} status changes · exit {1 if n else 0}"))
+    console.print(Text(f"{len(report.impacts)} impacts, {n} status changes · exit {int(report.exit_code)}"))
 
 
 def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:

@@ -185,7 +185,7 @@ def _nearest(handle: git.Repo, ref: str) -> str:
         out = handle.git.for_each_ref("--format=%(refname:short)", "refs/tags", "refs/heads", "refs/anchor-audit")
     except git.GitCommandError:
         return ""
-    names = sorted({line.removeprefix("anchor-audit/") for line in out.splitlines() if line})
+    names = sorted({line.removeprefix("anchor-audit/") for line in out.split("\n") if line})
     near = [n for n in names if n.startswith(ref)][:3] or difflib.get_close_matches(ref, names, n=3, cutoff=0.6)
     return f" (nearest: {', '.join(near)})" if near else ""
 

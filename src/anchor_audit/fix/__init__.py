@@ -13,7 +13,18 @@ from typing import Sequence
 
 from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
-from ..model import AnchorStatus, AuditReport, Mismatch, Skill, SkillSpec, Spec, UnreadableSkill, Verdict
+from ..model import (
+    AnchorStatus,
+    AuditReport,
+    Mismatch,
+    QuoteMatch,
+    Skill,
+    SkillReport,
+    SkillSpec,
+    Spec,
+    UnreadableSkill,
+    Verdict,
+)
 from ..source import SourceTree
 from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
@@ -76,26 +87,8 @@ def plan_fix(
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
-        for m in moved:
-            new_range = f"{m.heal_to.start}:{m.heal_to.end}"
-            if m.found_path:
-                where = f"{skill_md}:{m.quote.skill_line}: {m.quote.key} relocated"
-                plan.done.append(f"{where}: -> {new_range}:{m.found_path}")
-            else:
-                plan.done.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}")
-
-        card_healed: set[str] = set()
-        if update_card and skill.card is not None:
-            card_disk = DiskText.read(skill.card.path)
-            new_card, changes = reconcile_card(card_disk.text, result.claims, report.source, skill.card.path)
-            if new_card != card_disk.text:
-                plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
-            for c in changes:
-                line = f"{skill.card.path}: {c.claim + ': ' if c.claim else ''}{c.message}"
-                if c.changed and new_card == card_disk.text:
-                    continue  # already so: nothing to fix, nothing to say
-                (plan.done if c.changed else plan.notes).append(line)
-            card_healed = {c.id for c in result.claims if c.mismatch in _HEALED_BY_CARD}
+        plan.done += [_healed_line(skill_md, m) for m in moved]
+        card_healed = _update_card(plan, skill, result, report) if update_card and skill.card else set()
         for claim in result.claims:
             if claim.verdict in (Verdict.BROKEN, Verdict.UNVERIFIABLE):
                 plan.left.append(f"{skill.name}: claim {claim.id} is {claim.verdict.value}")
@@ -104,6 +97,28 @@ def plan_fix(
     if registry is not None and spec is not None and registry_text != registry.text:
         plan.edits.insert(0, FileEdit(spec.path, registry.raw, registry.encode(registry_text)))
     return plan
+
+
+def _healed_line(skill_md: Path, m: QuoteMatch) -> str:
+    new_range = f"{m.heal_to.start}:{m.heal_to.end}"
+    if m.found_path:
+        return f"{skill_md}:{m.quote.skill_line}: {m.quote.key} relocated: -> {new_range}:{m.found_path}"
+    return f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}"
+
+
+def _update_card(plan: FixPlan, skill: Skill, result: SkillReport, report: AuditReport) -> set[str]:
+    """card.yaml reconciled with the verdicts into ``plan``; the claims whose mismatch that heals."""
+    assert skill.card is not None
+    card_disk = DiskText.read(skill.card.path)
+    new_card, changes = reconcile_card(card_disk.text, result.claims, report.source, skill.card.path)
+    if new_card != card_disk.text:
+        plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
+    for c in changes:
+        if c.changed and new_card == card_disk.text:
+            continue  # already so: nothing to fix, nothing to say
+        line = f"{skill.card.path}: {c.claim + ': ' if c.claim else ''}{c.message}"
+        (plan.done if c.changed else plan.notes).append(line)
+    return {c.id for c in result.claims if c.mismatch in _HEALED_BY_CARD}
 
 
 def _sources(tree: SourceTree, paths: set[str]) -> dict[str, SourceFile]:

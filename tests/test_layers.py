@@ -28,7 +28,7 @@ LAYERS = [
     {"parse"},
     {"source"},
     {"findings"},
-    {"model", "fsutil", "escape", "textlines", "yamltext"},
+    {"model", "fsutil", "escape", "textlines", "yamltext", "budget"},
     {"errors", "redact"},
     {""},  # the package itself: __version__
 ]

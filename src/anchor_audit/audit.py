@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
 
+from .budget import Budget
 from .cardlinks import link_card_claim
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote
@@ -63,23 +62,6 @@ _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorS
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
 R = TypeVar("R")
-# Seconds of new matching work one skill may take; what is left after that is incomplete.
-# With each quote's own work bound, any one skill finishes in well under 30 s.
-MAX_SKILL_SECONDS = 20.0
-# Resident memory past which a skill's further checks are incomplete: the address-space cap (RLIMIT_AS) a
-# caller may set counts mappings, not use; this counts what the process really holds.
-MAX_RSS_BYTES = 2 * 1024**3
-
-
-def resident_bytes() -> int:
-    """This process's resident set size now (0 where the platform does not say)."""
-    try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 class Judge:
     """Judges quotes and conditions, sharing work by content.
 
@@ -88,18 +70,10 @@ class Judge:
     later runs; a hit reads and parses nothing.
     """
 
-    def __init__(
-        self,
-        store: ResultStore | None = None,
-        skill_seconds: float = MAX_SKILL_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, store: ResultStore | None = None, budget: Budget | None = None) -> None:
         self.store = store
-        self.skill_seconds = skill_seconds
-        self.clock = clock
-        self.max_rss = MAX_RSS_BYTES
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
-        self._deadline = float("inf")
+        self.budget = budget or Budget()
         self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
@@ -118,14 +92,8 @@ class Judge:
         )
 
     def begin_skill(self) -> None:
-        """Start the time bound of one skill's checks (each check also has its own work bound)."""
-        self._deadline = self.clock() + self.skill_seconds
-
-    def _in_time(self) -> None:
-        if self.clock() > self._deadline:
-            raise BoundExceeded(f"this skill's checks ran past {self.skill_seconds:g} s; not checked")
-        if self._deadline != float("inf") and resident_bytes() > self.max_rss:
-            raise BoundExceeded(f"the run holds more than {self.max_rss // 1024**2} MiB of memory; not checked")
+        """Start the bound of one skill's checks (each check also has its own work bound)."""
+        self.budget.start()
 
     def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
@@ -140,7 +108,7 @@ class Judge:
             found = self.store.get(key) if self.store is not None else None
             if found is None:
                 if bounded:
-                    self._in_time()  # results already known are served; only new work is bounded
+                    self.budget.check()  # results already known are served; only new work is bounded
                 self.computed += 1
                 found = compute()
                 if self.store is not None:
@@ -164,14 +132,14 @@ class Judge:
         if key not in self._relocations:
             commit = tree.info.commit
             if commit is None:  # no commit to name the tree's content by: searched once per run
-                self._in_time()
+                self.budget.check()
                 self._relocations[key] = relocate(quote, tree)
             else:  # a commit names the whole tree: the search's result is kept by content, like a match
                 named = json.dumps([commit, quote.path, quote.declared.as_list(), quote.body])
                 content = hashlib.sha256(named.encode())
 
                 def search() -> dict[str, Any]:
-                    self._in_time()
+                    self.budget.check()
                     hit = relocate(quote, tree)
                     return {"found": None} if hit is None else {"found": dump_quote(hit)}
 

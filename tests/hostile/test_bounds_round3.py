@@ -105,10 +105,11 @@ def _tree_and_skill(tmp_path: Path):
 def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
     """A fetch, a listing or a history before the skill's checks takes none of its 20 s."""
     from anchor_audit.audit import Judge, audit_skill
+    from anchor_audit.budget import Budget
 
     tree, skill = _tree_and_skill(tmp_path)
     now = [0.0]
-    judge = Judge(clock=lambda: now[0])
+    judge = Judge(budget=Budget(clock=lambda: now[0]))
     now[0] = 1_000.0  # a long fetch, before any check of this skill
     assert judge.memo("git|question", lambda: {"answer": 1}) == {"answer": 1}  # run-level facts: never bounded
     report = audit_skill(skill, None, tree, judge)
@@ -117,6 +118,7 @@ def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
 
 def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
     from anchor_audit.audit import Judge, audit_skill
+    from anchor_audit.budget import Budget
 
     tree, skill = _tree_and_skill(tmp_path)
     now = [0.0]
@@ -125,19 +127,19 @@ def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
         now[0] += 15.0
         return now[0]
 
-    report = audit_skill(skill, None, tree, Judge(clock=clock))
+    report = audit_skill(skill, None, tree, Judge(budget=Budget(clock=clock)))
     # The first check starts within its 20 s; by the second, 30 s have gone: incomplete, never exact.
     assert [a.status.value for a in report.anchors] == ["exact", "incomplete"]
     assert report.anchors[1].detail == "this skill's checks ran past 20 s; not checked"
 
 
 def test_the_skill_budget_bounds_resident_memory(tmp_path: Path) -> None:
-    from anchor_audit.audit import Judge, audit_skill, resident_bytes
+    from anchor_audit.audit import Judge, audit_skill
+    from anchor_audit.budget import Budget, resident_bytes
 
     tree, skill = _tree_and_skill(tmp_path)
-    judge = Judge()
     assert resident_bytes() > 10 * 1024**2  # this platform says (a Python with libcst loaded holds more)
-    judge.max_rss = 1024**2  # 1 MiB: already past it
+    judge = Judge(budget=Budget(max_rss=1024**2))  # 1 MiB: already past it
     report = audit_skill(skill, None, tree, judge)
     assert {a.status.value for a in report.anchors} == {"incomplete"}
     assert "more than 1 MiB of memory" in (report.anchors[0].detail or "")

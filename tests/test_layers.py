@@ -16,7 +16,7 @@ from .conftest import ROOT
 
 PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
-    {"cli", "__main__"},
+    {"cli", "__main__", "cliargs"},
     {"commands"},
     {"report", "fix", "baseline", "impact"},
     {"history"},

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import re
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import Sequence
 
 from . import __version__, commands
+from .cliargs import Parser, parse
 from .commands import Reporter, ReportOptions, SourceOptions
 from .commands.common import DEFAULT_SPEC
 from .errors import AuditError, UsageError
@@ -33,8 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = parse(_parser(), list(sys.argv[1:] if argv is None else argv))
     reporter = Reporter(quiet=getattr(args, "quiet", False))
     say = reporter.say
     cache = None
@@ -169,39 +168,8 @@ EXIT_HELP = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a mistake answered in one line and the nearest command or option suggested."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:  # no abbreviation: --all is never --allow-protocol
-        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"anchor-audit: error: {message}{_suggestion(message, self)}\n")
-
-
-def _suggestion(message: str, parser: argparse.ArgumentParser) -> str:
-    """`` (did you mean --format?)`` for ``chek``, ``--formt`` and the like."""
-    known: list[str] = []
-    for action in parser._actions:  # noqa: SLF001 - argparse offers no public way to list them
-        known += action.option_strings
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-            known += list(action.choices)
-            for sub in action.choices.values():
-                known += [o for a in sub._actions for o in a.option_strings]  # noqa: SLF001
-        if action.choices and not isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-            known += [str(c) for c in action.choices]
-    words = re.findall(r"'([^']+)'|(--?[\w-]+)", message.split(":", 1)[-1])
-    for quoted, option in words:
-        word = quoted or option
-        if word and word not in known:
-            near = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
-            if near:
-                return f" (did you mean {near[0]}?)"
-    return ""
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="anchor-audit",
         epilog=EXIT_HELP,
         description="Check that the line-anchored quotes and gating conditions of agent skills "

@@ -90,3 +90,14 @@ def test_a_file_in_a_catalog_skill_linked_outside_is_an_error(tmp_path: Path) ->
 def test_no_option_is_read_as_an_abbreviation(tmp_path: Path, argv: list[str], bad: str) -> None:
     line = run_cli(*argv, cwd=tmp_path).one_error_line()
     assert f"unrecognized arguments: {bad}" in line, line
+
+
+def test_a_commands_positionals_may_follow_its_options(tmp_path: Path) -> None:
+    """`diff v1 v2 --repo R SKILL` read SKILL as an unknown argument; every command takes them anywhere."""
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill")
+    for argv in (["diff", "v1", "v1", "--repo", str(repo.path), str(skill)],
+                 ["impact", "v1", "--repo", str(repo.path), "v1", str(skill)],
+                 ["check", "--repo", str(repo.path), str(skill), "--ref", "v1"]):  # fmt: skip
+        done = run_cli(*argv, "--format", "json", cwd=tmp_path)
+        assert done.code == 0, (argv, done.err)

@@ -176,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
         "still hold at a pinned git ref.",
     )
     parser.add_argument("--version", action="version", version=f"anchor-audit {__version__}")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True, parser_class=Parser)
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
     _source_options(check)

@@ -101,3 +101,14 @@ def test_a_commands_positionals_may_follow_its_options(tmp_path: Path) -> None:
                  ["check", "--repo", str(repo.path), str(skill), "--ref", "v1"]):  # fmt: skip
         done = run_cli(*argv, "--format", "json", cwd=tmp_path)
         assert done.code == 0, (argv, done.err)
+
+
+def test_every_parser_refuses_abbreviations() -> None:
+    import argparse
+
+    from anchor_audit.cli import _parser
+
+    top = _parser()
+    (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    parsers = [top, *sub.choices.values()]
+    assert len(parsers) == 9 and all(p.allow_abbrev is False for p in parsers)

@@ -27,6 +27,7 @@ from ..errors import SourceError
 from . import is_remote
 from .cache import locked, slug
 from .gitrun import ALLOWED_PROTOCOLS, harden, local_config
+from .mirror import write_config
 
 
 def promisor_url(config: dict[str, str]) -> str | None:
@@ -52,10 +53,10 @@ def open_overlay(clone: Path, url: str, cache: Path) -> Path:
     """The overlay of the partial clone whose common directory is ``clone`` (made or refreshed); its path."""
     path = cache / "git" / f"local-{slug(str(clone))}.git"
     with locked(path):
-        if not path.is_dir() or path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True) if not path.is_symlink() else path.unlink()
-            for sub in ("objects/info", "objects/pack", "refs"):
-                (path / sub).mkdir(parents=True, exist_ok=True)
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink()  # not ours to follow or keep: made anew
+        for sub in ("objects/info", "objects/pack", "refs"):
+            (path / sub).mkdir(parents=True, exist_ok=True)
         _write_config(path, url if network_url(url) else None)
         (path / "objects" / "info" / "alternates").write_text(f"{clone / 'objects'}\n", encoding="utf-8")
         _copy_refs(clone, path)
@@ -63,8 +64,6 @@ def open_overlay(clone: Path, url: str, cache: Path) -> Path:
 
 
 def _write_config(path: Path, url: str | None) -> None:
-    from .mirror import write_config
-
     if url is not None:
         write_config(path, url)
         return

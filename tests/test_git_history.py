@@ -14,7 +14,17 @@ import pytest
 from anchor_audit.audit import audit
 from anchor_audit.errors import SourceError, UsageError
 from anchor_audit.findings import exit_code
-from anchor_audit.model import AnchorStatus, AuditReport, ExitCode, LineRange, Verdict
+from anchor_audit.model import (
+    AnchorStatus,
+    AuditReport,
+    Changed,
+    ExitCode,
+    LineRange,
+    Relocated,
+    Verdict,
+    found_lines,
+    suggested_lines,
+)
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.registry import load_spec
 from anchor_audit.spec.skill import load_skill
@@ -33,7 +43,7 @@ def run(repo: str | Path, ref: str, cache: Path | None = None) -> AuditReport:
 
 
 def anchors(report: AuditReport) -> list[tuple[str, LineRange | None, LineRange | None]]:
-    return [(m.status.value, m.found, m.suggested) for m in report.skills[0].anchors]
+    return [(m.status.value, found_lines(m), suggested_lines(m)) for m in report.skills[0].anchors]
 
 
 def verdicts(report: AuditReport) -> dict[str, str]:
@@ -44,14 +54,20 @@ def verdicts(report: AuditReport) -> dict[str, str]:
 def history(make_repo) -> GitRepo:
     repo = make_repo()
     # v2: two imports at the top of overlap.py push every overlap quote down by 2.
-    repo.edit(OVERLAP, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    repo.edit(
+        OVERLAP, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n"
+    )
     repo.commit("add imports", tag="v2")
     # v3: launch.py changes quote style and gains a comment (same lines); the dp
     # bucket assignment is re-wrapped over three lines (lines 58-60, grad at 61).
-    repo.edit(LAUNCH, 'executor.env_vars["FWD_SM_MARGIN"] = str(self.margin)',
-              "executor.env_vars['FWD_SM_MARGIN'] = str(self.margin)  # forward kernels")
-    repo.edit(OVERLAP, "cfg.bucket = 64 * 1024 * 1024\n",
-              "cfg.bucket = (\n                64 * 1024 * 1024\n            )\n")
+    repo.edit(
+        LAUNCH,
+        'executor.env_vars["FWD_SM_MARGIN"] = str(self.margin)',
+        "executor.env_vars['FWD_SM_MARGIN'] = str(self.margin)  # forward kernels",
+    )
+    repo.edit(
+        OVERLAP, "cfg.bucket = 64 * 1024 * 1024\n", "cfg.bucket = (\n                64 * 1024 * 1024\n            )\n"
+    )
     repo.commit("reformat", tag="v3")
     # v4: the TP gate's threshold changes: the quote and the condition break.
     repo.edit(OVERLAP, "if model.tp_size < 2:", "if model.tp_size < 4:")
@@ -94,13 +110,13 @@ def test_v3_formatting_is_not_drift_but_rewrapping_moves_lines(history: GitRepo)
 def test_v4_changed_operator_breaks_quote_and_condition(history: GitRepo) -> None:
     report = run(history.path, "v4")
     tp_quote = report.skills[0].anchors[0]
-    assert tp_quote.status is AnchorStatus.CHANGED
+    assert isinstance(tp_quote, Changed)
     assert tp_quote.candidate is not None and 34 in tp_quote.candidate
     assert any(line.startswith("+") and "< 4" in line for line in tp_quote.diff)
     claim = next(c for c in report.skills[0].claims if c.id == "tp_gate")
     assert claim.verdict is Verdict.BROKEN
     condition = next(e for e in claim.evidence if e.kind == "condition" and "if model.tp_size" in e.ref)
-    assert (condition.status, condition.location) == ("different", f"{OVERLAP}:35")
+    assert (condition.status, str(condition.location)) == ("different", f"{OVERLAP}:35")
     assert "tests `model.tp_size < 4`" in condition.detail
     assert claim.mismatch == "card.yaml says code_verified, but its evidence fails"
 
@@ -143,7 +159,9 @@ def test_unknown_ref_and_not_a_repository(history: GitRepo, tmp_path: Path) -> N
 def _blobs(git_dir: Path) -> int:
     out = subprocess.run(
         ["git", "--git-dir", str(git_dir), "cat-file", "--batch-all-objects", "--batch-check=%(objecttype)"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     return out.count("blob")
 
@@ -190,8 +208,11 @@ def test_code_moved_to_another_file_is_relocated(make_repo) -> None:
     repo.commit("move the launch plugin", tag="v2")
     report = run(repo.path, "v2")
     launch = report.skills[0].anchors[3]
+    assert isinstance(launch, Relocated)
     assert (launch.status, launch.found_path, launch.found) == (
-        AnchorStatus.RELOCATED, "src/demo/plugins/env.py", LineRange(16, 19),
+        AnchorStatus.RELOCATED,
+        "src/demo/plugins/env.py",
+        LineRange(16, 19),
     )
     assert launch.detail == "the quoted code is now in src/demo/plugins/env.py, lines 16-19"
     claim = next(c for c in report.skills[0].claims if c.id == "launch_env")
@@ -248,7 +269,9 @@ def test_replace_refs_do_not_change_what_a_sha_names(history: GitRepo) -> None:
 def fetches(trace: Path) -> tuple[int, int]:
     """(fetches of wanted blobs run by anchor-audit, fetches git ran itself for a blob it lacked) in a GIT_TRACE file."""
     lines = trace.read_text().splitlines() if trace.exists() else []
-    batched = sum("built-in: git fetch -q --upload-pack=git-upload-pack origin" in line and "--stdin" in line for line in lines)
+    batched = sum(
+        "built-in: git fetch -q --upload-pack=git-upload-pack origin" in line and "--stdin" in line for line in lines
+    )
     lazy = sum("run_command:" in line and "fetch.negotiationAlgorithm=noop fetch" in line for line in lines)
     return batched, lazy
 
@@ -260,7 +283,9 @@ def served(history: GitRepo, tmp_path: Path) -> str:
     return f"file://{server}"
 
 
-def test_a_lean_mirror_gets_the_blobs_an_audit_reads_in_one_fetch(history: GitRepo, tmp_path: Path, monkeypatch) -> None:
+def test_a_lean_mirror_gets_the_blobs_an_audit_reads_in_one_fetch(
+    history: GitRepo, tmp_path: Path, monkeypatch
+) -> None:
     url, trace = served(history, tmp_path), tmp_path / "trace.txt"
     monkeypatch.setenv("GIT_TRACE", str(trace))
     report = run(url, "v4", tmp_path / "cache")

@@ -15,7 +15,7 @@ import pytest
 from anchor_audit.audit import audit
 from anchor_audit.errors import NotCarried, SourceError
 from anchor_audit.findings import exit_code
-from anchor_audit.model import AnchorStatus, ExitCode, LineRange, Verdict
+from anchor_audit.model import AnchorStatus, ExitCode, LineRange, Verdict, found_lines
 from anchor_audit.source.wheel import open_release
 from anchor_audit.spec.registry import load_spec
 from anchor_audit.spec.skill import load_skill
@@ -77,7 +77,7 @@ def test_the_reference_skill_tells_the_v0_6_0_story(wheels: Path) -> None:
     # Checked by hand at v0.6.0: the three comm_overlap.py blocks sit 2 to 4 lines lower, and
     # run_plugins.py no longer has PerfEnvPlugin (the launch environment is set elsewhere).
     report = run("v0.6.0", wheels, REFERENCE)
-    got = [(m.quote.key, m.status, m.found) for m in report.skills[0].anchors]
+    got = [(m.quote.key, m.status, found_lines(m)) for m in report.skills[0].anchors]
     assert got == [
         (f"{COMM}:440-449", AnchorStatus.MOVED, LineRange(442, 449)),
         (f"{COMM}:452-458", AnchorStatus.MOVED, LineRange(454, 459)),
@@ -98,7 +98,7 @@ def test_the_reference_skill_at_v0_3_0_keeps_the_launch_wiring(wheels: Path) -> 
 def test_v0_6_0_three_quotes_moved_and_the_env_wiring_left_run_plugins(wheels: Path, published: Path) -> None:
     report = run("v0.6.0", wheels)
     assert report.source.label.endswith("read from release wheel megatron-bridge 0.6.0, not git")
-    got = [(m.quote.key, m.status, m.found) for m in report.skills[0].anchors]
+    got = [(m.quote.key, m.status, found_lines(m)) for m in report.skills[0].anchors]
     assert got == [
         (f"{COMM}:439-449", AnchorStatus.MOVED, LineRange(442, 449)),
         (f"{COMM}:451-458", AnchorStatus.MOVED, LineRange(454, 460)),

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anchor_audit.match.quote import match_quote
-from anchor_audit.model import AnchorStatus, LineRange, Quote
+from anchor_audit.model import AnchorStatus, LineRange, Moved, Quote, found_lines
 from anchor_audit.source.file import SourceFile
 from anchor_audit.spec.skill import parse_skill_md
 
@@ -59,7 +59,7 @@ def test_a_quote_cut_from_a_file_is_exact_at_its_own_lines(case) -> None:
     quote = quote_of(parts, a, b, ranges)
     match = match_quote(quote, SourceFile("gen.py", text))
     assert match.status is AnchorStatus.EXACT
-    assert match.found == quote.declared
+    assert found_lines(match) == quote.declared
 
 
 @settings(max_examples=60, deadline=None)
@@ -71,8 +71,8 @@ def test_lines_inserted_above_move_the_quote_by_as_many(case, k: int) -> None:
     shifted = "".join(f"pad_{j} = 0\n" for j in range(k)) + text
     match = match_quote(quote, SourceFile("gen.py", shifted))
     assert match.status is AnchorStatus.MOVED
-    assert match.found == LineRange(quote.declared.start + k, quote.declared.end + k)
-    assert match.suggested is not None and match.found in match.suggested
+    assert isinstance(match, Moved) and match.found == LineRange(quote.declared.start + k, quote.declared.end + k)
+    assert match.found in match.suggested
 
 
 @settings(max_examples=60, deadline=None)

@@ -8,7 +8,17 @@ import pytest
 
 from anchor_audit.match.quote import match_quote
 from anchor_audit.match.quote_examples import DRIFTS, HOLDS, QuoteExample
-from anchor_audit.model import AnchorStatus, LineRange, Quote
+from anchor_audit.model import (
+    AnchorStatus,
+    Changed,
+    Exact,
+    LineRange,
+    Moved,
+    Quote,
+    Relocated,
+    found_lines,
+    suggested_lines,
+)
 from anchor_audit.source.file import SourceFile
 
 
@@ -24,15 +34,13 @@ def check(example: QuoteExample) -> None:
     assert match.status is example.status, match.detail
     assert example.detail in match.detail
     if example.found is not None:
-        assert match.found == LineRange(*example.found)
+        assert found_lines(match) == LineRange(*example.found)
     if example.suggested is not None:
-        assert match.suggested == LineRange(*example.suggested)
-    if match.status is AnchorStatus.MOVED:
+        assert suggested_lines(match) == LineRange(*example.suggested)
+    if isinstance(match, Moved):
         # A suggestion must itself be exact: span <= suggested <= region.
-        assert match.found in match.suggested and match.suggested in match.region
-    if match.status is AnchorStatus.EXACT:
-        assert match.suggested is None
-    if match.found is not None:  # the runs between "..." tile the span, in order
+        assert match.region is not None and match.found in match.suggested and match.suggested in match.region
+    if isinstance(match, (Exact, Moved, Relocated)):  # the runs between "..." tile the span, in order
         assert match.runs[0].start == match.found.start and match.runs[-1].end == match.found.end
         assert all(a.end < b.start for a, b in zip(match.runs, match.runs[1:], strict=False))
 
@@ -59,7 +67,7 @@ def test_changed_shows_closest_candidate_and_diff() -> None:
     quote = Quote("m.py", LineRange(2, 3), ("if cfg.tp >= 1:", "    go()"), 1)
     match = match_quote(quote, SourceFile("m.py", code))
     assert match.status is AnchorStatus.CHANGED
-    assert match.candidate == LineRange(2, 3)
+    assert isinstance(match, Changed) and match.candidate == LineRange(2, 3)
     assert "-if cfg.tp >= 1:" in match.diff and "+if cfg.tp > 1:" in match.diff
 
 
@@ -85,4 +93,4 @@ def test_real_shape_of_region_spanning_two_methods() -> None:
     )
     quote = Quote("p.py", LineRange(1, 6), ('ex.env["A"] = "1"', "...", 'ex.env["B"] = "2"'), 1)
     match = match_quote(quote, SourceFile("p.py", code))
-    assert (match.status, match.found, match.region) == (AnchorStatus.EXACT, LineRange(3, 6), LineRange(1, 6))
+    assert isinstance(match, Exact) and (match.found, match.region) == (LineRange(3, 6), LineRange(1, 6))

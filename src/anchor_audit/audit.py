@@ -22,6 +22,7 @@ from .model import (
     KNOWN_TAGS,
     AnchorStatus,
     AuditReport,
+    Changed,
     ClaimSpec,
     ClaimVerdict,
     Condition,
@@ -29,6 +30,8 @@ from .model import (
     ConditionStatus,
     Evidence,
     EvidenceKind,
+    Located,
+    Location,
     Mismatch,
     PromiseKind,
     PromiseResult,
@@ -36,10 +39,13 @@ from .model import (
     Quote,
     QuoteMatch,
     RegistryStatus,
+    Relocated,
     Skill,
     SkillReport,
     SkillSpec,
     Spec,
+    Unchecked,
+    UncheckedReason,
     UnreadableSkill,
     Verdict,
 )
@@ -57,7 +63,6 @@ from .resultcache import (
 )
 from .source import Progress, SourceTree, no_progress
 
-_FOUND = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
@@ -74,7 +79,7 @@ class Judge:
         self.store = store
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
         self.budget = budget or Budget()
-        self._relocations: dict[tuple[int, str, tuple[str, ...]], QuoteMatch | None] = {}
+        self._relocations: dict[tuple[int, str, tuple[str, ...]], Relocated | None] = {}
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
         self.paths: dict[int, list[str]] = {}  # every file path of a tree, by tree, once listed
@@ -82,13 +87,13 @@ class Judge:
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         return _guarded(
             lambda: self._quote(quote, tree),
-            lambda status, detail: QuoteMatch(quote, AnchorStatus(status), detail=detail),
+            lambda reason, detail: Unchecked(quote, reason, detail),
         )
 
     def condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
         return _guarded(
             lambda: self._condition(condition, tree),
-            lambda status, detail: ConditionResult(condition, ConditionStatus(status), detail=detail),
+            lambda reason, detail: ConditionResult(condition, ConditionStatus(reason.value), detail=detail),
         )
 
     def begin_skill(self) -> None:
@@ -122,11 +127,11 @@ class Judge:
             return self._relocated(quote, tree) or match_quote(quote, None)
         data = self._cached(quote_key(blob, quote), lambda: dump_quote(match_quote(quote, tree.read(quote.path))))
         hit = load_quote(quote, data)  # the same content may sit at another line of SKILL.md: rebuilt for it
-        if hit.status is AnchorStatus.CHANGED:
+        if isinstance(hit, Changed):
             return self._relocated(quote, tree) or hit
         return hit
 
-    def _relocated(self, quote: Quote, tree: SourceTree) -> QuoteMatch | None:
+    def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | None:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
         key = (id(tree), quote.key, quote.body)
         if key not in self._relocations:
@@ -144,9 +149,10 @@ class Judge:
                     return {"found": None} if hit is None else {"found": dump_quote(hit)}
 
                 data = self._cached(promise_key(f"relocate|{content.hexdigest()}"), search)
-                self._relocations[key] = None if data["found"] is None else load_quote(quote, data["found"])
-        found = self._relocations[key]
-        return replace(found, quote=quote) if found else None
+                found = None if data["found"] is None else load_quote(quote, data["found"])
+                self._relocations[key] = found if isinstance(found, Relocated) else None
+        hit = self._relocations[key]
+        return replace(hit, quote=quote) if hit else None
 
     def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
         # libcst is imported only where a condition is really checked; load_condition needs none of it.
@@ -245,14 +251,17 @@ def _registered(entry: SkillSpec, cid: str) -> bool:
     return any(c.id == cid and c.has_evidence for c in entry.claims)
 
 
+def _file_at(promise: PromiseResult) -> Location | None:
+    return Location(promise.path) if promise.status.ok else None
+
+
 def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> ClaimVerdict:
     """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
     paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
     if "file_exists" in claim.declared:
         paths = [p for p in promises if p.kind is PromiseKind.EVIDENCE]
         evidence = tuple(
-            Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, p.path if p.status.ok else None)
-            for p in paths
+            Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, _file_at(p)) for p in paths
         )
         if not evidence:
             return claim
@@ -269,7 +278,7 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
     return claim
 
 
-def _guarded(run: Callable[[], R], unchecked: Callable[[str, str], R]) -> R:
+def _guarded(run: Callable[[], R], unchecked: Callable[[UncheckedReason, str], R]) -> R:
     """Run one check; whatever goes wrong becomes that check's result, ``unchecked(status, detail)``.
 
     The statuses are ``unverifiable``, ``incomplete`` and ``error``, named alike for quotes and conditions.
@@ -277,15 +286,15 @@ def _guarded(run: Callable[[], R], unchecked: Callable[[str, str], R]) -> R:
     try:
         return run()
     except NotCarried as exc:
-        return unchecked("unverifiable", str(exc))
+        return unchecked(UncheckedReason.UNVERIFIABLE, str(exc))
     except BoundExceeded as exc:
-        return unchecked("incomplete", str(exc))
+        return unchecked(UncheckedReason.INCOMPLETE, str(exc))
     except UnreadableFile as exc:
-        return unchecked("error", str(exc))
+        return unchecked(UncheckedReason.ERROR, str(exc))
     except RecursionError:
-        return unchecked("incomplete", "the code is nested too deeply to check")
+        return unchecked(UncheckedReason.INCOMPLETE, "the code is nested too deeply to check")
     except Exception as exc:  # noqa: BLE001 - the boundary where one check may not crash the run
-        return unchecked("error", f"internal error while checking: {type(exc).__name__}: {exc}")
+        return unchecked(UncheckedReason.ERROR, f"internal error while checking: {type(exc).__name__}: {exc}")
 
 
 def _verdict(
@@ -305,8 +314,9 @@ def _verdict(
             why = "SKILL.md has no quote with this range"
             evidence.append(Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why))
             continue
-        location = f"{match.quote.path}:{match.found}" if match.found else None
-        evidence.append(Evidence(EvidenceKind.QUOTE, key, match.status in _FOUND, match.status, match.detail, location))
+        found = isinstance(match, Located)
+        location = match.location if isinstance(match, Located) else None
+        evidence.append(Evidence(EvidenceKind.QUOTE, key, found, match.status, match.detail, location))
     for condition in entry.conditions if entry else ():
         result = judge.condition(condition, tree)
         ok = result.status is ConditionStatus.HOLDS

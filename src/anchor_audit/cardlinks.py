@@ -22,6 +22,7 @@ from .model import (
     Evidence,
     EvidenceKind,
     LineRange,
+    Located,
     Quote,
     QuoteMatch,
     RegistryStatus,
@@ -86,9 +87,8 @@ def _bare(
 
 
 def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
-    ok = match.status in (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
-    location = f"{match.found_path or match.quote.path}:{match.found}" if match.found else None
-    return Evidence(EvidenceKind.QUOTE, key, ok, match.status, match.detail, location)
+    location = match.location if isinstance(match, Located) else None
+    return Evidence(EvidenceKind.QUOTE, key, location is not None, match.status, match.detail, location)
 
 
 def _same_file(path: str, anchor: CardAnchor) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import AuditReport, ChangeKind, ExitCode, LineRange, SourceInfo, Verdict
+from .model import AuditReport, ChangeKind, ExitCode, LineRange, Outcome, SourceInfo, Verdict, suggested_lines
 
 _HELD = (Verdict.CODE_VERIFIED, Verdict.DOC_ONLY)
 
@@ -14,8 +14,8 @@ class Change:
     kind: ChangeKind
     skill: str
     key: str  # PATH:START-END or the claim id
-    before: str | None  # None: not there at OLD
-    after: str | None  # None: not there at NEW
+    before: Outcome | None  # None: not there at OLD
+    after: Outcome | None  # None: not there at NEW
     suggested: LineRange | None = None  # at NEW, for a moved quote
     detail: str = ""
 
@@ -58,17 +58,18 @@ def compare(old: AuditReport, new: AuditReport) -> Comparison:
 
 
 _Key = tuple[ChangeKind, str, str]
-_Value = tuple[str, LineRange | None, str]
+_Value = tuple[Outcome, LineRange | None, str]
 
 
 def _index(report: AuditReport) -> dict[_Key, _Value]:
     out: dict[_Key, _Value] = {}
     for skill in report.skills:
         for match in skill.anchors:
-            out[(ChangeKind.ANCHOR, skill.name, match.quote.key)] = (match.status.value, match.suggested, match.detail)
+            key = (ChangeKind.ANCHOR, skill.name, match.quote.key)
+            out[key] = (match.status, suggested_lines(match), match.detail)
         for claim in skill.claims:
             failing = "; ".join(f"{e.ref}: {e.status}" for e in claim.evidence if not e.ok)
-            out[(ChangeKind.CLAIM, skill.name, claim.id)] = (claim.verdict.value, None, failing)
+            out[(ChangeKind.CLAIM, skill.name, claim.id)] = (claim.verdict, None, failing)
     return out
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .match.quote import match_quote
-from .model import AnchorStatus, LineRange, Quote, Skill
+from .model import Exact, LineRange, Moved, Quote, Skill
 from .source import SourceTree
 from .yamltext import quoted_scalar, yaml_key
 
@@ -155,7 +155,7 @@ def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
         module = ast.parse(source.text)
     except Exception:  # noqa: BLE001 - a draft is a proposal: no condition rather than no draft
         return None
-    if match.status not in (AnchorStatus.EXACT, AnchorStatus.MOVED) or match.found is None:
+    if not isinstance(match, (Exact, Moved)):
         return None
     span = match.found
     scope, node = _first_if(module, span)

@@ -17,9 +17,11 @@ from .model import (
     AuditReport,
     ClaimVerdict,
     ExitCode,
+    Moved,
     PromiseKind,
     PromiseStatus,
     QuoteMatch,
+    Relocated,
     SkillReport,
     Verdict,
 )
@@ -147,9 +149,9 @@ def _anchor_finding(skill: SkillReport, match: QuoteMatch) -> Finding | None:
     if code is None:
         return None
     declared = f"{match.quote.declared.start}:{match.quote.declared.end}"
-    if match.status is AnchorStatus.RELOCATED and match.found:
+    if isinstance(match, Relocated):
         message = f"quote {match.quote.path} {declared}: the code is now in {match.found_path} at lines {match.found}"
-    elif match.status is AnchorStatus.MOVED and match.found and match.suggested:
+    elif isinstance(match, Moved):
         message = (
             f"quote {match.quote.path} {declared} moved: the code is at lines {match.found}; "
             f"use {match.suggested.start}:{match.suggested.end}"

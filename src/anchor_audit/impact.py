@@ -21,15 +21,22 @@ from .compare import compare
 from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
 from .model import (
-    AnchorStatus,
     AuditReport,
+    Changed,
     ChangeKind,
+    ConditionStatus,
     EvidenceKind,
     ExitCode,
     LineRange,
+    Location,
+    Moved,
+    Outcome,
+    Relocated,
     Skill,
     SkillReport,
     SkillSpec,
+    found_lines,
+    pointed_at,
 )
 from .reads import reads
 from .source.git import GitTree
@@ -39,10 +46,10 @@ from .textlines import unified_diff
 @dataclass(frozen=True)
 class Impact:
     skill: str
-    kind: str  # "anchor" | "condition" | "claim"
+    kind: ChangeKind
     key: str  # PATH:START-END, the condition, or the claim id
-    before: str | None
-    after: str | None
+    before: Outcome | None  # None: not there at BASE
+    after: Outcome | None  # None: not there at HEAD
     path: str | None  # the code file in HEAD it concerns
     lines: LineRange | None  # the code lines in HEAD it concerns
     patch: str = ""  # the healing edit, a unified diff ("" when there is none to make)
@@ -92,7 +99,7 @@ def impact(
         registry_text = registry[1] if registry else ""
         for (skill, entry, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
             renamed = {
-                m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in new.anchors if m.status in _MOVED
+                m.quote.key: f"{m.path_now}:{m.suggested}" for m in new.anchors if isinstance(m, (Moved, Relocated))
             }
             keys_healed, keys_patch = registry_text, ""
             if registry and entry and renamed and entry.path and entry.path.resolve() == Path(skill.path).resolve():
@@ -114,9 +121,6 @@ def impact(
     )
 
 
-_MOVED = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)  # what fix heals without a person
-
-
 def _diff(before: str, after: str, name: str) -> str:
     """The unified diff of one file ("" when nothing changes)."""
     return unified_diff(before, after, name)
@@ -134,7 +138,7 @@ def _skill_impacts(
     keys_patch: str = "",
 ) -> tuple[list[Impact], tuple[str, str, str] | None]:
     out: list[Impact] = []
-    moved = [m for m in new.anchors if m.status in _MOVED]
+    moved = [m for m in new.anchors if isinstance(m, (Moved, Relocated))]
     name = f"{skill.path.rstrip('/')}/SKILL.md"
     healed = heal_skill_md(text, moved, {}, refresh=False) if moved else text
     skill_patch = _diff(text, healed, name)
@@ -144,30 +148,33 @@ def _skill_impacts(
     for change in status_changes:
         if change.kind is ChangeKind.ANCHOR:
             match = by_key.get(change.key)
-            where = (match.suggested or match.found or match.candidate) if match else None
-            path = (match.found_path or match.quote.path) if match else None
-            out.append(Impact(skill.name, "anchor", change.key, change.before, change.after, path, where, patch))
+            at = pointed_at(match) if match else None
+            path = at.path if at else match.quote.path if match else None
+            where = at.lines if at else None
+            out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, path, where, patch))
         else:
-            out.append(Impact(skill.name, "claim", change.key, change.before, change.after, None, None, patch))
+            out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, None, None, patch))
     out += _condition_impacts(skill.name, old, new, patch)
-    reported = {i.key for i in out if i.kind == "anchor"}
-    at_base = {m.quote.key: m.found or m.candidate for m in old.anchors}
+    reported = {i.key for i in out if i.kind is ChangeKind.ANCHOR}
+    at_base = {m.quote.key: found_lines(m) or (m.candidate if isinstance(m, Changed) else None) for m in old.anchors}
     for match in new.anchors:  # the same status, but the diff touches the quoted code (where BASE has it)
         quote = match.quote
         if quote.key in reported or quote.path not in changed:
             continue
         lines = at_base.get(quote.key) or quote.declared
         if any(_touches(h, lines) for h in hunks(quote.path)):
-            status = match.status.value
-            where = match.suggested or match.found or match.candidate
-            out.append(Impact(skill.name, "anchor", quote.key, status, status, quote.path, where, patch))
+            at = pointed_at(match)
+            where = at.lines if at else None
+            out.append(
+                Impact(skill.name, ChangeKind.ANCHOR, quote.key, match.status, match.status, quote.path, where, patch)
+            )
     return out, (name, text, healed) if skill_patch else None
 
 
 def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: str) -> list[Impact]:
-    def conditions(report: SkillReport) -> dict[str, tuple[str, str | None]]:
+    def conditions(report: SkillReport) -> dict[str, tuple[Outcome, Location | None]]:
         return {
-            e.ref: (str(e.status), e.location)
+            e.ref: (ConditionStatus(e.status), e.location)
             for c in report.claims
             for e in c.evidence
             if e.kind is EvidenceKind.CONDITION
@@ -178,12 +185,10 @@ def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: st
     for key in sorted(set(before) | set(after)):
         was, now = before.get(key), after.get(key)
         if (was[0] if was else None) != (now[0] if now else None):
-            location = now[1] if now else None
-            path, line = (location.rsplit(":", 1)[0], int(location.rsplit(":", 1)[1])) if location else (None, None)
-            lines = LineRange(line, line) if line else None
-            out.append(
-                Impact(skill, "condition", key, was[0] if was else None, now[0] if now else None, path, lines, patch)
-            )
+            at = now[1] if now else None
+            path, lines = (at.path, at.lines) if at else (None, None)
+            was_, now_ = (was[0] if was else None), (now[0] if now else None)
+            out.append(Impact(skill, ChangeKind.CONDITION, key, was_, now_, path, lines, patch))
     return out
 
 

@@ -23,15 +23,25 @@ import json
 import os
 import sqlite3
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .errors import SourceError
-from .model import AnchorStatus, Condition, ConditionResult, ConditionStatus, LineRange, Quote, QuoteMatch
+from .model import (
+    QUOTE_TYPES,
+    Condition,
+    ConditionResult,
+    ConditionStatus,
+    LineRange,
+    Quote,
+    QuoteMatch,
+    UncheckedReason,
+)
 from .source.cache import locked, refuse_link
 
-MATCHER_VERSION = f"3/{__version__}"  # bump when a matcher's results change for the same input
+MATCHER_VERSION = f"4/{__version__}"  # bump when a matcher's results change for the same input
 _COMMIT_EVERY = 200
 
 
@@ -169,41 +179,45 @@ class ResultStore:
         self._db = None
 
 
-def _range(value: list[int] | None) -> LineRange | None:
-    return None if value is None else LineRange(value[0], value[1])
-
-
-def _list(value: LineRange | None) -> list[int] | None:
-    return None if value is None else value.as_list()
+# The quote codec: a result's type by name and its own fields, nothing else (a row never holds a
+# field its status does not have, so a row cannot decode to a result no matcher could make).
+_QUOTE_TYPES: dict[str, type[QuoteMatch]] = {cls.__name__: cls for cls in QUOTE_TYPES}
+_RANGE_FIELDS = frozenset({"found", "region", "suggested", "candidate"})
 
 
 def dump_quote(match: QuoteMatch) -> dict[str, Any]:
-    return {
-        "status": match.status.value,
-        "found": _list(match.found),
-        "region": _list(match.region),
-        "suggested": _list(match.suggested),
-        "candidate": _list(match.candidate),
-        "diff": list(match.diff),
-        "runs": [r.as_list() for r in match.runs],
-        "detail": match.detail,
-        "found_path": match.found_path,
-    }
+    out: dict[str, Any] = {"type": type(match).__name__}
+    for f in fields(match):
+        value = getattr(match, f.name)
+        if f.name == "quote":
+            continue
+        if isinstance(value, LineRange):
+            value = value.as_list()
+        elif f.name == "runs":
+            value = [r.as_list() for r in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value.value if isinstance(value, UncheckedReason) else value
+    return out
 
 
 def load_quote(quote: Quote, data: dict[str, Any]) -> QuoteMatch:
-    return QuoteMatch(
-        quote,
-        AnchorStatus(data["status"]),
-        found=_range(data["found"]),
-        region=_range(data["region"]),
-        suggested=_range(data["suggested"]),
-        candidate=_range(data["candidate"]),
-        diff=tuple(data["diff"]),
-        runs=tuple(LineRange(a, b) for a, b in data["runs"]),
-        detail=data["detail"],
-        found_path=data.get("found_path"),
-    )
+    cls = _QUOTE_TYPES[data["type"]]
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name == "quote" or f.name not in data:
+            continue
+        value = data[f.name]
+        if f.name in _RANGE_FIELDS:
+            value = None if value is None else LineRange(value[0], value[1])
+        elif f.name == "runs":
+            value = tuple(LineRange(a, b) for a, b in value)
+        elif f.name == "diff":
+            value = tuple(value)
+        elif f.name == "reason":
+            value = UncheckedReason(value)
+        kwargs[f.name] = value
+    return cls(quote=quote, **kwargs)
 
 
 def dump_condition(result: ConditionResult) -> dict[str, Any]:

@@ -14,10 +14,12 @@ from typing import Sequence
 from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
 from ..model import (
-    AnchorStatus,
     AuditReport,
+    Exact,
+    Healable,
     Mismatch,
-    QuoteMatch,
+    Moved,
+    Relocated,
     Skill,
     SkillReport,
     SkillSpec,
@@ -33,7 +35,6 @@ from .registry import heal_registry
 from .skill import heal_skill_md
 from .text import DiskText
 
-_HEALABLE = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 _HEALED_BY_CARD = (Mismatch.EVIDENCE_HOLDS,)  # --update-card tags these claims code_verified
 
 
@@ -65,12 +66,12 @@ def plan_fix(
         disk = DiskText.read(skill_md)
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
             raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
-        moved = [m for m in result.anchors if m.status in _HEALABLE]
+        moved = [m for m in result.anchors if isinstance(m, (Moved, Relocated))]
         for m in result.anchors:
-            if m.status not in (AnchorStatus.EXACT, *_HEALABLE):
+            if not isinstance(m, (Exact, Moved, Relocated)):
                 plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
         if entry is not None and moved:
-            renamed = {m.quote.key: f"{m.found_path or m.quote.path}:{m.heal_to}" for m in moved}
+            renamed = {m.quote.key: f"{m.path_now}:{m.suggested}" for m in moved}
             healed = heal_registry(registry_text, entry.name, renamed, spec.path if spec else "anchors.yaml")
             # An entry with no path is this skill's by name; one naming another folder is that folder's. Its quote
             # keys and this SKILL.md's fences are healed together or not at all: one without the other breaks claims.
@@ -83,7 +84,7 @@ def plan_fix(
                     "without its keys would break its claims (fix that folder, or give this one an entry with its path)"
                 )
                 moved = []
-        sources = _sources(tree, {m.found_path or m.quote.path for m in moved}) if refresh else {}
+        sources = _sources(tree, {m.path_now for m in moved}) if refresh else {}
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
@@ -99,9 +100,9 @@ def plan_fix(
     return plan
 
 
-def _healed_line(skill_md: Path, m: QuoteMatch) -> str:
-    new_range = f"{m.heal_to.start}:{m.heal_to.end}"
-    if m.found_path:
+def _healed_line(skill_md: Path, m: Healable) -> str:
+    new_range = f"{m.suggested.start}:{m.suggested.end}"
+    if isinstance(m, Relocated):
         return f"{skill_md}:{m.quote.skill_line}: {m.quote.key} relocated: -> {new_range}:{m.found_path}"
     return f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}"
 

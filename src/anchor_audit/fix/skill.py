@@ -9,15 +9,16 @@ quotes are never touched.
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
-from ..model import LineRange, QuoteMatch
+from ..model import Healable, LineRange, Relocated
 from ..source.file import SourceFile
 from ..textlines import split_lines_keepends
 
 _FENCE = re.compile(r"^(?P<lead>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<start>\d+):(?P<end>\d+):(?P<path>[^\s`~]+)")
 
 
-def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceFile], refresh: bool) -> str:
+def heal_skill_md(text: str, moved: Sequence[Healable], sources: dict[str, SourceFile], refresh: bool) -> str:
     """``text`` with each moved quote's range rewritten (a relocated quote's path too), and with
     ``refresh`` its body."""
     lines = split_lines_keepends(text)
@@ -26,12 +27,12 @@ def heal_skill_md(text: str, moved: list[QuoteMatch], sources: dict[str, SourceF
         fence = _FENCE.match(lines[i])
         if fence is None:  # the file is not the one the quote was read from
             continue
-        rng = f"{match.heal_to.start}:{match.heal_to.end}:"
-        if match.found_path:  # relocated: the quote names the file the code is in now
+        rng = f"{match.suggested.start}:{match.suggested.end}:"
+        if isinstance(match, Relocated):  # relocated: the quote names the file the code is in now
             lines[i] = lines[i][: fence.start("start")] + rng + match.found_path + lines[i][fence.end("path") :]
         else:
             lines[i] = lines[i][: fence.start("start")] + rng + lines[i][fence.start("path") :]
-        source = sources.get(match.found_path or match.quote.path)
+        source = sources.get(match.path_now)
         if refresh and source is not None and match.runs:
             newline = "\r\n" if lines[i].endswith("\r\n") else "\n"
             indent = re.match(r"[ \t>]*", lines[i]).group(0)  # type: ignore[union-attr]

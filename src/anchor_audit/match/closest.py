@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Sequence
 
-from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
+from ..model import Changed, LineRange, Quote
 from ..source.file import SourceFile
 from .shape import QuoteShape
 
@@ -16,7 +16,7 @@ CANDIDATE_THRESHOLD = 0.5  # below this similarity a "closest candidate" is nois
 MAX_CANDIDATE_WORK = 20_000  # line similarities the search for a closest candidate may compute
 
 
-def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str]) -> QuoteMatch:
+def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str]) -> Changed:
     """The quote is gone: show the most similar window of code and a diff.
 
     A small search compares every window; a larger one only the windows
@@ -32,12 +32,12 @@ def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str
         windows = _likely_windows(want, code, quote.declared.start, MAX_CANDIDATE_WORK // n)
     if not windows:
         notes.insert(0, "the quoted code is not in the file; the file is too large to search for the closest code")
-        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="; ".join(notes))
+        return Changed(quote, detail="; ".join(notes))
     best_score, best_k, best_distance = _best_window(want, code, windows, quote.declared.start)
     detail = "the quoted code is not in the file"
     if best_score < CANDIDATE_THRESHOLD:
         notes.insert(0, detail + "; nothing similar found")
-        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="; ".join(notes))
+        return Changed(quote, detail="; ".join(notes))
     window = code[best_k : best_k + n]
     candidate = LineRange(window[0][0], window[-1][0])
     label = f"{quote.path}:{candidate}"
@@ -48,7 +48,7 @@ def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str
         for line in difflib.unified_diff(want, [s for _, s in window], "quote", label, lineterm="", n=n)
     )
     notes.insert(0, f"{detail}; closest: lines {candidate} ({best_score:.0%} similar): {what}")
-    return QuoteMatch(quote, AnchorStatus.CHANGED, candidate=candidate, diff=diff, detail="; ".join(notes))
+    return Changed(quote, candidate, diff, "; ".join(notes))
 
 
 _TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\S""")

@@ -22,7 +22,7 @@ import textwrap
 from typing import Sequence
 
 from ..errors import BoundExceeded
-from ..model import AnchorStatus, LineRange, Quote, QuoteMatch
+from ..model import Changed, Exact, LineRange, Missing, Moved, Quote, QuoteMatch
 from ..parse import PythonSyntaxProblem, python_index
 from ..source.file import SourceFile
 from .closest import changed
@@ -39,10 +39,10 @@ def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -
     the most similar code (for callers that only want to know where it is).
     """
     if source is None:
-        return QuoteMatch(quote, AnchorStatus.MISSING, detail=f"{quote.path} is not in the tree at this ref")
+        return Missing(quote, f"{quote.path} is not in the tree at this ref")
     shape = shape_of(quote.body)
     if not shape.runs:
-        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="the quote has no code lines to look for")
+        return Changed(quote, detail="the quote has no code lines to look for")
 
     notes: list[str] = []
     index = None
@@ -63,7 +63,7 @@ def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -
         if found is not None:
             notes.append(f"held as a paraphrase of a python code block, not verbatim ({_paraphrase(shape)})")
     if found is None and not closest:
-        return QuoteMatch(quote, AnchorStatus.CHANGED, detail="the quoted code is not in the file")
+        return Changed(quote, detail="the quoted code is not in the file")
     if found is None:
         return changed(quote, shape, source, notes)
 
@@ -82,17 +82,9 @@ def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -
         block = index.widest_starting_at(last_unit_start)
         if block is not None:
             end = max(end, min(block.end, region.end))
-    suggested = LineRange(span.start, end)
-    status = AnchorStatus.EXACT if exact else AnchorStatus.MOVED
-    return QuoteMatch(
-        quote,
-        status,
-        found=span,
-        region=region,
-        suggested=None if exact else suggested,
-        runs=tuple(runs),
-        detail="; ".join(notes),
-    )
+    if exact:
+        return Exact(quote, span, region, tuple(runs), "; ".join(notes))
+    return Moved(quote, span, LineRange(span.start, end), region, tuple(runs), "; ".join(notes))
 
 
 def _find_in_python_blocks(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> Found | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import BoundExceeded
-from ..model import AnchorStatus, Quote, QuoteMatch
+from ..model import Exact, Moved, Quote, Relocated
 from ..source import SourceTree
 from .quote import match_quote
 from .shape import shape_of
@@ -11,7 +11,7 @@ from .shape import shape_of
 MAX_RELOCATION_CANDIDATES = 50  # files holding the quote's line that relocation reads and matches
 
 
-def relocate(quote: Quote, tree: SourceTree) -> QuoteMatch | None:
+def relocate(quote: Quote, tree: SourceTree) -> Relocated | None:
     """Look for a changed or missing quote in the other files of ``tree``.
 
     git grep finds the files holding the quote's most specific line (its
@@ -42,17 +42,10 @@ def relocate(quote: Quote, tree: SourceTree) -> QuoteMatch | None:
             continue
         moved = Quote(path, quote.declared, quote.body, quote.skill_line)
         match = match_quote(moved, source, closest=False)  # only where it is matters here
-        if match.status in (AnchorStatus.EXACT, AnchorStatus.MOVED) and match.found is not None:
-            return QuoteMatch(
-                quote,
-                AnchorStatus.RELOCATED,
-                found=match.found,
-                region=match.region,
-                suggested=match.suggested or match.found,
-                runs=match.runs,
-                detail=f"the quoted code is now in {path}, lines {match.found}",
-                found_path=path,
-            )
+        if isinstance(match, (Exact, Moved)):
+            suggested = match.suggested if isinstance(match, Moved) else match.found
+            detail = f"the quoted code is now in {path}, lines {match.found}"
+            return Relocated(quote, path, match.found, suggested, match.region, match.runs, detail)
     return None
 
 

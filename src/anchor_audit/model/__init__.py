@@ -4,8 +4,9 @@ The data flow is spec -> source tree at a ref -> matches -> verdicts -> report:
 
 * :class:`Quote`, :class:`Condition`, :class:`ClaimSpec`, :class:`Skill`,
   :class:`Spec` describe what a skill promises (``spec/``);
-* :class:`QuoteMatch` and :class:`ConditionResult` say what the code at the
-  ref shows (``match/``);
+* :data:`QuoteMatch` (one of :class:`Exact`, :class:`Moved`, :class:`Relocated`,
+  :class:`Changed`, :class:`Missing`, :class:`Unchecked`) and :class:`ConditionResult`
+  say what the code at the ref shows (``match/``);
 * :class:`ClaimVerdict`, :class:`SkillReport` and :class:`AuditReport` are the
   verdicts a renderer turns into text (``audit.py``, ``report/``).
 
@@ -14,14 +15,27 @@ exceptions.
 """
 
 from .results import (
+    QUOTE_TYPES,
     AuditReport,
+    Changed,
     ClaimVerdict,
     ConditionResult,
     Evidence,
+    Exact,
+    Healable,
+    Located,
+    Location,
+    Missing,
+    Moved,
     PromiseResult,
     QuoteMatch,
+    Relocated,
     SkillReport,
     SourceInfo,
+    Unchecked,
+    found_lines,
+    pointed_at,
+    suggested_lines,
 )
 from .spec import (
     Card,
@@ -47,18 +61,34 @@ from .status import (
     EvidenceKind,
     ExitCode,
     Mismatch,
+    Outcome,
     PromiseKind,
     PromiseStatus,
     QuoteColumn,
     RegistryStatus,
     SourceKind,
     TextEnum,
+    UncheckedReason,
     Verdict,
     assert_never,
     quote_column,
 )
 
 __all__ = [
+    "QUOTE_TYPES",
+    "found_lines",
+    "pointed_at",
+    "suggested_lines",
+    "pointed_at",
+    "Changed",
+    "Exact",
+    "Healable",
+    "Located",
+    "Location",
+    "Missing",
+    "Moved",
+    "Relocated",
+    "Unchecked",
     "assert_never",
     "quote_column",
     "QuoteColumn",
@@ -77,6 +107,7 @@ __all__ = [
     "EvidenceKind",
     "ExitCode",
     "KNOWN_TAGS",
+    "Outcome",
     "LineRange",
     "Mismatch",
     "PromiseKind",
@@ -96,5 +127,6 @@ __all__ = [
     "TestPromise",
     "UnreadableSkill",
     "TextEnum",
+    "UncheckedReason",
     "Verdict",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .spec import Condition, LineRange, Quote
 from .status import (
@@ -15,60 +16,165 @@ from .status import (
     PromiseStatus,
     RegistryStatus,
     SourceKind,
+    UncheckedReason,
     Verdict,
+    assert_never,
 )
 
 # ---------------------------------------------------------------- matches
 
 
 @dataclass(frozen=True)
-class QuoteMatch:
-    """Where a quote stands at the audited ref.
+class Location:
+    """A place in the code at the audited ref: a file, one line of it, or lines START-END."""
 
-    ``found`` is the span (first..last matched line), ``region`` the smallest
-    statement enclosing it, ``suggested`` a START:END that would be exact.
-    For ``changed`` quotes, ``candidate`` and ``diff`` show the closest code.
-    """
+    path: str
+    start: int | None = None
+    end: int | None = None  # None: one line (or, with no start, the whole file)
 
-    quote: Quote
-    status: AnchorStatus
-    found: LineRange | None = None
-    region: LineRange | None = None
-    suggested: LineRange | None = None
-    candidate: LineRange | None = None
-    diff: tuple[str, ...] = ()
-    runs: tuple[LineRange, ...] = ()  # the source lines each run between "..." matched
-    detail: str = ""
-    found_path: str | None = None  # relocated: the file the code is in now
-
-    def __post_init__(self) -> None:
-        """Each status carries exactly the data it has: a wrong combination is a bug, caught where it is made."""
-        have = {name for name in ("found", "region", "suggested", "candidate", "found_path") if getattr(self, name)}
-        needs, allowed = _QUOTE_MATCH_FIELDS[self.status]
-        if not needs <= have or not have <= needs | allowed:
-            raise ValueError(
-                f"a {self.status} quote match needs {sorted(needs)}, may have {sorted(allowed)}, got {sorted(have)}"
-            )
+    @classmethod
+    def of(cls, path: str, lines: LineRange) -> Location:
+        return cls(path, lines.start, lines.end)
 
     @property
-    def heal_to(self) -> LineRange:
-        """The START:END ``fix`` writes for a moved or relocated quote."""
-        if self.status not in (AnchorStatus.MOVED, AnchorStatus.RELOCATED) or self.suggested is None:
-            raise ValueError(f"a {self.status} quote is not healed")
-        return self.suggested
+    def lines(self) -> LineRange | None:
+        if self.start is None:
+            return None
+        return LineRange(self.start, self.start if self.end is None else self.end)
+
+    def __str__(self) -> str:
+        if self.start is None:
+            return self.path
+        return f"{self.path}:{self.start}" if self.end is None else f"{self.path}:{self.start}-{self.end}"
 
 
-# status -> (fields it must have, fields it may have)
-_QUOTE_MATCH_FIELDS: dict[AnchorStatus, tuple[set[str], set[str]]] = {
-    AnchorStatus.EXACT: ({"found", "region"}, set()),
-    AnchorStatus.MOVED: ({"found", "suggested"}, {"region"}),
-    AnchorStatus.RELOCATED: ({"found", "suggested", "found_path"}, {"region"}),
-    AnchorStatus.CHANGED: (set(), {"candidate"}),
-    AnchorStatus.MISSING: (set(), set()),
-    AnchorStatus.UNVERIFIABLE: (set(), set()),
-    AnchorStatus.INCOMPLETE: (set(), set()),
-    AnchorStatus.ERROR: (set(), set()),
-}
+# A quote's result is one of six frozen types, each with exactly its status's data; renderers
+# ``match`` on them and end in ``assert_never``, so a seventh is a type error until each handles it.
+# ``runs`` are the source lines each run between "..." matched; ``region`` the smallest statement
+# enclosing the span; ``suggested`` the START:END that would be exact.
+
+
+@dataclass(frozen=True)
+class Exact:
+    """The quoted code is in its file, and the declared range fits it."""
+
+    quote: Quote
+    found: LineRange
+    region: LineRange
+    runs: tuple[LineRange, ...] = ()
+    detail: str = ""
+    status: ClassVar[AnchorStatus] = AnchorStatus.EXACT
+
+    @property
+    def location(self) -> Location:
+        return Location.of(self.quote.path, self.found)
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The quoted code is in its file, at other lines: ``fix`` writes ``suggested``."""
+
+    quote: Quote
+    found: LineRange
+    suggested: LineRange
+    region: LineRange | None = None
+    runs: tuple[LineRange, ...] = ()
+    detail: str = ""
+    status: ClassVar[AnchorStatus] = AnchorStatus.MOVED
+
+    @property
+    def path_now(self) -> str:
+        return self.quote.path
+
+    @property
+    def location(self) -> Location:
+        return Location.of(self.quote.path, self.found)
+
+
+@dataclass(frozen=True)
+class Relocated:
+    """The quoted code is no longer in its file but in ``found_path``: ``fix`` names that file."""
+
+    quote: Quote
+    found_path: str
+    found: LineRange
+    suggested: LineRange
+    region: LineRange | None = None
+    runs: tuple[LineRange, ...] = ()
+    detail: str = ""
+    status: ClassVar[AnchorStatus] = AnchorStatus.RELOCATED
+
+    @property
+    def path_now(self) -> str:
+        return self.found_path
+
+    @property
+    def location(self) -> Location:
+        return Location.of(self.found_path, self.found)
+
+
+@dataclass(frozen=True)
+class Changed:
+    """The file is there, the quoted code is not; ``candidate`` and ``diff`` show the closest code."""
+
+    quote: Quote
+    candidate: LineRange | None = None
+    diff: tuple[str, ...] = ()
+    detail: str = ""
+    status: ClassVar[AnchorStatus] = AnchorStatus.CHANGED
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The quoted file is not at the ref."""
+
+    quote: Quote
+    detail: str = ""
+    status: ClassVar[AnchorStatus] = AnchorStatus.MISSING
+
+
+@dataclass(frozen=True)
+class Unchecked:
+    """The quote could not be checked: the source cannot show it, a bound was reached, or reading failed."""
+
+    quote: Quote
+    reason: UncheckedReason
+    detail: str = ""
+
+    @property
+    def status(self) -> AnchorStatus:
+        return AnchorStatus(self.reason.value)
+
+
+QuoteMatch = Exact | Moved | Relocated | Changed | Missing | Unchecked
+Healable = Moved | Relocated  # what ``fix`` heals without a person
+Located = Exact | Moved | Relocated  # the quoted code was found; evidence that holds
+QUOTE_TYPES: tuple[type[QuoteMatch], ...] = (Exact, Moved, Relocated, Changed, Missing, Unchecked)
+
+
+def found_lines(match: QuoteMatch) -> LineRange | None:
+    """The lines the quoted code was found at (in ``path_now`` for a relocated quote), for a report's column."""
+    return match.found if isinstance(match, (Exact, Moved, Relocated)) else None
+
+
+def suggested_lines(match: QuoteMatch) -> LineRange | None:
+    """The START:END ``fix`` writes, for a quote it heals."""
+    return match.suggested if isinstance(match, (Moved, Relocated)) else None
+
+
+def pointed_at(match: QuoteMatch) -> Location | None:
+    """Where at the ref a report points for a quote: the range ``fix`` writes, the span found, or the closest code."""
+    match match:
+        case Moved() | Relocated():
+            return Location.of(match.path_now, match.suggested)
+        case Exact():
+            return match.location
+        case Changed():
+            return Location.of(match.quote.path, match.candidate) if match.candidate else None
+        case Missing() | Unchecked():
+            return None
+        case _:
+            assert_never(match)
 
 
 @dataclass(frozen=True)
@@ -79,8 +185,8 @@ class ConditionResult:
     detail: str = ""
 
     @property
-    def location(self) -> str | None:
-        return f"{self.condition.path}:{self.line}" if self.line else None
+    def location(self) -> Location | None:
+        return Location(self.condition.path, self.line) if self.line else None
 
 
 # ---------------------------------------------------------------- verdicts
@@ -95,7 +201,7 @@ class Evidence:
     ok: bool
     status: "AnchorStatus | ConditionStatus | PromiseStatus | RegistryStatus"
     detail: str = ""
-    location: str | None = None  # PATH:LINE at the ref
+    location: Location | None = None  # where at the ref the evidence is
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,14 @@ class AnchorStatus(TextEnum):
     ERROR = "error"  # the file could not be read or decoded
 
 
+class UncheckedReason(TextEnum):
+    """Why a quote or condition was not checked: the status it is reported under."""
+
+    UNVERIFIABLE = "unverifiable"  # the source cannot show the path
+    INCOMPLETE = "incomplete"  # checking would pass a bound
+    ERROR = "error"  # the file could not be read, decoded or parsed
+
+
 class QuoteColumn(TextEnum):
     """The column of a summary table a quote is counted in: one table for every renderer."""
 
@@ -136,10 +144,14 @@ class SourceKind(TextEnum):
 
 
 class ChangeKind(TextEnum):
-    """What changed status between two audits (``diff``, ``history``)."""
+    """What changed status between two audits (``diff``, ``history``, ``impact``)."""
 
     ANCHOR = "anchor"  # a quote's anchor status
+    CONDITION = "condition"  # a condition's status (impact)
     CLAIM = "claim"  # a claim's verdict
+
+
+Outcome = AnchorStatus | ConditionStatus | Verdict  # what a change is from and to (diff, history, impact)
 
 
 class ExitCode(enum.IntEnum):

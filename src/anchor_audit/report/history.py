@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from ..escape import printable
 from ..history import Event, History
+from ..model import AnchorStatus
 
 
 def history_dict(result: History) -> dict[str, Any]:
@@ -17,7 +18,7 @@ def history_dict(result: History) -> dict[str, Any]:
             "kind": c.kind, "skill": c.skill, "key": c.key, "commit": e.commit.sha, "date": e.commit.date,
             "subject": e.commit.subject, "from": c.before, "to": c.after,
         }  # fmt: skip
-        if c.suggested is not None and c.after == "moved":
+        if c.suggested is not None and c.after is AnchorStatus.MOVED:
             out["suggested"] = c.suggested.as_list()
         return out
 
@@ -71,7 +72,7 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
     for e in events:
         c = e.change
         change = f"{c.before or '(new)'} -> {c.after or '(gone)'}"
-        if c.suggested is not None and c.after == "moved":
+        if c.suggested is not None and c.after is AnchorStatus.MOVED:
             change += f" (suggest {c.suggested.start}:{c.suggested.end})"
         style = "red" if c.after in ("broken", "changed", "missing") else ""
         cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, short_path(c.key, 44)]

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from ..escape import md_code, md_fence, md_text, printable, uri_path
 from ..impact import Impact, ImpactReport
-from ..model import LineRange
+from ..model import ChangeKind, LineRange
 from ..textlines import split_lines
 from .github import _data, _property
 from .terminal import make_console
@@ -60,7 +60,7 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
         w(f"### anchor-audit impact\n\nThis change ({md_code(report.base[:12])}..{md_code(report.head[:12])}) "
           "touches nothing a skill relies on.\n")  # fmt: skip
         return
-    quotes = {i.key for i in changes if i.kind == "anchor"}
+    quotes = {i.key for i in changes if i.kind is ChangeKind.ANCHOR}
     w(f"### anchor-audit impact\n\nThis change makes {len(quotes)} quote{'s' if len(quotes) != 1 else ''} "
       f"in {len(skills)} skill{'s' if len(skills) != 1 else ''} stale"
       + ("; apply this patch in the same pull request." if any(i.patch for i in report.impacts) else ".")

@@ -11,7 +11,23 @@ import re
 from typing import Any, TextIO
 
 from ..findings import exit_code
-from ..model import AuditReport, ClaimVerdict, Evidence, PromiseKind, PromiseResult, QuoteMatch, SkillReport, SourceInfo
+from ..model import (
+    AuditReport,
+    Changed,
+    ClaimVerdict,
+    Evidence,
+    Exact,
+    Missing,
+    Moved,
+    PromiseKind,
+    PromiseResult,
+    QuoteMatch,
+    Relocated,
+    SkillReport,
+    SourceInfo,
+    Unchecked,
+    assert_never,
+)
 
 SCHEMA_VERSION = 1
 
@@ -81,15 +97,25 @@ def _anchor(match: QuoteMatch) -> dict[str, Any]:
         "status": match.status.value,
         "line": match.quote.skill_line,
     }
-    for name in ("found", "suggested", "region", "candidate"):
-        value = getattr(match, name)
-        if value is not None:
-            out[name] = value.as_list()
-    if match.diff:
-        out["diff"] = list(match.diff)
+    match match:
+        case Exact():
+            out.update(found=match.found.as_list(), region=match.region.as_list())
+        case Moved() | Relocated():
+            out.update(found=match.found.as_list(), suggested=match.suggested.as_list())
+            if match.region is not None:
+                out["region"] = match.region.as_list()
+        case Changed():
+            if match.candidate is not None:
+                out["candidate"] = match.candidate.as_list()
+            if match.diff:
+                out["diff"] = list(match.diff)
+        case Missing() | Unchecked():
+            pass
+        case _:
+            assert_never(match)
     if match.detail:
         out["detail"] = match.detail
-    if match.found_path:
+    if isinstance(match, Relocated):
         out["found_path"] = match.found_path
     return out
 
@@ -113,5 +139,5 @@ def _evidence(item: Evidence) -> dict[str, Any]:
     if item.detail:
         out["detail"] = item.detail
     if item.location:
-        out["location"] = item.location
+        out["location"] = str(item.location)
     return out

@@ -12,18 +12,22 @@ from ..escape import md_code, md_fence, md_text
 from ..findings import counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AuditReport,
+    Changed,
     ClaimVerdict,
     EvidenceKind,
+    Exact,
     LineRange,
+    Moved,
     QuoteColumn,
+    Relocated,
     SkillReport,
     SourceKind,
     Verdict,
     quote_column,
+    suggested_lines,
 )
 
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
-_LOCATION = re.compile(r"^(.+):(\d{1,9})(?:-(\d{1,9}))?$")
 
 
 def github_base(repo: str | None) -> str | None:
@@ -105,19 +109,20 @@ class MarkdownRenderer:
             w("\n### Quotes\n\n| SKILL.md line | quote | status | at the ref | suggested |\n")
             w("| ---: | --- | --- | --- | --- |\n")
             for m in skill.anchors:
-                where = m.found_path or m.quote.path  # a relocated quote is linked where it is now
-                shown = f"{where}:{m.found}" if m.found_path else str(m.found)
-                at = self._link(where, m.found, revision, shown) if m.found else "—"
-                suggested = f"`{m.suggested.start}:{m.suggested.end}`" if m.suggested else "—"
+                at = "—"
+                if isinstance(m, (Exact, Moved, Relocated)):  # a relocated quote is linked where it is now
+                    shown = str(m.location) if isinstance(m, Relocated) else str(m.found)
+                    at = self._link(m.location.path, m.found, revision, shown)
+                healed = suggested_lines(m)
+                suggested = f"`{healed.start}:{healed.end}`" if healed else "—"
                 w(f"| {m.quote.skill_line} | {md_code(m.quote.key)} | {m.status.value} | {at} | {suggested} |\n")
-        moved = [m for m in skill.anchors if quote_column(m.status) is QuoteColumn.MOVED and m.suggested]
+        moved = [m for m in skill.anchors if isinstance(m, (Moved, Relocated))]
         if moved:
             w("\n### Suggested fixes\n\n")
             for m in moved:
                 old = f"{m.quote.declared.start}:{m.quote.declared.end}"
-                new_path = m.found_path or m.quote.path
                 w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
-                  f"{md_code(f'{m.heal_to.start}:{m.heal_to.end}:{new_path}')}\n")  # fmt: skip
+                  f"{md_code(f'{m.suggested.start}:{m.suggested.end}:{m.path_now}')}\n")  # fmt: skip
             w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
         problems = [m for m in skill.anchors if quote_column(m.status) not in (QuoteColumn.EXACT, QuoteColumn.MOVED)]
         if problems:
@@ -127,7 +132,7 @@ class MarkdownRenderer:
                     f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) "
                     f"is **{m.status.value}**: {md_text(m.detail)}\n"
                 )
-                if m.diff:
+                if isinstance(m, Changed) and m.diff:
                     w("\n" + md_fence("\n".join(m.diff), "diff", indent="  "))
 
     def _evidence(self, claim: ClaimVerdict, revision: str) -> str:
@@ -136,14 +141,13 @@ class MarkdownRenderer:
         parts = []
         for e in claim.evidence:
             where = ""
-            located = _LOCATION.match(e.location or "")
-            if located:  # PATH:LINE or PATH:START-END
-                path, start, end = located.group(1), int(located.group(2)), int(located.group(3) or located.group(2))
-                lines = f"{start}" if start == end else f"{start}-{end}"
-                rng = LineRange(start, end)
-                where = " at " + self._link(path, rng, revision, f"{path.rsplit('/', 1)[-1]}:{lines}")
-            elif e.location:  # a file (file_exists evidence): no lines to point at
-                where = f" at {md_code(e.location)}"
+            at = e.location
+            if at is not None and at.lines is not None:
+                rng = at.lines
+                lines = f"{rng.start}" if rng.start == rng.end else f"{rng}"
+                where = " at " + self._link(at.path, rng, revision, f"{at.path.rsplit('/', 1)[-1]}:{lines}")
+            elif at is not None:  # a file (file_exists evidence): no lines to point at
+                where = f" at {md_code(at.path)}"
             mark = "holds" if e.ok and e.kind is EvidenceKind.CONDITION else e.status
             detail = f" ({md_text(e.detail)})" if e.detail and not e.ok else ""
             parts.append(f"{e.kind} {md_code(e.ref)} {mark}{where}{detail}")

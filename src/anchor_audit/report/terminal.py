@@ -12,7 +12,16 @@ from rich.text import Text
 
 from ..escape import printable
 from ..findings import counts_as_drift, exit_code, exit_words, findings
-from ..model import AnchorStatus, AuditReport, PromiseStatus, SkillReport, Verdict
+from ..model import (
+    AnchorStatus,
+    AuditReport,
+    Changed,
+    PromiseStatus,
+    SkillReport,
+    Verdict,
+    found_lines,
+    suggested_lines,
+)
 from .catalogview import CATALOG_AT, render_catalog
 
 STYLE = {
@@ -83,10 +92,11 @@ class TerminalRenderer:
         if skill.anchors:
             console.print(_quotes_list(skill, console.width) if narrow else _quotes_table(skill, console.width))
         for match in skill.anchors:
-            if match.status is not AnchorStatus.EXACT and (match.detail or match.diff):
+            diff = match.diff if isinstance(match, Changed) else ()
+            if match.status is not AnchorStatus.EXACT and (match.detail or diff):
                 console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
-                if match.diff and (self.verbose or match.status is AnchorStatus.CHANGED):
-                    for line in match.diff:
+                if diff:
+                    for line in diff:
                         console.print(Text("    " + printable(line), style=_diff_style(line)))
         if skill.claims:
             console.print(_claims_list(skill) if narrow else _claims_table(skill))
@@ -141,7 +151,8 @@ def _quotes_list(skill: SkillReport, width: int) -> Text:
     for m in skill.anchors:
         lines.append(f"  {m.status.value:<12}", style=STYLE[m.status])
         place = f"{short_path(printable(m.quote.path), max(20, width - 40))}  line {m.quote.skill_line}"
-        moved = f"  {_range(m.quote.declared)} -> {_range(m.suggested)}" if m.suggested else ""
+        healed = suggested_lines(m)
+        moved = f"  {_range(m.quote.declared)} -> {_range(healed)}" if healed else ""
         lines.append(f"{place}  declared {_range(m.quote.declared)}{moved}\n")
     return lines
 
@@ -171,8 +182,8 @@ def _quotes_table(skill: SkillReport, width: int = 120) -> Table:
             Text(short_path(printable(match.quote.path), room)),
             str(match.quote.skill_line),
             _range(match.quote.declared),
-            _range(match.found, "-"),
-            _range(match.suggested),
+            _range(found_lines(match), "-"),
+            _range(suggested_lines(match)),
         )
     return table
 

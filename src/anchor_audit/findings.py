@@ -23,8 +23,18 @@ from .model import (
     QuoteMatch,
     Relocated,
     SkillReport,
+    TextEnum,
     Verdict,
 )
+
+
+class Family(TextEnum):
+    """What a rule is about: the hundreds digit of its code (AA1xx quotes, AA2xx claims, ...)."""
+
+    QUOTE = "quote"
+    CLAIM = "claim"
+    SKILL = "skill"  # the skill as a whole: unreadable, skipped, out of sync
+    PROMISE = "promise"  # evidence paths, @references, test counts, symbols
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,13 @@ class Rule:
     level: str  # SARIF level: error | warning | note
     summary: str
     drift: bool = True  # counts toward exit code 1
+
+    @property
+    def family(self) -> Family:
+        return _FAMILIES[self.code[2]]
+
+
+_FAMILIES = {"1": Family.QUOTE, "2": Family.CLAIM, "3": Family.SKILL, "4": Family.PROMISE}
 
 
 RULES: dict[str, Rule] = {
@@ -96,6 +113,10 @@ class Finding:
     @property
     def drift(self) -> bool:
         return self.rule.drift
+
+    @property
+    def family(self) -> Family:
+        return self.rule.family
 
     @property
     def key(self) -> str:

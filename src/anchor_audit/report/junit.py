@@ -6,7 +6,7 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from ..escape import xml_text
-from ..findings import Finding, counts_as_drift, findings
+from ..findings import Family, Finding, counts_as_drift, findings
 from ..model import AnchorStatus, AuditReport, Verdict
 
 
@@ -29,7 +29,7 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
         cases += [("claims", c.id, c.verdict in (Verdict.UNVERIFIABLE, Verdict.UNLINKED)) for c in skill.claims]
         # Promises that fail the run (a test count, a missing path) are test cases too: every exit 1 shows here.
         promised = sorted({s for (name, s), fs in by_subject.items() if name == skill.name and any(
-            f.code.startswith("AA4") and counts_as_drift(f, report) for f in fs)})  # fmt: skip
+            f.family is Family.PROMISE and counts_as_drift(f, report) for f in fs)})  # fmt: skip
         cases += [("promises", subject, False) for subject in promised]
         for group, name, unverifiable in cases:
             case = ET.SubElement(suite, "testcase", classname=xml_text(f"{skill.name}.{group}"), name=xml_text(name))

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..escape import printable
-from ..findings import counts_as_drift, exit_code, exit_words, findings
+from ..findings import Family, counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AnchorStatus,
     AuditReport,
@@ -218,7 +218,7 @@ def summary_line(report: AuditReport) -> str:
     if report.mismatch_count():
         parts.append(_count(report.mismatch_count(), "card mismatch", "card mismatches"))
     found = findings(report)
-    promises = sum(1 for f in found if f.code.startswith("AA4") and counts_as_drift(f, report))
+    promises = sum(1 for f in found if f.family is Family.PROMISE and counts_as_drift(f, report))
     if promises:
         parts.append(f"{_count(promises, 'promise')} not kept")
     accepted = sum(1 for f in found if f.key in report.accepted)

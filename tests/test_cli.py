@@ -192,12 +192,13 @@ def test_every_command_applies_every_source_option(repo: GitRepo, capsys) -> Non
 def test_commands_are_callable_from_python(repo: GitRepo, tmp_path: Path) -> None:
     import io
 
-    from anchor_audit.commands import Reporter, ReportOptions, SourceOptions, check
+    from anchor_audit.commands import Reporter, ReportOptions, RunContext, SourceOptions, check
 
     err = io.StringIO()
-    options = SourceOptions(spec=SPEC, repo=str(repo.path), ref="v2", cache_dir=str(tmp_path / "c"), no_cache=True)
+    options = SourceOptions(spec=SPEC, repo=str(repo.path), ref="v2")
     out = tmp_path / "report.json"
-    code = check(options, ReportOptions(format="json", output=str(out)), Reporter(stream=err))
+    ctx = RunContext(Reporter(stream=err), cache_dir=str(tmp_path / "c"))  # no result store: nothing kept
+    code = check(options, ReportOptions(format="json", output=str(out)), ctx)
     assert code == 1 and err.getvalue() == ""
     assert json.loads(out.read_text())["summary"]["exit_code"] == 1
 

@@ -234,26 +234,26 @@ def remembering() -> tuple[dict[str, dict], object]:
 
 def test_history_answers_about_shas_are_remembered_and_about_names_are_not(history: GitRepo) -> None:
     tree = open_git(str(history.path), "v5")
-    store, tree.memo = remembering()
+    store, tree.history.memo = remembering()
     v1, v5 = git(history.path, "rev-parse", "v1"), tree.commit.hexsha
     # v2 (imports), v3 (reformat) and v4 (threshold) touch overlap.py after v1; v5 deletes launch.py only.
-    assert [tree.at(sha).summary[1] for sha in tree.commits_touching(f"{v1}..{v5}", {OVERLAP})] == [
+    assert [tree.at(sha).history.summary[1] for sha in tree.history.commits_touching(f"{v1}..{v5}", {OVERLAP})] == [
         "add imports", "reformat", "raise the tp threshold"]  # fmt: skip
-    assert tree.count_commits(f"{v1}..{v5}") == 4
+    assert tree.history.count_commits(f"{v1}..{v5}") == 4
     assert len(store) == 2
     remembered = dict(store)
-    assert tree.commits_touching("v1..v5", {OVERLAP}) == tree.commits_touching(f"{v1}..{v5}", {OVERLAP})
+    assert tree.history.commits_touching("v1..v5", {OVERLAP}) == tree.history.commits_touching(f"{v1}..{v5}", {OVERLAP})
     assert store == remembered  # a name can move: its answer is asked of git every time
     store[next(k for k in store if '"count"' in k)] = {"answer": 99}
-    assert tree.count_commits(f"{v1}..{v5}") == 99  # the second time the memo answers, not git
+    assert tree.history.count_commits(f"{v1}..{v5}") == 99  # the second time the memo answers, not git
 
 
 def test_a_shallow_clone_is_never_remembered(history: GitRepo, tmp_path: Path) -> None:
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "2", f"file://{history.path}", str(shallow))
     tree = open_git(str(shallow), "HEAD")
-    store, tree.memo = remembering()
-    assert tree.count_commits(tree.commit.hexsha) == 2  # its history ends early, and may be deepened later
+    store, tree.history.memo = remembering()
+    assert tree.history.count_commits(tree.commit.hexsha) == 2  # its history ends early, and may be deepened later
     assert store == {}
 
 
@@ -262,8 +262,8 @@ def test_replace_refs_do_not_change_what_a_sha_names(history: GitRepo) -> None:
     git(history.path, "replace", "--graft", v5, git(history.path, "rev-parse", "v1"))  # v5's parent "is" v1
     assert git(history.path, "rev-list", "--count", v5) == "2"  # git itself now follows the replacement
     tree = open_git(str(history.path), v5)
-    assert tree.count_commits(v5) == 5
-    assert tree.first_parent(v5) == v4
+    assert tree.history.count_commits(v5) == 5
+    assert tree.history.first_parent(v5) == v4
 
 
 def fetches(trace: Path) -> tuple[int, int]:

@@ -7,6 +7,7 @@ exit code 2, here and nowhere else.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
 import sys
@@ -14,11 +15,12 @@ from typing import Sequence
 
 from . import __version__, commands
 from .cliargs import Parser, parse
-from .commands import Reporter, ReportOptions, SourceOptions
+from .commands import Reporter, ReportOptions, RunContext, SourceOptions
 from .commands.common import DEFAULT_SPEC
+from .commands.context import run_context
 from .errors import AuditError, UsageError
 from .model import ExitCode
-from .source.cache import cache_root, open_cache
+from .source.cache import cache_root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,14 +38,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(_parser(), list(sys.argv[1:] if argv is None else argv))
     reporter = Reporter(quiet=getattr(args, "quiet", False))
     say = reporter.say
-    cache = None
     try:
-        if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
-            cache = open_cache(args.cache_dir, ephemeral=args.no_cache)
-            if cache.problem:
-                reporter.warn(cache.problem)
-            args.cache_dir = str(cache.path)
-        code = int(args.run(args, reporter))
+        with contextlib.ExitStack() as stack:
+            if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
+                ctx = stack.enter_context(run_context(reporter, args.cache_dir, keep_results=not args.no_cache))
+            else:
+                ctx = RunContext(reporter, args.cache_dir)
+            code = int(args.run(args, ctx))
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
@@ -65,9 +66,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         say(f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)")
         return int(ExitCode.FATAL)
-    finally:
-        if cache is not None:
-            cache.close()
 
 
 # ---------------------------------------------------------------- argv -> options -> a command
@@ -83,8 +81,6 @@ def _sources(args: argparse.Namespace) -> SourceOptions:
         in_repo=args.in_repo,
         release=getattr(args, "release", None),
         installed=getattr(args, "installed", None),
-        cache_dir=args.cache_dir,
-        no_cache=args.no_cache,
         submodules=tuple(_pair(item, "--submodule", "PATH=URL_OR_DIR", strip="/") for item in args.submodule),
         allow=tuple(args.allow_protocol),
         catalog=getattr(args, "catalog", None),
@@ -118,37 +114,37 @@ def _report(args: argparse.Namespace) -> ReportOptions:
     )
 
 
-def _check(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.check(_sources(args), _report(args), reporter, args.baseline, args.write_baseline, args.strict)
+def _check(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.check(_sources(args), _report(args), ctx, args.baseline, args.write_baseline, args.strict)
 
 
-def _fix(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.fix(_sources(args), reporter, args.refresh_quotes, args.update_card, args.write)
+def _fix(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.fix(_sources(args), ctx, args.refresh_quotes, args.update_card, args.write)
 
 
-def _diff(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.diff(_sources(args), _report(args), reporter, args.old, args.new)
+def _diff(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.diff(_sources(args), _report(args), ctx, args.old, args.new)
 
 
-def _impact(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.impact(_sources(args), _report(args), reporter, args.base, args.head, args.apply)
+def _impact(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.impact(_sources(args), _report(args), ctx, args.base, args.head, args.apply)
 
 
-def _bump(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.bump(_sources(args), _report(args), reporter, args.new, args.force)
+def _bump(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.bump(_sources(args), _report(args), ctx, args.new, args.force)
 
 
-def _history(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.history(_sources(args), _report(args), reporter, args.since, args.until)
+def _history(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.history(_sources(args), _report(args), ctx, args.since, args.until)
 
 
-def _init(args: argparse.Namespace, reporter: Reporter) -> int:
+def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
-    return commands.init(args.skill_dir, reporter, args.repo, args.ref, args.catalog, mirrors, args.cache_dir)
+    return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors)
 
 
-def _cache(args: argparse.Namespace, reporter: Reporter) -> int:
-    return commands.cache(args.action, args.cache_dir)
+def _cache(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.cache(args.action, ctx)
 
 
 def _detach_stdout() -> None:

@@ -71,8 +71,8 @@ def history(
     the same comparison ``diff`` makes; each change is named by its commit.
     """
     until_sha = base.commit.hexsha
-    since_sha = base.resolve(since) if since else None
-    if since_sha is not None and not base.is_ancestor(since_sha, until_sha):
+    since_sha = base.history.resolve(since) if since else None
+    if since_sha is not None and not base.history.is_ancestor(since_sha, until_sha):
         raise UsageError(
             f"--since {since} is not an ancestor of --until {until}: no history runs from one to the other "
             "(are they the wrong way round?)"
@@ -81,7 +81,7 @@ def history(
     locations = {s.name: _locations(base, until_sha, s.in_repo) for s in skills if s.in_repo}
     if since_sha is None and locations and not any(s.disk for s in skills):
         # Skills that live in the repository have no history before they first appear.
-        parent = base.first_parent(base.merge_base([locs[0][0] for locs in locations.values()]))
+        parent = base.history.first_parent(base.history.merge_base([locs[0][0] for locs in locations.values()]))
         span = f"{parent}..{until_sha}" if parent else until_sha
     else:
         span = f"{since_sha}..{until_sha}" if since_sha else until_sha
@@ -103,8 +103,8 @@ def history(
     ends = [base] + ([base.at(since_sha)] if since_sha else [])
     paths |= {link[0] for path in paths for end in ends if (link := end.gitlink_of(path)) is not None}
 
-    result.commits_in_range = base.count_commits(span)
-    touching = base.commits_touching(span, paths)
+    result.commits_in_range = base.history.count_commits(span)
+    touching = base.history.commits_touching(span, paths)
     result.commits_touching = len(touching)
     walk = ([since_sha] if since_sha else []) + touching
     # A lean mirror would fetch each file of each commit on its first read: all of them in one fetch instead.
@@ -136,7 +136,7 @@ def history(
             if skill is not None:
                 pairs.append((skill, entry))
         current = audit(pairs, tree, spec, judge, promises=False)
-        date, subject = tree.summary
+        date, subject = tree.history.summary
         info = CommitInfo(sha, date, subject)
         result.events += [Event(info, change) for change in compare(previous, current).changes]
         previous = current
@@ -156,14 +156,14 @@ def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str,
     seen: set[str] = set()
     while folder not in seen:
         seen.add(folder)
-        added = tree.added_in(tip, f"{folder}/SKILL.md")
+        added = tree.history.added_in(tip, f"{folder}/SKILL.md")
         if not added:
             break
         chain.append((added, folder))
-        parent = tree.first_parent(added)
+        parent = tree.history.first_parent(added)
         if parent is None:
             break
-        previous = tree.renamed_from(parent, added, f"{folder}/SKILL.md")
+        previous = tree.history.renamed_from(parent, added, f"{folder}/SKILL.md")
         if previous is None:
             break
         folder, tip = previous.rsplit("/", 1)[0], parent
@@ -202,7 +202,8 @@ def _quoted_paths(tree: GitTree, until: str, folders: list[str], judge: Judge) -
     if not folders:
         return set()
     paths: set[str] = set()
-    versions = [(tree.at(sha), changed) for sha, changed in tree.versions_of(until, [f"{f}/SKILL.md" for f in folders])]
+    skill_mds = [f"{f}/SKILL.md" for f in folders]
+    versions = [(tree.at(sha), changed) for sha, changed in tree.history.versions_of(until, skill_mds)]
     fetch_blobs((at, path) for at, changed in versions for path in changed)  # one fetch, not one per version
     for at, changed in versions:
         for path in changed:

@@ -86,13 +86,13 @@ def impact(
     ``registry`` (anchors.yaml's path and text): the quote keys of moved quotes are renamed there too,
     as ``fix`` would, for the entries that name the skill's folder.
     """
-    changed = head_tree.changed_paths(base_tree.commit.hexsha)
+    changed = head_tree.history.changed_paths(base_tree.commit.hexsha)
     concerned = [(s, e, text) for s, e, text in skills if reads(s, e).touched_by(changed)]
     impacts: list[Impact] = []
     healed: list[tuple[str, str, str]] = []
     if concerned:
         # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
-        hunks = functools.cache(lambda path: head_tree.hunks(base_tree.commit.hexsha, path))
+        hunks = functools.cache(lambda path: head_tree.history.hunks(base_tree.commit.hexsha, path))
         pairs = [(s, e) for s, e, _ in concerned]
         before = audit(pairs, base_tree, None, judge, promises=False)
         after = audit(pairs, head_tree, None, judge, promises=False)

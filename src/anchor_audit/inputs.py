@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Union
 
 from .errors import SpecError, UsageError
-from .model import ReleaseSpec, Skill, SkillSpec, Spec, UnreadableSkill
-from .source import Progress, SourceTree, is_remote, no_progress
+from .model import Skill, SkillSpec, Spec, UnreadableSkill
+from .source import SourceTree, is_remote
 from .spec.registry import load_spec
 from .spec.skill import Memo, load_skill, load_skill_from_tree
 
@@ -130,42 +130,3 @@ def _first_error(items: list[SkillInput]) -> str:
 
 def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
-
-
-def open_tree(
-    inputs: AuditInputs,
-    ref: str | None = None,
-    release: str | None = None,
-    cache_dir: str | None = None,
-    progress: Progress = no_progress,
-    full_history: bool = False,
-    allow: tuple[str, ...] = (),
-    submodules: dict[str, str] | None = None,
-    installed: str | None = None,
-) -> SourceTree:
-    """The tree at ``ref`` (default: the inputs' ref): git, the published wheel (``release`` not None),
-    or the distribution installed here (``installed`` not None)."""
-    ref = ref or inputs.ref
-    if installed is not None:
-        from .source.installed import open_installed
-
-        return open_installed(inputs.repo, ref, _stand_in(inputs, "--installed"), installed or None)
-    if release is not None:
-        from .source.wheel import open_release
-
-        return open_release(inputs.repo, ref, _stand_in(inputs, "--release"), release or None, cache_dir, progress)
-    from .source.git import open_git
-
-    return open_git(
-        inputs.repo, ref, cache_dir, progress, full_history=full_history, allow=allow, submodules=submodules
-    )
-
-
-def _stand_in(inputs: AuditInputs, flag: str) -> ReleaseSpec:
-    """The distribution that stands in for the repository, and how its paths map: the registry says."""
-    if inputs.repo_skills or inputs.repo_roots:
-        raise UsageError(f"--in-repo reads skills from git; it cannot be used with {flag}")
-    mapping = inputs.spec.source.release if inputs.spec else None
-    if mapping is None:
-        raise UsageError(f"{flag} needs source.release (dist and paths) in anchors.yaml")
-    return mapping

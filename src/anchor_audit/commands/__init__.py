@@ -4,6 +4,7 @@
 """
 
 from .check import check
+from .context import RunContext
 from .fix import fix
 from .impact import impact
 from .maintenance import cache, init
@@ -12,5 +13,6 @@ from .reporter import Reporter
 from .versions import bump, diff, history
 
 __all__ = [
-    "Reporter", "ReportOptions", "SourceOptions", "bump", "cache", "check", "diff", "fix", "history", "impact", "init",
+    "Reporter", "ReportOptions", "RunContext", "SourceOptions",
+    "bump", "cache", "check", "diff", "fix", "history", "impact", "init",
 ]  # fmt: skip

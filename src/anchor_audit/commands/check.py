@@ -10,10 +10,9 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Spec
-from ..source import SourceTree
-from .common import DEFAULT_SPEC, emit, judge_for, open_sources
+from .common import DEFAULT_SPEC, emit, open_sources
+from .context import RunContext
 from .options import VALIDATED, ReportOptions, SourceOptions
-from .reporter import Reporter
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -21,7 +20,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 def check(
     options: SourceOptions,
     report_options: ReportOptions,
-    reporter: Reporter,
+    ctx: RunContext,
     baseline: str | None = None,
     write_baseline: str | None = None,
     strict: bool = False,
@@ -35,12 +34,13 @@ def check(
         from ..baseline import load_baseline
 
         accepted = load_baseline(Path(baseline))  # a bad baseline fails before any fetch
+    reporter = ctx.reporter
     if options.catalog is not None:
-        report, spec = _catalog(options, reporter)
+        report, spec = _catalog(options, ctx)
     elif options.ref == VALIDATED:
-        report, spec = _at_validation(options, reporter)
+        report, spec = _at_validation(options, ctx)
     else:
-        with open_sources(options, [None], reporter) as sources:
+        with open_sources(options, [None], ctx) as sources:
             (tree,) = sources.trees
             report = sources.audit(tree)
         spec = sources.inputs.spec
@@ -68,10 +68,9 @@ def check(
     return exit_code(report)
 
 
-def _catalog(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, Spec | None]:
+def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec | None]:
     """``check --catalog DIR``: each skill against its own component's repository."""
     from ..catalog import audit_catalog
-    from ..source.git import open_git
     from ..spec.registry import load_spec
 
     if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
@@ -86,22 +85,18 @@ def _catalog(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, S
     spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
     spec = load_spec(Path(spec_path)) if spec_path else None
     for warning in spec.warnings if spec else ():
-        reporter.warn(warning)
-    progress = reporter.progress()
-
-    def open_repository(where: str, ref: str) -> SourceTree:
-        return open_git(where, ref, options.cache_dir, progress, allow=options.allow)
-
-    with judge_for(options, reporter) as judge:
-        run = audit_catalog(Path(options.catalog or "."), spec, judge, open_repository, dict(options.mirrors), progress)
+        ctx.reporter.warn(warning)
+    with open_sources(options, (), ctx) as sources:
+        root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
+        run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress)
     for line in run.skipped:
-        reporter.say(line)
+        ctx.reporter.say(line)
     if not any(skill.checked for skill in run.report.skills):
         raise UsageError(f"{options.catalog}: nothing could be audited (every component was skipped or unreadable)")
     return run.report, spec
 
 
-def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditReport, Spec | None]:
+def _at_validation(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec | None]:
     """``check --ref validated``: each skill at the commit its card's ``validated_on`` names.
 
     The commit is the last first-parent commit of the default branch (the
@@ -110,12 +105,9 @@ def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditRep
     """
     from ..audit import audit_skill
     from ..model import SkillReport
-    from ..source.git import GitTree
-
-    with open_sources(replace(options, ref=None), ["HEAD"], reporter, full_history=True) as sources:
-        (head,) = sources.trees
-        if not isinstance(head, GitTree):
-            raise UsageError("--ref validated reads git history; it cannot be used with --release or --installed")
+    why = "--ref validated reads git history"
+    with open_sources(replace(options, ref=None), ["HEAD"], ctx, full_history=True, git=why) as sources:
+        (head,) = sources.git_trees
         reports = []
         for item in sources.inputs.skills_at(head):
             if isinstance(item, tuple):
@@ -125,7 +117,7 @@ def _at_validation(options: SourceOptions, reporter: Reporter) -> tuple[AuditRep
                     why = f"{skill.path}: card.yaml gives no validated_on date (YYYY-MM-DD) to audit at"
                     reports.append(SkillReport(skill.name, skill.path, (), (), error=why))
                     continue
-                sha = head.commit_on_or_before(day, head.commit.hexsha)
+                sha = head.history.commit_on_or_before(day, head.commit.hexsha)
                 if sha is None:
                     why = f"{skill.path}: no commit of the default branch on or before {day}"
                     reports.append(SkillReport(skill.name, skill.path, (), (), error=why))

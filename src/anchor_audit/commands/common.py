@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 from ..errors import UsageError
 from ..fsutil import WriteFailed, write_all
 from ..source import Progress, no_progress
+from .context import RunContext
 from .options import SourceOptions
-from .reporter import Reporter
 
 if TYPE_CHECKING:
     from ..audit import Judge
     from ..inputs import AuditInputs
-    from ..model import AuditReport
+    from ..model import AuditReport, ReleaseSpec
     from ..source import SourceTree
+    from ..source.git import GitTree
+    from ..spec.skill import Memo
 
 DEFAULT_SPEC = "anchors.yaml"
 
@@ -28,10 +30,24 @@ DEFAULT_SPEC = "anchors.yaml"
 class Sources:
     """The registry and skills, a tree per ref asked for, and the judge that shares results between them."""
 
-    inputs: AuditInputs
+    loaded: AuditInputs | None  # None: no refs were asked for (a catalog, init): repositories are opened by name
     trees: list[SourceTree]
     judge: Judge
+    open_repository: Callable[[str, str], GitTree]  # another repository at a ref, under the same options
     progress: Progress = no_progress
+
+    @property
+    def inputs(self) -> AuditInputs:
+        if self.loaded is None:
+            raise AssertionError("open_sources was asked for no ref: it loaded no inputs")
+        return self.loaded
+
+    @property
+    def git_trees(self) -> list[GitTree]:
+        """The trees, as git trees: only for ``open_sources(..., git=...)``, which refused any other source."""
+        from ..source.git import as_git
+
+        return [as_git(tree) for tree in self.trees]
 
     def audit(self, tree: SourceTree, promises: bool = True) -> AuditReport:
         from ..audit import audit
@@ -43,84 +59,103 @@ class Sources:
 def open_sources(
     options: SourceOptions,
     refs: Sequence[str | None],
-    reporter: Reporter,
+    ctx: RunContext,
     *,
     full_history: bool = False,
     spec_path: str | None = None,
+    git: str | None = None,
 ) -> Iterator[Sources]:
     """Load the inputs and open a tree for each of ``refs`` (None: the registry's or ``--ref``'s).
 
-    The one place every option is applied, for ``check``, ``fix``, ``diff``,
-    ``bump`` and ``history`` alike, so no command can drop one.  A source
-    that reads one version whatever the ref (``--installed``, ``--release
-    VERSION``) cannot serve two refs, and says so.
+    The one place every command (check, its catalog and ``--ref validated``,
+    fix, diff, bump, history, impact, init) opens sources, and the one place
+    every option is applied, so no command can drop one.  With no ``refs``
+    nothing is loaded: ``open_repository`` opens repositories by name (a
+    catalog's components, init's code).  ``git``: what the command reads of
+    git, said when a non-git source is asked for.  A source that reads one
+    version whatever the ref (``--installed``, ``--release VERSION``) cannot
+    serve two refs, and says so.
     """
-    from ..inputs import load_inputs, open_tree
+    from ..inputs import load_inputs
 
-    if options.catalog is not None:
-        raise UsageError("--catalog goes with check only")
+    if git is not None and (options.release is not None or options.installed is not None):
+        raise UsageError(f"{git}; it cannot be used with --release or --installed")
     if len(refs) > 1 and options.installed is not None:
         raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
     if len(refs) > 1 and options.release:
         raise UsageError(f"--release {options.release} names one version; give --release alone to read each ref's")
-    with judge_for(options, reporter) as judge:  # first: what the inputs say is remembered too
-        inputs = load_inputs(
-            spec_path or options.spec,
-            list(options.skill_dirs),
-            options.repo,
-            refs[0] or options.ref,
-            DEFAULT_SPEC,
-            options.in_repo,
-            list(options.all_roots),
-            judge.memo,
+    reporter = ctx.reporter
+    judge = ctx.judge()  # first: what the inputs say is remembered too
+    progress = reporter.progress()
+
+    def open_repository(where: str, ref: str) -> GitTree:
+        from ..source.git import open_git
+
+        return open_git(where, ref, ctx.cache_dir, progress, allow=options.allow, memo=judge.memo)
+
+    if not refs:
+        yield Sources(None, [], judge, open_repository, progress)
+        return
+    inputs = load_inputs(
+        spec_path or options.spec,
+        list(options.skill_dirs),
+        options.repo,
+        refs[0] or options.ref,
+        DEFAULT_SPEC,
+        options.in_repo,
+        list(options.all_roots),
+        judge.memo,
+    )
+    for warning in inputs.spec.warnings if inputs.spec else ():
+        reporter.warn(warning)  # the JSON report lists them too
+    if options.repo and (options.release is not None or options.installed is not None):
+        reporter.warn(
+            f"--repo {options.repo} only names the repository in the report: the code comes from the "
+            f"{'release wheel' if options.release is not None else 'installed distribution'}"
         )
-        for warning in inputs.spec.warnings if inputs.spec else ():
-            reporter.warn(warning)  # the JSON report lists them too
-        if options.repo and (options.release is not None or options.installed is not None):
-            reporter.warn(
-                f"--repo {options.repo} only names the repository in the report: the code comes from the "
-                f"{'release wheel' if options.release is not None else 'installed distribution'}"
-            )
-        progress = reporter.progress()
-        trees = [
-            open_tree(
-                inputs,
-                ref=ref,
-                release=options.release,
-                cache_dir=options.cache_dir,
-                progress=progress,
-                full_history=full_history,
-                allow=options.allow,
-                submodules=dict(options.submodules),
-                installed=options.installed,
-            )
-            for ref in refs
-        ]
-        for tree in trees:
-            if tree.info.release and "yanked" in tree.info.release:
-                release = tree.info.release.removesuffix(" (a yanked release)")
-                reporter.warn(f"{release} was yanked from the package index")
-        for tree in trees:  # git's answers about history are remembered with the match results
-            if hasattr(tree, "memo"):  # a GitTree (git itself is imported only where a tree is one)
-                tree.memo = judge.memo
-        yield Sources(inputs, trees, judge, progress)
+    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, full_history, judge.memo) for ref in refs]
+    for tree in trees:
+        if tree.info.release and "yanked" in tree.info.release:
+            release = tree.info.release.removesuffix(" (a yanked release)")
+            reporter.warn(f"{release} was yanked from the package index")
+    yield Sources(inputs, trees, judge, open_repository, progress)
 
 
-@contextlib.contextmanager
-def judge_for(options: SourceOptions, reporter: Reporter) -> Iterator[Judge]:
-    """A judge backed by the on-disk result cache (unless ``no_cache``); a cache problem is one warning."""
-    from ..audit import Judge
-    from ..resultcache import ResultStore
-    from ..source.cache import cache_root
+def _open_tree(
+    inputs: AuditInputs,
+    ref: str | None,
+    options: SourceOptions,
+    cache_dir: str | None = None,
+    progress: Progress = no_progress,
+    full_history: bool = False,
+    memo: Memo | None = None,
+) -> SourceTree:
+    """The tree at ``ref`` (default: the inputs' ref) as ``options`` say: git, the published wheel
+    (``release`` not None), or the distribution installed here (``installed`` not None)."""
+    ref = ref or inputs.ref
+    if options.installed is not None:
+        from ..source.installed import open_installed
 
-    store = None if options.no_cache else ResultStore(cache_root(options.cache_dir) / "results.sqlite3")
-    try:
-        yield Judge(store)
-    finally:
-        if store is not None:
-            store.close()
-            if store.problem:
-                reporter.warn(store.problem)
+        return open_installed(inputs.repo, ref, _stand_in(inputs, "--installed"), options.installed or None)
+    if options.release is not None:
+        from ..source.wheel import open_release
+
+        stand_in = _stand_in(inputs, "--release")
+        return open_release(inputs.repo, ref, stand_in, options.release or None, cache_dir, progress)
+    from ..source.git import open_git
+
+    submodules = dict(options.submodules)
+    return open_git(inputs.repo, ref, cache_dir, progress, full_history, options.allow, submodules, memo)
+
+
+def _stand_in(inputs: AuditInputs, flag: str) -> ReleaseSpec:
+    """The distribution that stands in for the repository, and how its paths map: the registry says."""
+    if inputs.repo_skills or inputs.repo_roots:
+        raise UsageError(f"--in-repo reads skills from git; it cannot be used with {flag}")
+    mapping = inputs.spec.source.release if inputs.spec else None
+    if mapping is None:
+        raise UsageError(f"{flag} needs source.release (dist and paths) in anchors.yaml")
+    return mapping
 
 
 def emit(

@@ -10,13 +10,13 @@ from ..escape import one_line, printable
 from ..model import ExitCode
 from ..textlines import unified_diff
 from .common import open_sources
+from .context import RunContext
 from .options import SourceOptions
-from .reporter import Reporter
 
 
 def fix(
     options: SourceOptions,
-    reporter: Reporter,
+    ctx: RunContext,
     refresh_quotes: bool = False,
     update_card: bool = False,
     write: bool = False,
@@ -29,7 +29,7 @@ def fix(
     out = out or sys.stdout
     if options.in_repo:
         raise UsageError("fix edits skill files on disk; it cannot be used with --in-repo")
-    with open_sources(options, [None], reporter) as sources:
+    with open_sources(options, [None], ctx) as sources:
         (tree,) = sources.trees
         report = sources.audit(tree)
         plan = plan_fix(report, sources.inputs.disk_skills, sources.inputs.spec, tree, refresh_quotes, update_card)

@@ -8,14 +8,14 @@ from pathlib import Path
 from ..errors import UsageError
 from ..model import ExitCode, UnreadableSkill
 from .common import emit, open_sources
+from .context import RunContext
 from .options import ReportOptions, SourceOptions
-from .reporter import Reporter
 
 
 def impact(
     options: SourceOptions,
     report_options: ReportOptions,
-    reporter: Reporter,
+    ctx: RunContext,
     base: str,
     head: str,
     apply: bool = False,
@@ -25,19 +25,16 @@ def impact(
     from ..fsutil import FileEdit, apply_edits
     from ..impact import impact as find_impacts
     from ..report import impact as render
-    from ..source.git import GitTree
 
     if options.catalog is not None:
         options = _catalog_skills(options)
-    with open_sources(options, [base, head], reporter) as sources:
-        base_tree, head_tree = sources.trees
-        if not isinstance(base_tree, GitTree) or not isinstance(head_tree, GitTree):
-            raise UsageError("impact reads a git diff; it cannot be used with --release or --installed")
+    with open_sources(options, [base, head], ctx, git="impact reads a git diff") as sources:
+        base_tree, head_tree = sources.git_trees
         on_disk = {item[0].path for item in sources.inputs.disk_skills if isinstance(item, tuple)}
         skills = []
         for item in sources.inputs.skills_at(head_tree):  # the skills as the pull request leaves them
             if isinstance(item, UnreadableSkill):
-                reporter.warn(item.error)
+                ctx.reporter.warn(item.error)
                 continue
             skill, entry = item
             if skill.path in on_disk:
@@ -62,7 +59,7 @@ def impact(
     }.get(report_options.format, render.render_impact_terminal)
     emit(lambda stream: writer(report, stream), report_options.output)
     for path in apply_edits(edits):
-        reporter.say(f"wrote {path}")
+        ctx.reporter.say(f"wrote {path}")
     return report.exit_code
 
 

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
+from .common import open_sources
+from .context import RunContext
+from .options import SourceOptions
 from .reporter import Reporter
+
+if TYPE_CHECKING:
+    from ..source.git import GitTree
 
 
 def init(
     skill_dir: str | None,
-    reporter: Reporter,
+    ctx: RunContext,
     repo: str | None = None,
     ref: str | None = None,
     catalog: str | None = None,
     mirrors: tuple[tuple[str, str], ...] = (),
-    cache_dir: str | None = None,
     out: TextIO | None = None,
 ) -> ExitCode:
     """Draft an anchors.yaml that runs, for the skill in ``skill_dir`` or every skill of ``catalog``.
@@ -28,11 +33,10 @@ def init(
     """
     from ..draft import draft_skill, relative, render_registry
     from ..fsutil import read_input
-    from ..source.git import open_git
     from ..spec.skill import MAX_SKILL_BYTES, load_skill
 
     if catalog is not None:
-        return _init_catalog(Path(catalog), reporter, dict(mirrors), cache_dir, out or sys.stdout)
+        return _init_catalog(Path(catalog), ctx, dict(mirrors), out or sys.stdout)
     if skill_dir is None:
         raise UsageError("init needs SKILL_DIR, or --catalog DIR")
     skill = load_skill(Path(skill_dir), shown_as=skill_dir)
@@ -40,7 +44,8 @@ def init(
     if repo is None:
         raise UsageError(f"{skill_dir} is in no git repository: give --repo (and --ref) of the code it quotes")
     ref = ref or "HEAD"
-    tree = open_git(repo, ref, cache_dir, reporter.progress())
+    with open_sources(SourceOptions(), (), ctx) as sources:
+        tree = sources.open_repository(repo, ref)
     day = skill.card.validated_on if skill.card else None
     code = (tree.validated_on(day) if day else None) or tree
     text = read_input(Path(skill_dir) / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
@@ -59,19 +64,25 @@ def _work_tree_of(folder: Path) -> str | None:
         return None
 
 
-def _init_catalog(
-    root: Path, reporter: Reporter, mirrors: dict[str, str], cache_dir: str | None, out: TextIO
-) -> ExitCode:
+def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: TextIO) -> ExitCode:
     """One registry for a whole catalog: each skill drafted from its own component's repository."""
+    from ..catalog import repo_key
+
+    mirrors = {repo_key(k): v for k, v in mirrors.items()}
+    with open_sources(SourceOptions(), (), ctx) as sources:
+        return _draft_catalog(root, sources.open_repository, ctx.reporter, mirrors, out)
+
+
+def _draft_catalog(
+    root: Path, open_repository: Callable[[str, str], GitTree], reporter: Reporter, mirrors: dict[str, str], out: TextIO
+) -> ExitCode:
     from ..catalog import repo_key
     from ..draft import draft_skill, relative, render_registry
     from ..errors import AuditError
     from ..fsutil import read_input
-    from ..source.git import open_git
     from ..spec.catalog import load_catalog
     from ..spec.skill import MAX_SKILL_BYTES, load_skill
 
-    mirrors = {repo_key(k): v for k, v in mirrors.items()}
     drafted = []
     first: tuple[str, str] | None = None
     for component in load_catalog(root):
@@ -79,7 +90,7 @@ def _init_catalog(
             reporter.say(f"skipped: {component.problem}")
             continue
         try:
-            tree = open_git(mirrors.get(repo_key(component.repo), component.url), component.ref, cache_dir)
+            tree = open_repository(mirrors.get(repo_key(component.repo), component.url), component.ref)
         except AuditError as exc:
             reporter.say(f"skipped: cannot reach {component.url} at {component.ref}: {exc}")
             continue
@@ -102,12 +113,12 @@ def _init_catalog(
     return ExitCode.OK
 
 
-def cache(action: str, cache_dir: str | None = None, out: TextIO | None = None) -> ExitCode:
+def cache(action: str, ctx: RunContext, out: TextIO | None = None) -> ExitCode:
     """``dir``: print the cache directory; ``clean``: remove anchor-audit's entries from it."""
     from ..source.cache import cache_root, clean_cache
 
     out = out or sys.stdout
-    root = cache_root(cache_dir)
+    root = cache_root(ctx.cache_dir)
     if action == "dir":
         out.write(f"{root}\n")
     elif root.exists() or root.is_symlink():

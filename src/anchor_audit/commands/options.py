@@ -14,8 +14,8 @@ class SourceOptions:
 
     ``release`` is None (read git), ``""`` (the wheel of the ref's version)
     or a VERSION; ``installed`` is None, ``""`` (the registry's dist) or a
-    DIST.  ``cache_dir`` is the directory the run uses (the CLI has already
-    made or replaced it); ``no_cache`` keeps no results on disk.
+    DIST.  Where the run caches is the run's, not the sources': see
+    :class:`~anchor_audit.commands.context.RunContext`.
     """
 
     spec: str | None = None
@@ -26,8 +26,6 @@ class SourceOptions:
     in_repo: bool = False
     release: str | None = None
     installed: str | None = None
-    cache_dir: str | None = None
-    no_cache: bool = False
     submodules: tuple[tuple[str, str], ...] = ()  # (path in the repository, URL or local git dir)
     allow: tuple[str, ...] = ()  # extra git transports for the main repository
     catalog: str | None = None  # a skills catalog folder (components.d/, skills/)

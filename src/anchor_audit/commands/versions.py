@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TextIO
 from ..errors import UsageError
 from ..model import ExitCode
 from .common import DEFAULT_SPEC, emit, open_sources
+from .context import RunContext
 from .options import ReportOptions, SourceOptions
-from .reporter import Reporter
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -22,15 +22,15 @@ _PINNABLE = re.compile(r"^(v?\d+(\.\d+)*([-.+]?[A-Za-z0-9.]+)?|[0-9a-f]{40})$") 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def diff(options: SourceOptions, report_options: ReportOptions, reporter: Reporter, old: str, new: str) -> ExitCode:
+def diff(options: SourceOptions, report_options: ReportOptions, ctx: RunContext, old: str, new: str) -> ExitCode:
     """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
-    comparison = _compare(options, reporter, old, new)
+    comparison = _compare(options, ctx, old, new)
     emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
     return comparison.exit_code
 
 
 def bump(
-    options: SourceOptions, report_options: ReportOptions, reporter: Reporter, new: str, force: bool = False
+    options: SourceOptions, report_options: ReportOptions, ctx: RunContext, new: str, force: bool = False
 ) -> ExitCode:
     """diff from the pinned ref to ``new``; rewrite the pin when nothing breaks (or with ``force``)."""
     from ..fix.registry import rewrite_pin
@@ -39,10 +39,10 @@ def bump(
     from ..spec.registry import load_spec
 
     spec = load_spec(Path(options.spec or DEFAULT_SPEC))
-    comparison = _compare(options, reporter, spec.source.ref, new, spec_path=str(spec.path))
+    comparison = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path))
     emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
     if comparison.breaks and not force:
-        reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
+        ctx.reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
         return ExitCode.DRIFT
     disk = DiskText.read(spec.path)
     # A pin must not move: a version tag or a sha is kept as written; HEAD or a branch is pinned to its commit.
@@ -52,31 +52,27 @@ def bump(
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
     apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
-    reporter.say(
+    ctx.reporter.say(
         f"{spec.path}: source.ref {spec.source.ref} -> {pin}" + (f" ({new} at bump time)" if pin != new else "")
     )
     return comparison.exit_code
 
 
 def history(
-    options: SourceOptions, report_options: ReportOptions, reporter: Reporter, since: str | None, until: str
+    options: SourceOptions, report_options: ReportOptions, ctx: RunContext, since: str | None, until: str
 ) -> ExitCode:
     """The timeline of every quote and claim over ``since..until`` (git only)."""
     from ..history import SkillSource
     from ..history import history as timeline
     from ..report.history import render_history_json, render_history_terminal
-    from ..source.git import GitTree
-
     if options.all_roots:
         raise UsageError("history follows named skills; give SKILL_DIR arguments instead of --all")
-    with open_sources(options, [until], reporter, full_history=True) as sources:
-        (tree,) = sources.trees
-        if not isinstance(tree, GitTree):
-            raise UsageError("history reads git; it cannot be used with --release or --installed")
+    with open_sources(options, [until], ctx, full_history=True, git="history reads git") as sources:
+        (tree,) = sources.git_trees
         inputs = sources.inputs
         skills = [SkillSource(item[0].name, disk=item[0]) for item in inputs.disk_skills if isinstance(item, tuple)]
         skills += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
-        progress = reporter.progress()
+        progress = sources.progress
 
         def step(i: int, total: int) -> None:
             progress(f"auditing commit {i + 1} of {total}", None)
@@ -92,11 +88,11 @@ def history(
 
 
 def _compare(
-    options: SourceOptions, reporter: Reporter, old: str, new: str, spec_path: str | None = None
+    options: SourceOptions, ctx: RunContext, old: str, new: str, spec_path: str | None = None
 ) -> Comparison:
     from ..compare import compare
 
-    with open_sources(options, [old, new], reporter, spec_path=spec_path) as sources:
+    with open_sources(options, [old, new], ctx, spec_path=spec_path) as sources:
         before, after = (sources.audit(tree) for tree in sources.trees)
         return compare(before, after)
 
@@ -127,4 +123,4 @@ def _validated_start(tree: GitTree, skills: list[Skill]) -> str | None:
     days = sorted(
         s.card.validated_on for s in skills if s.card and s.card.validated_on and _DAY.match(s.card.validated_on)
     )
-    return tree.commit_on_or_before(days[0], tree.commit.hexsha) if days else None
+    return tree.history.commit_on_or_before(days[0], tree.commit.hexsha) if days else None

@@ -22,10 +22,10 @@ from git.objects.fun import tree_entries_from_data
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import MAX_FILE_BYTES, Progress, decode, is_remote, no_progress, too_large
+from . import MAX_FILE_BYTES, Progress, SourceTree, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
-from .githistory import GitHistory
+from .githistory import GitHistory, Memo
 from .gitrun import (
     UPLOAD_PACK,
     check_ref,
@@ -43,10 +43,10 @@ PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may tak
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
 
-__all__ = ["GitTree", "Submodules", "check_ref", "check_repo", "open_git", "resolve_commit"]
+__all__ = ["GitTree", "Submodules", "as_git", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
 
-class GitTree(GitHistory):
+class GitTree:
     """The tree of one commit.  Trees of other commits of the same repository share its blob cache."""
 
     def __init__(
@@ -58,8 +58,10 @@ class GitTree(GitHistory):
         submodules: "Submodules[GitTree] | None" = None,
         url: str | None = None,
         trees: "dict[bytes, dict[str, tuple[int, bytes]]] | None" = None,
+        memo: Memo | None = None,
     ) -> None:
         self.repo = repo
+        self.history = GitHistory(repo, commit, memo)  # rev-list, log and diff questions, remembered by sha
         self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
         self.commit = commit
         self.info = info
@@ -75,9 +77,7 @@ class GitTree(GitHistory):
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        tree = GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees)
-        tree.memo = self.memo
-        return tree
+        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees, self.history.memo)
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""
@@ -164,7 +164,7 @@ class GitTree(GitHistory):
         """The tree of the default branch (HEAD) as it was at the end of ``day`` (UTC), or None if unknown here."""
         for tip in ("HEAD", self.commit.hexsha):
             try:
-                sha = self.commit_on_or_before(day, tip)
+                sha = self.history.commit_on_or_before(day, tip)
             except git.GitCommandError:
                 continue
             if sha:
@@ -299,6 +299,13 @@ def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
 _PARTIAL: dict[str, bool] = {}
 
 
+def as_git(tree: SourceTree) -> GitTree:
+    """``tree`` as the git tree it is (a command that reads history opened only git trees)."""
+    if not isinstance(tree, GitTree):
+        raise TypeError(f"not a git tree: {tree.info.label}")
+    return tree
+
+
 def _partial(repo: git.Repo) -> bool:
     """Whether ``repo`` is a partial clone (a lean mirror), whose blobs are fetched when read; asked once a run."""
     key = str(repo.common_dir)
@@ -319,6 +326,7 @@ def open_git(
     full_history: bool = False,
     allow: tuple[str, ...] = (),
     submodules: dict[str, str] | None = None,
+    memo: Memo | None = None,
 ) -> GitTree:
     """The tree of ``ref`` in ``repo`` (a URL or a local path).
 
@@ -335,4 +343,4 @@ def open_git(
     commit = handle.commit(sha)
     info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind=SourceKind.GIT, date=_date(commit))
     inner = Submodules(open_git, submodules, cache_dir, progress, allow)
-    return GitTree(handle, commit, info, submodules=inner, url=repo)
+    return GitTree(handle, commit, info, submodules=inner, url=repo, memo=memo)

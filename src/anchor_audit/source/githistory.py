@@ -4,7 +4,7 @@ Each is one git command over the object database (rev-list, log, diff):
 no blob is read, so they cost the same in a blob-less partial clone.
 
 Asked of commit shas, an answer never changes (a sha names its whole
-history), so with a :attr:`GitHistory.memo` (the run's result cache) each is
+history), so with a memo (the run's result cache, given when the tree is opened) each is
 asked of git once and remembered across runs.  A shallow repository is never
 remembered: its history ends early and may be deepened later.  Replace refs
 are not followed (``GIT_NO_REPLACE_OBJECTS``), so they cannot change an answer.
@@ -24,13 +24,16 @@ from .gitrun import DIFF_FLAGS, resolve_commit
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-class GitHistory:
-    """Mixed into :class:`~anchor_audit.source.git.GitTree`: history questions about its repository."""
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
-    repo: git.Repo
-    commit: git.Commit
-    # A persistent memo by content key (the judge's): set by the commands, None in a bare library use.
-    memo: Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]] | None = None
+
+class GitHistory:
+    """History questions about a repository, asked from one of its commits: a git tree's ``history``."""
+
+    def __init__(self, repo: git.Repo, commit: git.Commit, memo: Memo | None = None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.memo = memo  # a persistent memo by content key (the run's); None in a bare library use
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""

@@ -83,3 +83,21 @@ def test_a_submodule_never_inherits_a_command_transport(tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "skill", "```1:1:mod/x.py\nx = 1\n```\n")
     done = run_cli("check", "--repo", str(repo.path), "--ref", "v2", "--allow-protocol", "ext", str(skill))
     assert done.code == 1 and not marker.exists() and os.path.exists(repo.path)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("keep", [True, False], ids=["--cache-dir", "--no-cache"])
+def test_every_command_keeps_its_results_where_the_run_says(tmp_path: Path, command: str, keep: bool) -> None:
+    """Kills: a command building its own judge or cache instead of the run's (results kept elsewhere, or
+    kept with --no-cache). The run's cache directory holds the result store, and with --no-cache nothing."""
+    repo = make_code_repo(tmp_path / "code")
+    git(repo.path, "tag", "v2")
+    skill = make_skill(tmp_path / "skill")
+    spec = registry(tmp_path / "anchors.yaml", repo.path, skill)
+    cache = tmp_path / "chosen-cache"
+    args = [*COMMANDS[command], str(skill), "--spec", str(spec), "--repo", str(repo.path), "--cache-dir", str(cache)]
+    if command == "bump":
+        args[1] = "v2"
+    done = run_cli(*args, *([] if keep else ["--no-cache"]), cwd=tmp_path)
+    assert done.code in (0, 1) and "Traceback" not in done.err, (command, done.err)
+    assert (cache / "results.sqlite3").exists() is keep, (command, sorted(p.name for p in cache.glob("*")))

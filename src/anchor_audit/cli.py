@@ -20,6 +20,7 @@ from .commands.common import DEFAULT_SPEC
 from .commands.context import run_context
 from .errors import AuditError, UsageError
 from .model import ExitCode
+from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS
 from .source.cache import cache_root
 
 
@@ -156,7 +157,7 @@ def _detach_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush it at exit
 
 
-FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
+FORMATS = AUDIT_FORMATS
 EXIT_HELP = (
     "exit codes: 0 everything holds; 1 drift (a quote not exact, a claim broken, a promise not kept, a finding "
     "the baseline does not accept); 2 could not audit (bad input, unknown ref, unreachable source, bad command "
@@ -226,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", metavar="OLD", help="the ref the skills were right at (tag, branch or sha)")
     diff.add_argument("new", metavar="NEW", help="the ref to compare with it")
     _source_options(diff, ref=False)
-    _format_options(diff, ("terminal", "json", "markdown"))
+    _format_options(diff, COMPARISON_FORMATS)
     diff.set_defaults(run=_diff)
 
     impact = commands.add_parser(
@@ -240,7 +241,7 @@ def _parser() -> argparse.ArgumentParser:
     impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
     _source_options(impact, ref=False, release=False)
     impact.add_argument("--catalog", metavar="DIR", help="the catalog skills whose component is the --repo repository")
-    _format_options(impact, ("terminal", "json", "markdown", "github", "sarif"))
+    _format_options(impact, IMPACT_FORMATS)
     impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
     impact.set_defaults(run=_impact)
 
@@ -254,7 +255,7 @@ def _parser() -> argparse.ArgumentParser:
         "new", metavar="NEW", help="the ref to move the pin to (HEAD or a branch is pinned to its commit)"
     )
     _source_options(bump, ref=False)
-    _format_options(bump, ("terminal", "json", "markdown"))
+    _format_options(bump, COMPARISON_FORMATS)
     bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
     bump.set_defaults(run=_bump)
 
@@ -267,7 +268,7 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(hist, ref=False, release=False, all_roots=False)
     hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
     hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
-    _format_options(hist, ("terminal", "json"))
+    _format_options(hist, HISTORY_FORMATS)
     hist.set_defaults(run=_history)
 
     init = commands.add_parser(

@@ -24,7 +24,7 @@ def impact(
     from ..fix.text import DiskText
     from ..fsutil import FileEdit, apply_edits
     from ..impact import impact as find_impacts
-    from ..report import impact as render
+    from ..report import impact_renderer
 
     if options.catalog is not None:
         options = _catalog_skills(options)
@@ -51,12 +51,7 @@ def impact(
         if disk.text != text:
             raise UsageError(f"{name}: differs from the skill at {head}; check out HEAD first; nothing written")
         edits.append(FileEdit(Path(name), disk.raw, disk.encode(healed)))
-    writer = {
-        "json": render.render_impact_json,
-        "markdown": render.render_impact_markdown,
-        "github": render.render_impact_github,
-        "sarif": render.render_impact_sarif,
-    }.get(report_options.format, render.render_impact_terminal)
+    writer = impact_renderer(report_options.format)
     emit(lambda stream: writer(report, stream), report_options.output)
     for path in apply_edits(edits):
         ctx.reporter.say(f"wrote {path}")

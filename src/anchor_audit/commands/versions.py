@@ -64,7 +64,7 @@ def history(
     """The timeline of every quote and claim over ``since..until`` (git only)."""
     from ..history import SkillSource
     from ..history import history as timeline
-    from ..report.history import render_history_json, render_history_terminal
+    from ..report import history_renderer
     if options.all_roots:
         raise UsageError("history follows named skills; give SKILL_DIR arguments instead of --all")
     with open_sources(options, [until], ctx, full_history=True, git="history reads git") as sources:
@@ -82,7 +82,7 @@ def history(
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
         progress("", 1.0)
-    render = render_history_json if report_options.format == "json" else render_history_terminal
+    render = history_renderer(report_options.format)
     emit(lambda stream: render(result, stream), report_options.output)
     return ExitCode.OK
 
@@ -98,11 +98,9 @@ def _compare(
 
 
 def _render(fmt: str, comparison: Comparison, stream: TextIO) -> None:
-    from ..report.compare import render_comparison_json, render_comparison_markdown, render_comparison_terminal
+    from ..report import comparison_renderer
 
-    {"json": render_comparison_json, "markdown": render_comparison_markdown}.get(fmt, render_comparison_terminal)(
-        comparison, stream
-    )
+    comparison_renderer(fmt)(comparison, stream)
 
 
 def _in_repo(tree: GitTree, folders: list[str], memo: Memo) -> list[Skill]:

@@ -1,20 +1,49 @@
-"""Renderers: an :class:`~anchor_audit.model.AuditReport` -> text on a stream they are given."""
+"""Renderers: a report -> text on a stream they are given; one registry per report type.
+
+Each registry maps ``--format`` names to the renderer (imported only when used), and
+the command line offers exactly its names. A renderer prints the exit code its report
+declares (``findings.exit_code``, ``Comparison.exit_code``, ``ImpactReport.exit_code``),
+never one of its own.
+"""
 
 from __future__ import annotations
 
-from typing import Callable, TextIO
+import importlib
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from ..model import AuditReport
 
+if TYPE_CHECKING:
+    from ..compare import Comparison
+    from ..history import History
+    from ..impact import ImpactReport
+
 Renderer = Callable[[AuditReport, TextIO], None]
+
+AUDIT_FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
+
+# report type -> format -> (module of this package, renderer in it)
+_COMPARISON = {
+    "terminal": ("compare", "render_comparison_terminal"),
+    "json": ("compare", "render_comparison_json"),
+    "markdown": ("compare", "render_comparison_markdown"),
+}
+_IMPACT = {
+    "terminal": ("impact", "render_impact_terminal"),
+    "json": ("impact", "render_impact_json"),
+    "markdown": ("impact", "render_impact_markdown"),
+    "github": ("impact", "render_impact_github"),
+    "sarif": ("impact", "render_impact_sarif"),
+}
+_HISTORY = {
+    "terminal": ("history", "render_history_terminal"),
+    "json": ("history", "render_history_json"),
+}
+COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
 
 
 def renderer(name: str, verbose: bool = False, link_base: str | None = None) -> Renderer:
-    """The renderer for ``--format name`` (imported only when used)."""
-    if name == "json":
-        from .json import render_json
-
-        return render_json
+    """The audit report's renderer for ``--format name``."""
     if name == "terminal":
         from .terminal import TerminalRenderer
 
@@ -23,16 +52,26 @@ def renderer(name: str, verbose: bool = False, link_base: str | None = None) -> 
         from .markdown import MarkdownRenderer
 
         return MarkdownRenderer(link_base)
-    if name == "sarif":
-        from .sarif import render_sarif
+    table = {"json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit")}
+    table["github"] = ("github", "render_github")
+    return _load(table, name)  # type: ignore[no-any-return]
 
-        return render_sarif
-    if name == "junit":
-        from .junit import render_junit
 
-        return render_junit
-    if name == "github":
-        from .github import render_github
+def comparison_renderer(name: str) -> Callable[[Comparison, TextIO], None]:
+    """``diff`` and ``bump``: two audits compared."""
+    return _load(_COMPARISON, name)  # type: ignore[no-any-return]
 
-        return render_github
-    raise ValueError(f"unknown format {name!r}")
+
+def impact_renderer(name: str) -> Callable[[ImpactReport, TextIO], None]:
+    return _load(_IMPACT, name)  # type: ignore[no-any-return]
+
+
+def history_renderer(name: str) -> Callable[[History, TextIO], None]:
+    return _load(_HISTORY, name)  # type: ignore[no-any-return]
+
+
+def _load(table: dict[str, tuple[str, str]], name: str) -> Any:
+    if name not in table:
+        raise ValueError(f"unknown format {name!r}")
+    module, function = table[name]
+    return getattr(importlib.import_module(f".{module}", __name__), function)

@@ -37,7 +37,7 @@ def comparison_dict(comparison: Comparison) -> dict[str, Any]:
         "new": source_dict(comparison.new),
         "changes": [change(c) for c in comparison.changes],
         "breaks": [{"skill": c.skill, "claim": c.key} for c in comparison.newly_broken],
-        "exit_code": 1 if comparison.breaks else 0,
+        "exit_code": int(comparison.exit_code),
     }
 
 

@@ -29,9 +29,9 @@ validation_status:
 def test_comments_name_files_and_ranges() -> None:
     text = "a:\n  - code_verified  # train.py:231-255, 338-350\n  - doc_only  # MCore transformer_config.py:1928-1931\n"
     (first,) = card_anchors(text, 2)
-    assert (first.file, [str(r) for r in first.ranges], first.within) == ("train.py", ["231-255", "338-350"], "")
+    assert (first.file, [str(r) for r in first.ranges], first.prefix) == ("train.py", ["231-255", "338-350"], "")
     (second,) = card_anchors(text, 3)
-    assert (second.file, second.within) == ("transformer_config.py", "megatron/core/")
+    assert (second.file, second.prefix) == ("transformer_config.py", "MCore")
     assert card_anchors('"x # y.py:1": [code_verified]\n', 1) == ()  # the # in a quoted key is no comment
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from anchor_audit.errors import SpecError
 from anchor_audit.model import CardAnchor, LineRange
 from anchor_audit.reads import Reads, Tail, reads
 from anchor_audit.spec.skill import load_skill
@@ -74,11 +75,27 @@ def test_reads_names_every_kind_of_reference(tmp_path: Path) -> None:
 
 
 def test_a_tail_is_the_card_comment_rule() -> None:
-    anchor = CardAnchor("config.py", (LineRange(1, 2),), "megatron/core/", 3)
-    tail = Tail(anchor.file, anchor.within)
+    anchor = CardAnchor("config.py", (LineRange(1, 2),), "MCore", 3)
+    tail = Tail.of(anchor, None)  # the built-in prefix
     assert tail.matches("3rdparty/lm/megatron/core/config.py")
     assert not tail.matches("megatron/training/config.py") and not tail.matches("x/myconfig.py")
     assert Reads(frozenset()).touched_by(["a.py"]) is False
+
+
+def test_a_registry_adds_card_prefixes_of_its_own(tmp_path: Path) -> None:
+    """Kills: the prefix table hard-coded where card.yaml is parsed (a catalog could not add a word)."""
+    from anchor_audit.spec.registry import parse_spec
+
+    text = "version: 1\nsource: {repo: r, ref: v1}\ncard_prefixes: {TE: transformer_engine/pytorch/}\nskills: {s: {}}\n"
+    (entry,) = parse_spec(text, tmp_path / "anchors.yaml").skills
+    te = CardAnchor("module.py", (LineRange(1, 2),), "TE", 3)
+    assert Tail.of(te, entry).matches("3rdparty/te/transformer_engine/pytorch/module.py")
+    assert not Tail.of(te, entry).matches("megatron/core/module.py")
+    assert Tail.of(te, None).matches("megatron/core/module.py")  # without the registry, TE is just a word
+    assert Tail.of(CardAnchor("config.py", (), "MCore"), entry).within == "megatron/core/"  # the defaults stay
+    bad = text.replace("transformer_engine/pytorch/", "/abs")
+    with pytest.raises(SpecError, match="card_prefixes.TE"):
+        parse_spec(bad, tmp_path / "anchors.yaml")
 
 
 def test_markdown_counts_and_links_a_relocated_quote_where_it_is_now(tmp_path: Path) -> None:

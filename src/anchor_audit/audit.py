@@ -220,7 +220,7 @@ def audit_skill(
             # Linked by card.yaml comments; anchors.yaml entries win where both exist.
             evidence, said = link_card_claim(
                 card, anchors, tree, judge.quote, skill.card.validated_on if skill.card else None,
-                lambda: _paths(tree, judge),
+                lambda: _paths(tree, judge), entry,
             )  # fmt: skip
             notes += said
             verdict = _conclude(cid, tags, evidence, False)

@@ -26,6 +26,7 @@ from .model import (
     Quote,
     QuoteMatch,
     RegistryStatus,
+    SkillSpec,
 )
 from .reads import Tail
 from .source import SourceTree
@@ -40,17 +41,19 @@ def link_card_claim(
     judge_quote: JudgeQuote,
     validated_on: str | None,
     paths: Callable[[], list[str]],
+    entry: SkillSpec | None = None,
 ) -> tuple[list[Evidence], list[str]]:
     """The evidence the claim's card comments give, and notes (ambiguous names)."""
     evidence: list[Evidence] = []
     notes: list[str] = []
     for anchor in claim.anchors:
+        tail = Tail.of(anchor, entry)  # the one rule, shared with reads()
         for rng in anchor.ranges:
-            covering = [m for m in quotes if _same_file(m.quote.path, anchor) and _overlap(m.quote.declared, rng)]
+            covering = [m for m in quotes if tail.matches(m.quote.path) and _overlap(m.quote.declared, rng)]
             if covering:
                 evidence += [_quote_evidence(m.quote.key, m) for m in covering]
                 continue
-            candidates = sorted(p for p in paths() if _same_file(p, anchor))
+            candidates = sorted(p for p in paths() if tail.matches(p))
             where = f"{anchor.file}:{rng}"
             if len(candidates) != 1:
                 # Not a failure of the claim: the pointer cannot be followed here (a name that fits several
@@ -89,10 +92,6 @@ def _bare(
 def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
     location = match.location if isinstance(match, Located) else None
     return Evidence(EvidenceKind.QUOTE, key, location is not None, match.status, match.detail, location)
-
-
-def _same_file(path: str, anchor: CardAnchor) -> bool:
-    return Tail(anchor.file, anchor.within).matches(path)  # the one rule, shared with reads()
 
 
 def _overlap(a: LineRange, b: LineRange) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .model import Skill, SkillSpec
+from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Skill, SkillSpec
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,12 @@ class Tail:
 
     file: str
     within: str = ""
+
+    @classmethod
+    def of(cls, anchor: CardAnchor, entry: SkillSpec | None) -> Tail:
+        """The files a card comment names: its prefix word resolved by the registry's card_prefixes."""
+        prefixes = dict(DEFAULT_CARD_PREFIXES + (entry.card_prefixes if entry else ()))
+        return cls(anchor.file, prefixes.get(anchor.prefix, ""))
 
     def matches(self, path: str) -> bool:
         name = self.file.strip("/")
@@ -65,5 +71,5 @@ def reads(skill: Skill, entry: SkillSpec | None) -> Reads:
     tails: set[Tail] = set()
     if skill.card is not None:
         paths |= set(skill.card.evidence)
-        tails = {Tail(a.file, a.within) for claim in skill.card.claims for a in claim.anchors}
+        tails = {Tail.of(a, entry) for claim in skill.card.claims for a in claim.anchors}
     return Reads(frozenset(paths), frozenset(tails))

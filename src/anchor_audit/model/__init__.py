@@ -38,6 +38,7 @@ from .results import (
     suggested_lines,
 )
 from .spec import (
+    DEFAULT_CARD_PREFIXES,
     Card,
     CardAnchor,
     CardClaim,
@@ -96,6 +97,7 @@ __all__ = [
     "AuditReport",
     "ChangeKind",
     "Card",
+    "DEFAULT_CARD_PREFIXES",
     "CardAnchor",
     "CardClaim",
     "ClaimSpec",

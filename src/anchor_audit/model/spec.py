@@ -97,6 +97,7 @@ class SkillSpec:
     name: str
     path: Path | None  # where the skill directory is, relative paths resolved against anchors.yaml
     claims: tuple[ClaimSpec, ...]
+    card_prefixes: tuple[tuple[str, str], ...] = ()  # the registry's card_prefixes (the defaults are added)
 
 
 @dataclass(frozen=True)
@@ -138,13 +139,18 @@ class CardClaim:
     anchors: tuple["CardAnchor", ...] = ()  # ranges its tags' comments name (``# config.py:1524-1531``)
 
 
+# A word before a card comment's file name that says where the file lies (``# MCore config.py:10``):
+# the Megatron-Core sources of the Megatron-LM submodule. A registry's ``card_prefixes`` add to these.
+DEFAULT_CARD_PREFIXES: tuple[tuple[str, str], ...] = (("MCore", "megatron/core/"),)
+
+
 @dataclass(frozen=True)
 class CardAnchor:
     """Code a card.yaml comment ties a claim to: ``- code_verified  # MCore transformer_config.py:10-12, 40-44``."""
 
     file: str  # as written: a file name or a path
     ranges: tuple[LineRange, ...]
-    within: str = ""  # a path fragment the file lies under ("megatron/core/" for "MCore ")
+    prefix: str = ""  # the word written before the file ("MCore"): where it lies, as card_prefixes say
     line: int = 0  # the comment's line in card.yaml
 
 

@@ -53,6 +53,7 @@ def parse_spec(text: str, path: Path) -> Spec:
     if "release" in source:
         paths = source["release"].get("paths", {})
         release = ReleaseSpec(source["release"]["dist"], tuple(sorted(paths.items())))
+    prefixes = tuple(sorted((data.get("card_prefixes") or {}).items()))
     skills = []
     for name, entry in data["skills"].items():
         where: KeyPath = ("skills", name)
@@ -63,7 +64,7 @@ def parse_spec(text: str, path: Path) -> Spec:
         claims = []
         for claim_id, claim in (entry.get("claims") or {}).items():
             claims.append(_claim(doc, where + ("claims", claim_id), claim_id, claim or {}))
-        skills.append(SkillSpec(name, skill_path, tuple(claims)))
+        skills.append(SkillSpec(name, skill_path, tuple(claims), prefixes))
     return Spec(path, SourceSpec(source["repo"], source["ref"], release), tuple(skills), tuple(warnings))
 
 

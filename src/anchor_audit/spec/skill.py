@@ -291,8 +291,6 @@ def parse_card(text: str, path: Path) -> Card:
 _CARD_ANCHOR = re.compile(
     r"(?:(?P<prefix>[A-Za-z][\w-]*)\s+)?(?P<file>[\w./-]+\.\w+):(?P<ranges>\d{1,9}(?:-\d{1,9})?(?:\s*,\s*\d{1,9}(?:-\d{1,9})?)*)"
 )
-# A word before the file name that says where it lies: the Megatron-Core sources of the Megatron-LM submodule.
-CARD_ANCHOR_PREFIXES = {"MCore": "megatron/core/"}
 
 
 def card_anchors(text: str | list[str], line: int) -> tuple[CardAnchor, ...]:
@@ -311,7 +309,6 @@ def card_anchors(text: str | list[str], line: int) -> tuple[CardAnchor, ...]:
             first, last = int(start), int(end or start)
             if 1 <= first <= last:
                 ranges.append(LineRange(first, last))
-        within = CARD_ANCHOR_PREFIXES.get(match.group("prefix") or "", "")
         if ranges and repo_path_problem(match.group("file")) is None:
-            out.append(CardAnchor(match.group("file"), tuple(ranges), within, line))
+            out.append(CardAnchor(match.group("file"), tuple(ranges), match.group("prefix") or "", line))
     return tuple(out)

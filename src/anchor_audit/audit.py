@@ -100,7 +100,7 @@ class Judge:
         """Start the bound of one skill's checks (each check also has its own work bound)."""
         self.budget.start()
 
-    def memo(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def remember(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
 
         Not a skill's check, so not under its time bound (a history asks these between skills).
@@ -230,7 +230,7 @@ def audit_skill(
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
     needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
-    kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.memo) if needed else ()
+    kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.remember) if needed else ()
     claims = [
         _file_claim(c, kept) if c.id not in linked and (entry is None or not _registered(entry, c.id)) else c
         for c in claims
@@ -273,7 +273,7 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
         return replace(claim, verdict=verdict, evidence=evidence, mismatch=None)
     if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
         why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
-        evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.UNREGISTERED, why),)
+        evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.NO_ENTRY, why),)
         return replace(claim, verdict=Verdict.UNLINKED, evidence=evidence, mismatch=None)
     return claim
 

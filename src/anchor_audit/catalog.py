@@ -67,7 +67,7 @@ def audit_catalog(
             shown = f"skills/{item.catalog_dir}"
             try:
                 refuse_links_out(folder, root, shown)
-                skill = load_skill(folder, shown_as=shown, memo=judge.memo)
+                skill = load_skill(folder, shown_as=shown, memo=judge.remember)
             except SpecError as exc:
                 reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
                 continue

@@ -190,7 +190,7 @@ def _skill_at(
         return None
     key = (folder, skill_md, tree.blob_id(f"{folder}/card.yaml"))
     if key not in cache:
-        cache[key] = replace(load_skill_from_tree(tree, folder, judge.memo), name=name)
+        cache[key] = replace(load_skill_from_tree(tree, folder, judge.remember), name=name)
     return cache[key]
 
 
@@ -218,5 +218,5 @@ def _quoted_paths(tree: GitTree, until: str, folders: list[str], judge: Judge) -
                 except (SpecError, UnreadableFile, NotCarried):
                     return {"paths": []}  # a version that does not parse or read quotes nothing we can use
 
-            paths |= set(judge.memo(f"quoted-paths|{blob}", quoted)["paths"])
+            paths |= set(judge.remember(f"quoted-paths|{blob}", quoted)["paths"])
     return paths

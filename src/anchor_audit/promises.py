@@ -19,7 +19,7 @@ from .symbols import Memo, check_symbols, no_memo
 def check_promises(
     skill: Skill, tree: SourceTree, evidence_only: bool = False, memo: Memo = no_memo
 ) -> tuple[PromiseResult, ...]:
-    """Every promise of ``skill`` besides its quotes; ``memo`` shares results by blob (see Judge.memo)."""
+    """Every promise of ``skill`` besides its quotes; ``memo`` shares results by blob (see Judge.remember)."""
     skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     if skill.card is not None:

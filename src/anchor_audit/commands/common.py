@@ -91,7 +91,7 @@ def open_sources(
     def open_repository(where: str, ref: str) -> GitTree:
         from ..source.git import open_git
 
-        return open_git(where, ref, ctx.cache_dir, progress, allow=options.allow, memo=judge.memo)
+        return open_git(where, ref, ctx.cache_dir, progress, allow=options.allow, memo=judge.remember)
 
     if not refs:
         yield Sources(None, [], judge, open_repository, progress)
@@ -104,7 +104,7 @@ def open_sources(
         DEFAULT_SPEC,
         options.in_repo,
         list(options.all_roots),
-        judge.memo,
+        judge.remember,
     )
     for warning in inputs.spec.warnings if inputs.spec else ():
         reporter.warn(warning)  # the JSON report lists them too
@@ -113,7 +113,7 @@ def open_sources(
             f"--repo {options.repo} only names the repository in the report: the code comes from the "
             f"{'release wheel' if options.release is not None else 'installed distribution'}"
         )
-    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, full_history, judge.memo) for ref in refs]
+    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, full_history, judge.remember) for ref in refs]
     for tree in trees:
         if tree.info.release and "yanked" in tree.info.release:
             release = tree.info.release.removesuffix(" (a yanked release)")

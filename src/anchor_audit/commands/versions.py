@@ -78,7 +78,7 @@ def history(
             progress(f"auditing commit {i + 1} of {total}", None)
 
         if since is None:  # by default the story starts where the skills were last validated
-            in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.memo)
+            in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.remember)
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
         progress("", 1.0)

@@ -124,7 +124,7 @@ class RegistryStatus(TextEnum):
     """The status of evidence the registry names but cannot give."""
 
     UNRESOLVED = "unresolved"  # anchors.yaml names a quote SKILL.md does not have
-    UNREGISTERED = "unverifiable"  # a code_verified claim with no anchors.yaml entry
+    NO_ENTRY = "unverifiable"  # a code_verified claim with no anchors.yaml entry: unverifiable, as its verdict
 
 
 class Mismatch(TextEnum):

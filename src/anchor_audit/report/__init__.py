@@ -24,20 +24,20 @@ AUDIT_FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
 
 # report type -> format -> (module of this package, renderer in it)
 _COMPARISON = {
-    "terminal": ("compare", "render_comparison_terminal"),
-    "json": ("compare", "render_comparison_json"),
-    "markdown": ("compare", "render_comparison_markdown"),
+    "terminal": ("compareview", "render_comparison_terminal"),
+    "json": ("compareview", "render_comparison_json"),
+    "markdown": ("compareview", "render_comparison_markdown"),
 }
 _IMPACT = {
-    "terminal": ("impact", "render_impact_terminal"),
-    "json": ("impact", "render_impact_json"),
-    "markdown": ("impact", "render_impact_markdown"),
-    "github": ("impact", "render_impact_github"),
-    "sarif": ("impact", "render_impact_sarif"),
+    "terminal": ("impactview", "render_impact_terminal"),
+    "json": ("impactview", "render_impact_json"),
+    "markdown": ("impactview", "render_impact_markdown"),
+    "github": ("impactview", "render_impact_github"),
+    "sarif": ("impactview", "render_impact_sarif"),
 }
 _HISTORY = {
-    "terminal": ("history", "render_history_terminal"),
-    "json": ("history", "render_history_json"),
+    "terminal": ("historyview", "render_history_terminal"),
+    "json": ("historyview", "render_history_json"),
 }
 COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
 

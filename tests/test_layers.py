@@ -120,6 +120,28 @@ def test_no_module_is_over_400_lines() -> None:
     assert long == {}
 
 
+def test_no_function_is_over_60_lines_but_the_argparse_table() -> None:
+    import ast
+
+    long = {}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
+                if (n := node.end_lineno - node.lineno + 1) > 60:
+                    long[f"{name}.{node.name}"] = n
+    assert set(long) <= {"cli._parser"}, long
+
+
+def test_no_capability_is_probed_outside_source() -> None:
+    """Trees are known by what the SourceTree protocol says they can do: no isinstance(..., GitTree) and no
+    hasattr or getattr probe of a tree's abilities above source/ (argparse namespaces and streams are not trees)."""
+    import re
+
+    probes = re.compile(r"isinstance\([^)]*GitTree|hasattr\((?:self\.)?tree|getattr\((?:self\.)?tree")
+    found = [name for name, path in _modules().items() if not name.startswith("source") and probes.search(path.read_text())]
+    assert found == []
+
+
 # Forbidden: the judging layers know trees only by the SourceTree protocol, never the git tree behind one.
 FORBIDDEN = {"audit": "source.git", "cardlinks": "source.git", "match": "source.git", "promises": "source.git"}
 

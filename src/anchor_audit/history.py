@@ -71,47 +71,23 @@ def history(
     the same comparison ``diff`` makes; each change is named by its commit.
     """
     until_sha = base.commit.hexsha
-    since_sha = base.history.resolve(since) if since else None
-    if since_sha is not None and not base.history.is_ancestor(since_sha, until_sha):
-        raise UsageError(
-            f"--since {since} is not an ancestor of --until {until}: no history runs from one to the other "
-            "(are they the wrong way round?)"
-        )
+    since_sha = _since(base, since, until)
     result = History(since, until)
     locations = {s.name: _locations(base, until_sha, s.in_repo) for s in skills if s.in_repo}
-    if since_sha is None and locations and not any(s.disk for s in skills):
-        # Skills that live in the repository have no history before they first appear.
-        parent = base.history.first_parent(base.history.merge_base([locs[0][0] for locs in locations.values()]))
-        span = f"{parent}..{until_sha}" if parent else until_sha
-    else:
-        span = f"{since_sha}..{until_sha}" if since_sha else until_sha
-    paths: set[str] = set()
-    listing: list[str] | None = None  # the files at the range's end, for the tails card comments name
+    span = _span(base, since_sha, until_sha, locations, in_repo_only=not any(s.disk for s in skills))
     for source in skills:
-        entry = spec.skill(source.name) if spec else None
-        paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
-        if source.disk is not None:
-            read = reads(source.disk, entry)
-            if read.tails and listing is None:
-                listing = base.files_under("")
-            paths |= read.resolve(listing or [])
         for _, folder in locations.get(source.name, []):
             if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)
-    paths |= set(result.skill_paths) | _quoted_paths(base, until_sha, result.skill_paths, judge)
-    # A file inside a submodule changes when the gitlink does: path-limited git sees the submodule's folder only.
-    ends = [base] + ([base.at(since_sha)] if since_sha else [])
-    paths |= {link[0] for path in paths for end in ends if (link := end.gitlink_of(path)) is not None}
+    paths = _disk_reads(base, skills, spec) | set(result.skill_paths)
+    paths |= _quoted_paths(base, until_sha, result.skill_paths, judge)
+    paths |= _gitlinks(base, since_sha, paths)
 
     result.commits_in_range = base.history.count_commits(span)
     touching = base.history.commits_touching(span, paths)
     result.commits_touching = len(touching)
     walk = ([since_sha] if since_sha else []) + touching
-    # A lean mirror would fetch each file of each commit on its first read: all of them in one fetch instead.
-    files = sorted(p for p in paths if p not in result.skill_paths)
-    files += [f"{folder}/{name}" for folder in result.skill_paths for name in ("SKILL.md", "card.yaml")]
-    trees = {sha: base.at(sha) for sha in walk}
-    fetch_blobs((tree, path) for tree in trees.values() for path in files)
+    trees = _trees_fetched(base, walk, paths, result.skill_paths)
 
     previous = AuditReport(base.info, ())
     folder_at: dict[str, str | None] = {}
@@ -131,16 +107,73 @@ def history(
                 folder_at[source.name] = follow[source.name][sha]
             elif source.name not in folder_at:
                 folder_at[source.name] = _folder_in(tree, locations[source.name])
-            folder = folder_at[source.name]
-            skill = _skill_at(tree, folder, source.name, skill_cache, judge) if folder else None
-            if skill is not None:
-                pairs.append((skill, entry))
+            skill = _skill_at(tree, folder_at[source.name], source.name, skill_cache, judge)
+            pairs += [(skill, entry)] if skill is not None else []
         current = audit(pairs, tree, spec, judge, promises=False)
         date, subject = tree.history.summary
         info = CommitInfo(sha, date, subject)
         result.events += [Event(info, change) for change in compare(previous, current).changes]
         previous = current
     return result
+
+
+def _trees_fetched(base: GitTree, walk: list[str], paths: set[str], folders: list[str]) -> dict[str, GitTree]:
+    """The tree of each commit of the walk, with every file it will read brought in one fetch (a lean mirror
+    would fetch each file of each commit on its first read)."""
+    files = sorted(p for p in paths if p not in folders)
+    files += [f"{folder}/{name}" for folder in folders for name in ("SKILL.md", "card.yaml")]
+    trees = {sha: base.at(sha) for sha in walk}
+    fetch_blobs((tree, path) for tree in trees.values() for path in files)
+    return trees
+
+
+def _since(base: GitTree, since: str | None, until: str) -> str | None:
+    """``--since`` as a commit, which must be an ancestor of ``--until`` (this tree's commit)."""
+    since_sha = base.history.resolve(since) if since else None
+    if since_sha is not None and not base.history.is_ancestor(since_sha, base.commit.hexsha):
+        raise UsageError(
+            f"--since {since} is not an ancestor of --until {until}: no history runs from one to the other "
+            "(are they the wrong way round?)"
+        )
+    return since_sha
+
+
+def _gitlinks(base: GitTree, since_sha: str | None, paths: set[str]) -> set[str]:
+    """The submodule folders of ``paths``: a file inside a submodule changes when the gitlink does, and
+    path-limited git sees the submodule's folder only."""
+    ends = [base] + ([base.at(since_sha)] if since_sha else [])
+    return {link[0] for path in paths for end in ends if (link := end.gitlink_of(path)) is not None}
+
+
+def _span(
+    base: GitTree,
+    since_sha: str | None,
+    until_sha: str,
+    locations: dict[str, list[tuple[str, str | None]]],
+    in_repo_only: bool,
+) -> str:
+    """The commits to walk: from --since, else (skills that live in the repository only) from where they appear."""
+    if since_sha is None and locations and in_repo_only:
+        # Skills that live in the repository have no history before they first appear.
+        parent = base.history.first_parent(base.history.merge_base([locs[0][0] for locs in locations.values()]))
+        return f"{parent}..{until_sha}" if parent else until_sha
+    return f"{since_sha}..{until_sha}" if since_sha else until_sha
+
+
+def _disk_reads(base: GitTree, skills: list[SkillSource], spec: Spec | None) -> set[str]:
+    """What the skills read from disk read at ``base`` (:func:`reads`, the same as check's and impact's);
+    and every skill's conditions."""
+    paths: set[str] = set()
+    listing: list[str] | None = None  # the files at the range's end, for the tails card comments name
+    for source in skills:
+        entry = spec.skill(source.name) if spec else None
+        paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
+        if source.disk is not None:
+            read = reads(source.disk, entry)
+            if read.tails and listing is None:
+                listing = base.files_under("")
+            paths |= read.resolve(listing or [])
+    return paths
 
 
 def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str, str | None]]:
@@ -182,9 +215,11 @@ def _folder_in(tree: GitTree, locations: list[tuple[str, str | None]]) -> str | 
 
 
 def _skill_at(
-    tree: GitTree, folder: str, name: str, cache: dict[tuple[str, str | None, str | None], Skill], judge: Judge
+    tree: GitTree, folder: str | None, name: str, cache: dict[tuple[str, str | None, str | None], Skill], judge: Judge
 ) -> Skill | None:
-    """The skill in ``folder`` at this tree, under its registry name; parsed once per content."""
+    """The skill in ``folder`` (None: none here) at this tree, under its registry name; parsed once per content."""
+    if folder is None:
+        return None
     skill_md = tree.blob_id(f"{folder}/SKILL.md")
     if skill_md is None:
         return None

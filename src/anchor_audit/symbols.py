@@ -36,64 +36,55 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
             module = ast.parse(code)
         except SyntaxError:
             continue  # an illustration, not a program
-        imported: dict[str, tuple[str, str | None, str | None]] = {}
-        for node in ast.walk(module):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                path, blob = _module(tree, node.module)
-                for alias in node.names:
-                    line = first_line + node.lineno - 1
-                    subject = f"{node.module}:{alias.name}"
-                    imported[alias.asname or alias.name] = (alias.name, path, blob)
-                    if path is None or blob is None:
-                        why = f"{node.module} is not a module of this repository"
-                        out.append(
-                            PromiseResult(PromiseKind.SYMBOL, subject, PromiseStatus.UNVERIFIABLE, skill_md, line, why)
-                        )
-                        continue
-                    found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
-                    out.append(
-                        PromiseResult(
-                            PromiseKind.SYMBOL, subject, PromiseStatus(found["status"]), skill_md, line, found["detail"]
-                        )
-                    )
+
+        def say(subject: str, status: PromiseStatus, lineno: int, detail: str, first: int = first_line) -> None:
+            out.append(PromiseResult(PromiseKind.SYMBOL, subject, status, skill_md, first + lineno - 1, detail))
+
+        imported = _imports(module, tree, memo, say)
         for node in ast.walk(module):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     chain = _chain(target)
                     if chain and chain.split(".")[0] not in imported:
                         why = f"the type of {chain.split('.')[0]} is not known from the example"
-                        out.append(
-                            PromiseResult(
-                                PromiseKind.SYMBOL,
-                                chain,
-                                PromiseStatus.UNVERIFIABLE,
-                                skill_md,
-                                first_line + node.lineno - 1,
-                                why,
-                            )
-                        )
+                        say(chain, PromiseStatus.UNVERIFIABLE, node.lineno, why)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
                 name, path, blob = imported[node.func.id]
                 for keyword in node.keywords:
                     if keyword.arg is None:
                         continue
-                    line = first_line + keyword.value.lineno - 1
-                    subject = f"{name}({keyword.arg}=)"
+                    subject, at = f"{name}({keyword.arg}=)", keyword.value.lineno
                     if path is None or blob is None:
-                        why = f"{name} is not in this repository"
-                        out.append(
-                            PromiseResult(PromiseKind.SYMBOL, subject, PromiseStatus.UNVERIFIABLE, skill_md, line, why)
-                        )
+                        say(subject, PromiseStatus.UNVERIFIABLE, at, f"{name} is not in this repository")
                         continue
-                    found = memo(
-                        f"keyword|{blob}|{name}|{keyword.arg}", partial(_keyword, tree, path, name, keyword.arg)
-                    )
-                    out.append(
-                        PromiseResult(
-                            PromiseKind.SYMBOL, subject, PromiseStatus(found["status"]), skill_md, line, found["detail"]
-                        )
-                    )
+                    key = f"keyword|{blob}|{name}|{keyword.arg}"
+                    found = memo(key, partial(_keyword, tree, path, name, keyword.arg))
+                    say(subject, PromiseStatus(found["status"]), at, found["detail"])
     return out
+
+
+Say = Callable[[str, PromiseStatus, int, str], None]
+
+
+Imported = dict[str, tuple[str, str | None, str | None]]  # a name -> (its name in the module, module path, blob)
+
+
+def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Imported:
+    """The names an example imports from the repository, each import said (found, missing or unverifiable)."""
+    imported: Imported = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            path, blob = _module(tree, node.module)
+            for alias in node.names:
+                subject = f"{node.module}:{alias.name}"
+                imported[alias.asname or alias.name] = (alias.name, path, blob)
+                if path is None or blob is None:
+                    why = f"{node.module} is not a module of this repository"
+                    say(subject, PromiseStatus.UNVERIFIABLE, node.lineno, why)
+                    continue
+                found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
+                say(subject, PromiseStatus(found["status"]), node.lineno, found["detail"])
+    return imported
 
 
 def _chain(node: ast.expr) -> str | None:

@@ -78,12 +78,7 @@ def open_sources(
     """
     from ..inputs import load_inputs
 
-    if git is not None and (options.release is not None or options.installed is not None):
-        raise UsageError(f"{git}; it cannot be used with --release or --installed")
-    if len(refs) > 1 and options.installed is not None:
-        raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
-    if len(refs) > 1 and options.release:
-        raise UsageError(f"--release {options.release} names one version; give --release alone to read each ref's")
+    _refuse(options, len(refs), git)
     reporter = ctx.reporter
     judge = ctx.judge()  # first: what the inputs say is remembered too
     progress = reporter.progress()
@@ -119,6 +114,16 @@ def open_sources(
             release = tree.info.release.removesuffix(" (a yanked release)")
             reporter.warn(f"{release} was yanked from the package index")
     yield Sources(inputs, trees, judge, open_repository, progress)
+
+
+def _refuse(options: SourceOptions, refs: int, git: str | None) -> None:
+    """Sources that cannot serve the command, said before anything is fetched."""
+    if git is not None and (options.release is not None or options.installed is not None):
+        raise UsageError(f"{git}; it cannot be used with --release or --installed")
+    if refs > 1 and options.installed is not None:
+        raise UsageError("--installed reads the one version installed here; it cannot be compared with another ref")
+    if refs > 1 and options.release:
+        raise UsageError(f"--release {options.release} names one version; give --release alone to read each ref's")
 
 
 def _open_tree(

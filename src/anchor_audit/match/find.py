@@ -174,22 +174,9 @@ def chain(
        the tightest span for that first line.
     """
     count = len(starts)
-    bounds = [0] * (count + 1)
-    bounds[count] = 1 << 62
-    for k in range(count - 1, 0, -1):
-        candidates = starts[k]
-        idx = bisect_left(candidates, bounds[k + 1]) - 1
-        found = None
-        while idx >= 0:
-            work.spend()
-            end = run_at(k, candidates[idx])
-            if end is not None and end < bounds[k + 1]:
-                found = candidates[idx]
-                break
-            idx -= 1
-        if found is None:
-            return None
-        bounds[k] = found
+    bounds = _bounds(starts, run_at, work)
+    if bounds is None:
+        return None
     best: tuple[int, int] | None = None
     best_distance = 0
     for i in starts[0]:
@@ -219,3 +206,21 @@ def chain(
     return chosen
 
 
+def _bounds(starts: list[list[int]], run_at: Callable[[int, int], int | None], work: Work) -> list[int] | None:
+    """Step 1 of :func:`chain`: ``bounds[k]``, the latest start of run ``k`` from which the rest still follows."""
+    count = len(starts)
+    bounds = [0] * (count + 1)
+    bounds[count] = 1 << 62
+    for k in range(count - 1, 0, -1):
+        candidates = starts[k]
+        idx = bisect_left(candidates, bounds[k + 1]) - 1
+        while idx >= 0:
+            work.spend()
+            end = run_at(k, candidates[idx])
+            if end is not None and end < bounds[k + 1]:
+                break
+            idx -= 1
+        if idx < 0:
+            return None
+        bounds[k] = candidates[idx]
+    return bounds

@@ -9,7 +9,7 @@ import pytest
 
 from anchor_audit.errors import SpecError
 from anchor_audit.model import CardAnchor, LineRange
-from anchor_audit.reads import Reads, Tail, reads
+from anchor_audit.reads import Reads, Tail, card_tail, reads
 from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
@@ -76,7 +76,7 @@ def test_reads_names_every_kind_of_reference(tmp_path: Path) -> None:
 
 def test_a_tail_is_the_card_comment_rule() -> None:
     anchor = CardAnchor("config.py", (LineRange(1, 2),), "MCore", 3)
-    tail = Tail.of(anchor, None)  # the built-in prefix
+    tail = card_tail(anchor, None)  # the built-in prefix
     assert tail.matches("3rdparty/lm/megatron/core/config.py")
     assert not tail.matches("megatron/training/config.py") and not tail.matches("x/myconfig.py")
     assert Reads(frozenset()).touched_by(["a.py"]) is False
@@ -89,10 +89,10 @@ def test_a_registry_adds_card_prefixes_of_its_own(tmp_path: Path) -> None:
     text = "version: 1\nsource: {repo: r, ref: v1}\ncard_prefixes: {TE: transformer_engine/pytorch/}\nskills: {s: {}}\n"
     (entry,) = parse_spec(text, tmp_path / "anchors.yaml").skills
     te = CardAnchor("module.py", (LineRange(1, 2),), "TE", 3)
-    assert Tail.of(te, entry).matches("3rdparty/te/transformer_engine/pytorch/module.py")
-    assert not Tail.of(te, entry).matches("megatron/core/module.py")
-    assert Tail.of(te, None).matches("megatron/core/module.py")  # without the registry, TE is just a word
-    assert Tail.of(CardAnchor("config.py", (), "MCore"), entry).within == "megatron/core/"  # the defaults stay
+    assert card_tail(te, entry).matches("3rdparty/te/transformer_engine/pytorch/module.py")
+    assert not card_tail(te, entry).matches("megatron/core/module.py")
+    assert card_tail(te, None).matches("megatron/core/module.py")  # without the registry, TE is just a word
+    assert card_tail(CardAnchor("config.py", (), "MCore"), entry).within == "megatron/core/"  # the defaults stay
     bad = text.replace("transformer_engine/pytorch/", "/abs")
     with pytest.raises(SpecError, match="card_prefixes.TE"):
         parse_spec(bad, tmp_path / "anchors.yaml")
@@ -113,3 +113,55 @@ def test_markdown_counts_and_links_a_relocated_quote_where_it_is_now(tmp_path: P
     assert "/blob/" in md and "/pkg/planner.py#L3-L6" in md and "pkg/plan.py#L" not in md
     assert "Not found or not verified" not in md
     assert "`3:6:pkg/plan.py` → `3:6:pkg/planner.py`" in md
+
+
+FILES = {  # a repository in which each file is read by one kind of reference, or by none
+    "pkg/other.py": OTHER,  # a card comment's tail
+    "docs/guide.md": "# Guide\n",  # an @path
+    "tests/test_plan.py": "def test_one():\n    pass\n",  # a test-count promise
+    "pkg/evidence.py": "E = 1\n",  # a card evidence path
+    "pkg/unread.py": "x = 1\n",  # nothing
+    "README.md": "# Code\n",  # nothing
+}
+READ = {"pkg/plan.py", "pkg/other.py", "docs/guide.md", "tests/test_plan.py", "pkg/evidence.py"}
+
+
+@pytest.fixture(scope="module")
+def every_edit(tmp_path_factory: pytest.TempPathFactory):
+    """v1, then one branch per file of the repository, each editing only that file (a line inserted on top)."""
+    from .conftest import git
+
+    root = tmp_path_factory.mktemp("reads")
+    repo = make_code_repo(root / "code", FILES)
+    body = QUOTE + "See @docs/guide.md.\n\n```bash\npytest tests/test_plan.py\n```\n\n1 passed\n"
+    skill = make_skill(root / "skill", body, card=CARD + "evidence:\n  - pkg/evidence.py\n")
+    heads = {}
+    for path in ["pkg/plan.py", *FILES]:
+        git(repo.path, "checkout", "-q", "-b", f"edit-{len(heads)}", "v1")
+        repo.write(path, "# an edit\n" + repo.read(path))
+        heads[path] = repo.commit(f"edit {path}", date="2026-02-01T00:00:00")
+    return repo, skill, heads
+
+
+@pytest.mark.parametrize("path", ["pkg/plan.py", *FILES])
+def test_check_impact_and_history_see_an_edit_exactly_when_reads_names_its_file(every_edit, path: str) -> None:
+    """The property reads() promises: an edit outside it never changes the audit, and an edit inside it is
+    seen alike by check (the audit may change), impact (the skill is audited) and history (the commit is walked)."""
+    from anchor_audit.audit import Judge, audit
+    from anchor_audit.history import SkillSource, history
+    from anchor_audit.impact import impact
+    from anchor_audit.source.git import open_git
+
+    repo, skill_dir, heads = every_edit
+    skill = load_skill(skill_dir)
+    assert reads(skill, None).resolve(["pkg/other.py", "pkg/unread.py"]) == READ  # the files, as the table says
+    inside = path in READ
+    base, head = open_git(str(repo.path), "v1"), open_git(str(repo.path), heads[path])
+    text = (skill_dir / "SKILL.md").read_text()
+    concerned = impact(base, head, [(skill, None, text)], Judge())
+    assert concerned.audited == (1 if inside else 0)
+    walked = history(head, [SkillSource(skill.name, disk=skill)], None, "v1", heads[path], Judge())
+    assert walked.commits_touching == (1 if inside else 0)
+    if not inside:
+        before, after = (audit([(skill, None)], tree, None, Judge()) for tree in (base, head))
+        assert before.skills == after.skills

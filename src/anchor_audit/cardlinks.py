@@ -28,7 +28,7 @@ from .model import (
     RegistryStatus,
     SkillSpec,
 )
-from .reads import Tail
+from .reads import card_tail
 from .source import SourceTree
 
 JudgeQuote = Callable[[Quote, SourceTree], QuoteMatch]
@@ -47,7 +47,7 @@ def link_card_claim(
     evidence: list[Evidence] = []
     notes: list[str] = []
     for anchor in claim.anchors:
-        tail = Tail.of(anchor, entry)  # the one rule, shared with reads()
+        tail = card_tail(anchor, entry)  # the one rule, shared with reads()
         for rng in anchor.ranges:
             covering = [m for m in quotes if tail.matches(m.quote.path) and _overlap(m.quote.declared, rng)]
             if covering:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .match.quote import match_quote
 from .model import Exact, LineRange, Moved, Quote, Skill
-from .reads import Tail
+from .reads import Tail, card_tail
 from .source import SourceTree
 from .yamltext import quoted_scalar, yaml_key
 
@@ -41,7 +41,7 @@ def draft_skill(skill: Skill, skill_md: str, tree: SourceTree, code: SourceTree)
     captions = _captions(skill_md, skill.quotes)
     out = []
     for claim in claims:
-        linked = [q for q in skill.quotes if any(_covers(q, Tail.of(a, None), a.ranges) for a in claim.anchors)]
+        linked = [q for q in skill.quotes if any(_covers(q, card_tail(a, None), a.ranges) for a in claim.anchors)]
         proposed = [] if linked else [q for q in skill.quotes if _names(captions.get(q.skill_line, ""), claim.id)]
         quotes = tuple((q.key, False) for q in linked) + tuple((q.key, True) for q in proposed)
         conditions = tuple(c for q in linked + proposed if (c := _condition(q, code)) is not None)

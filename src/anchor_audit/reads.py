@@ -17,26 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Skill, SkillSpec
+from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Reference, ReferenceKind, Skill, SkillSpec, Tail
+
+__all__ = ["Reads", "Reference", "Tail", "card_tail", "reads", "references"]
 
 
-@dataclass(frozen=True)
-class Tail:
-    """A file named by the end of its path (``other.py``), optionally under a folder (``megatron/core/``)."""
-
-    file: str
-    within: str = ""
-
-    @classmethod
-    def of(cls, anchor: CardAnchor, entry: SkillSpec | None) -> Tail:
-        """The files a card comment names: its prefix word resolved by the registry's card_prefixes."""
-        prefixes = dict(DEFAULT_CARD_PREFIXES + (entry.card_prefixes if entry else ()))
-        return cls(anchor.file, prefixes.get(anchor.prefix, ""))
-
-    def matches(self, path: str) -> bool:
-        name = self.file.strip("/")
-        fits = path == name or path.endswith("/" + name)
-        return fits and (not self.within or self.within in path)
+def card_tail(anchor: CardAnchor, entry: SkillSpec | None) -> Tail:
+    """The files a card comment names: its prefix word resolved by the built-in and the registry's card_prefixes."""
+    prefixes = dict(DEFAULT_CARD_PREFIXES + (entry.card_prefixes if entry else ()))
+    return Tail(anchor.file, prefixes.get(anchor.prefix, ""))
 
 
 @dataclass(frozen=True)
@@ -61,15 +50,33 @@ class Reads:
         return self.paths | frozenset(p for p in listing if any(t.matches(p) for t in self.tails))
 
 
+def references(skill: Skill, entry: SkillSpec | None) -> tuple[Reference, ...]:
+    """Every citation of ``skill`` (with its registry ``entry``), in the order the skill's files make them."""
+    K, out = ReferenceKind, []
+    for q in skill.quotes:
+        out.append(Reference(K.QUOTE, "SKILL.md", q.skill_line, q.key, frozenset({q.path})))
+    for path, line in skill.references:
+        out.append(Reference(K.AT_PATH, "SKILL.md", line, "@" + path, frozenset({path})))
+    for t in skill.test_promises:
+        out.append(Reference(K.TESTS, "SKILL.md", t.line, f"{t.promised} passed", frozenset({t.path})))
+    for code, line in skill.examples:  # the modules it imports are found at the ref: nothing to read before
+        out.append(Reference(K.SYMBOL, "SKILL.md", line, code.split("\n", 1)[0]))
+    card = skill.card
+    if card is not None:
+        lines = card.evidence_lines or (0,) * len(card.evidence)
+        for path, line in zip(card.evidence, lines, strict=False):
+            out.append(Reference(K.EVIDENCE, "card.yaml", line, path, frozenset({path})))
+        for a in (a for claim in card.claims for a in claim.anchors):
+            text = f"{a.prefix + ' ' if a.prefix else ''}{a.file}:{','.join(str(r) for r in a.ranges)}"
+            out.append(Reference(K.CARD_ANCHOR, "card.yaml", a.line, text, tail=card_tail(a, entry)))
+    for registered in entry.claims if entry else ():
+        for c in registered.conditions:
+            out.append(Reference(K.CONDITION, "anchors.yaml", 0, c.describe(), frozenset({c.path})))
+    return tuple(out)
+
+
 def reads(skill: Skill, entry: SkillSpec | None) -> Reads:
-    """The files ``skill`` (with its registry ``entry``) reads: quotes, conditions, card evidence and comments,
-    ``@`` references and the test files its ``N passed`` promises name."""
-    paths = {q.path for q in skill.quotes}
-    paths |= {c.path for claim in (entry.claims if entry else ()) for c in claim.conditions}
-    paths |= {path for path, _ in skill.references}
-    paths |= {p.path for p in skill.test_promises}
-    tails: set[Tail] = set()
-    if skill.card is not None:
-        paths |= set(skill.card.evidence)
-        tails = {Tail.of(a, entry) for claim in skill.card.claims for a in claim.anchors}
-    return Reads(frozenset(paths), frozenset(tails))
+    """The files ``skill`` (with its registry ``entry``) reads: the union of what its references read."""
+    cited = references(skill, entry)
+    paths = frozenset(p for r in cited for p in r.paths)
+    return Reads(paths, frozenset(r.tail for r in cited if r.tail is not None))

@@ -14,6 +14,7 @@ Results are a closed set of values (a status enum per result), never
 exceptions.
 """
 
+from .references import Reference, ReferenceKind, Tail
 from .results import (
     QUOTE_TYPES,
     AuditReport,
@@ -76,6 +77,9 @@ from .status import (
 )
 
 __all__ = [
+    "Reference",
+    "ReferenceKind",
+    "Tail",
     "QUOTE_TYPES",
     "found_lines",
     "pointed_at",

@@ -1,0 +1,50 @@
+"""What a skill cites, one typed value per citation: where it is written and what it reads at a ref.
+
+Every checkable thing a skill says is a :class:`Reference`: a fence quote, a
+condition, a card-comment anchor, a card ``evidence`` path, an ``@``-reference,
+a test-count promise, an imported symbol. ``reads.references`` lists them once;
+what a skill depends on (prefetch, ``impact``'s skills, ``history``'s commits,
+the result cache's keys) is their union, so a new kind is added in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .status import TextEnum
+
+
+class ReferenceKind(TextEnum):
+    QUOTE = "quote"  # a line-anchored fence of SKILL.md
+    CONDITION = "condition"  # a gating condition anchors.yaml registers for a claim
+    CARD_ANCHOR = "card anchor"  # a card.yaml comment naming a file and lines
+    EVIDENCE = "evidence"  # a card.yaml evidence path
+    AT_PATH = "@path"  # an @path in SKILL.md's prose
+    TESTS = "tests"  # "N passed" for a pytest file
+    SYMBOL = "symbol"  # a name a Python example of SKILL.md imports from the repository
+
+
+@dataclass(frozen=True)
+class Tail:
+    """A file named by the end of its path (``other.py``), optionally under a folder (``megatron/core/``)."""
+
+    file: str
+    within: str = ""
+
+    def matches(self, path: str) -> bool:
+        name = self.file.strip("/")
+        fits = path == name or path.endswith("/" + name)
+        return fits and (not self.within or self.within in path)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One citation: its kind, where it is written (the skill's file and line, the text as written),
+    and what it reads at a ref: exact ``paths``, or the files a ``tail`` matches."""
+
+    kind: ReferenceKind
+    file: str  # "SKILL.md", "card.yaml" or "anchors.yaml"
+    line: int
+    text: str
+    paths: frozenset[str] = frozenset()
+    tail: Tail | None = None

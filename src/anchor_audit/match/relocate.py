@@ -45,7 +45,7 @@ def relocate(quote: Quote, tree: SourceTree) -> Relocated | None:
         if isinstance(match, (Exact, Moved)):
             suggested = match.suggested if isinstance(match, Moved) else match.found
             detail = f"the quoted code is now in {path}, lines {match.found}"
-            return Relocated(quote, path, match.found, suggested, match.region, match.runs, detail)
+            return Relocated(quote, match.found, suggested, match.region, match.runs, detail, found_path=path)
     return None
 
 

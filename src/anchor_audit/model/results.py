@@ -71,8 +71,8 @@ class Exact:
 
 
 @dataclass(frozen=True)
-class Moved:
-    """The quoted code is in its file, at other lines: ``fix`` writes ``suggested``."""
+class _Found:
+    """What a quote ``fix`` heals carries: where the code is found, and the START:END to write."""
 
     quote: Quote
     found: LineRange
@@ -80,7 +80,6 @@ class Moved:
     region: LineRange | None = None
     runs: tuple[LineRange, ...] = ()
     detail: str = ""
-    status: ClassVar[AnchorStatus] = AnchorStatus.MOVED
 
     @property
     def path_now(self) -> str:
@@ -88,29 +87,26 @@ class Moved:
 
     @property
     def location(self) -> Location:
-        return Location.of(self.quote.path, self.found)
+        return Location.of(self.path_now, self.found)
 
 
 @dataclass(frozen=True)
-class Relocated:
+class Moved(_Found):
+    """The quoted code is in its file, at other lines: ``fix`` writes ``suggested``."""
+
+    status: ClassVar[AnchorStatus] = AnchorStatus.MOVED
+
+
+@dataclass(frozen=True)
+class Relocated(_Found):
     """The quoted code is no longer in its file but in ``found_path``: ``fix`` names that file."""
 
-    quote: Quote
-    found_path: str
-    found: LineRange
-    suggested: LineRange
-    region: LineRange | None = None
-    runs: tuple[LineRange, ...] = ()
-    detail: str = ""
+    found_path: str = field(kw_only=True)
     status: ClassVar[AnchorStatus] = AnchorStatus.RELOCATED
 
     @property
     def path_now(self) -> str:
         return self.found_path
-
-    @property
-    def location(self) -> Location:
-        return Location.of(self.found_path, self.found)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ LAYERS = [
     {"history"},
     {"compare", "inputs", "catalog", "draft"},
     {"audit"},
-    {"promises", "cardlinks"},
+    {"promises", "cardlinks", "citations", "citation_examples"},
     {"symbols", "resultcache", "reads"},
     {"spec", "match"},
     {"parse"},

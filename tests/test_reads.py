@@ -69,7 +69,7 @@ def test_reads_names_every_kind_of_reference(tmp_path: Path) -> None:
     skill = load_skill(make_skill(tmp_path / "skill", body, card=card))
     got = reads(skill, None)
     assert got.paths == {"pkg/plan.py", "docs/guide.md", "tests/test_plan.py", "pkg/evidence.py"}
-    assert got.tails == {Tail("other.py")}
+    assert got.tails == {Tail("other.py"), Tail("tests/test_plan.py")}  # a path in a command: its tails too
     assert got.matching(["pkg/other.py", "pkg/another.py", "docs/guide.md", "x/y.py"]) == {"pkg/other.py", "docs/guide.md"}
     assert got.resolve(["a/other.py", "b/notother.py"]) == got.paths | {"a/other.py"}
 

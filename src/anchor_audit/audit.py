@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from .budget import Budget
 from .cardlinks import link_card_claim
+from .citations import check_citations
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote
 from .match.relocate import relocate
@@ -231,6 +232,9 @@ def audit_skill(
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
     needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
     kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.remember) if needed else ()
+    if promises and skill.citations:
+        judge.budget.check()
+        kept += tuple(check_citations(skill, tree, lambda: _paths(tree, judge)))
     claims = [
         _file_claim(c, kept) if c.id not in linked and (entry is None or not _registered(entry, c.id)) else c
         for c in claims

@@ -68,6 +68,7 @@ def audit_catalog(
             try:
                 refuse_links_out(folder, root, shown)
                 skill = load_skill(folder, shown_as=shown, memo=judge.remember)
+                skill = replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
             except SpecError as exc:
                 reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
                 continue

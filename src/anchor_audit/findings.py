@@ -76,6 +76,9 @@ RULES: dict[str, Rule] = {
         Rule("AA403", "test-count-differs", "warning", "A pytest file defines another number of tests than promised."),
         Rule("AA404", "promise-unverifiable", "note", "A promise cannot be checked here.", drift=False),
         Rule("AA405", "symbol-missing", "error", "A name or field the skill's examples use is not in the code."),
+        Rule("AA406", "path-missing", "error", "A repository path SKILL.md's prose names is not at the audited ref."),
+        Rule("AA407", "link-broken", "error", "A link of SKILL.md (or its #anchor) does not resolve."),
+        Rule("AA408", "version-differs", "warning", "A Python version the skill states is not what the code requires."),
     )
 }  # fmt: skip
 
@@ -94,6 +97,9 @@ _PROMISE_RULE = {
     (PromiseKind.TESTS, PromiseStatus.MISSING): "AA402",
     (PromiseKind.TESTS, PromiseStatus.DIFFERS): "AA403",
     (PromiseKind.SYMBOL, PromiseStatus.MISSING): "AA405",
+    (PromiseKind.PATH, PromiseStatus.MISSING): "AA406",
+    (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",
+    (PromiseKind.VERSION, PromiseStatus.DIFFERS): "AA408",
 }
 
 

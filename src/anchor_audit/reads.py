@@ -14,10 +14,11 @@ against the tree's files: those are kept as :class:`Tail` patterns, and
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import Iterable
 
-from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Reference, ReferenceKind, Skill, SkillSpec, Tail
+from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Citation, Reference, ReferenceKind, Skill, SkillSpec, Tail
 
 __all__ = ["Reads", "Reference", "Tail", "card_tail", "reads", "references"]
 
@@ -52,7 +53,7 @@ class Reads:
 
 def references(skill: Skill, entry: SkillSpec | None) -> tuple[Reference, ...]:
     """Every citation of ``skill`` (with its registry ``entry``), in the order the skill's files make them."""
-    K, out = ReferenceKind, []
+    K, out = ReferenceKind, list[Reference]()
     for q in skill.quotes:
         out.append(Reference(K.QUOTE, "SKILL.md", q.skill_line, q.key, frozenset({q.path})))
     for path, line in skill.references:
@@ -61,6 +62,7 @@ def references(skill: Skill, entry: SkillSpec | None) -> tuple[Reference, ...]:
         out.append(Reference(K.TESTS, "SKILL.md", t.line, f"{t.promised} passed", frozenset({t.path})))
     for code, line in skill.examples:  # the modules it imports are found at the ref: nothing to read before
         out.append(Reference(K.SYMBOL, "SKILL.md", line, code.split("\n", 1)[0]))
+    out += [_cited(cited, skill) for cited in skill.citations]
     card = skill.card
     if card is not None:
         lines = card.evidence_lines or (0,) * len(card.evidence)
@@ -73,6 +75,21 @@ def references(skill: Skill, entry: SkillSpec | None) -> tuple[Reference, ...]:
         for c in registered.conditions:
             out.append(Reference(K.CONDITION, "anchors.yaml", 0, c.describe(), frozenset({c.path})))
     return tuple(out)
+
+
+def _cited(c: Citation, skill: Skill) -> Reference:
+    """What a citation of the prose reads: a path (or any path it is the tail of), a link's target in the
+    repository, the repository's pyproject.toml for a version pin."""
+    K = ReferenceKind
+    if c.kind is K.PIN:
+        return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}))
+    if c.kind is K.LINK:
+        folder = skill.repo_folder
+        target = posixpath.normpath(f"{folder}/{c.target}") if folder and c.target else None
+        return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({target} if target else ()))
+    path = c.target.strip("/")
+    tail = Tail(path) if "*" not in path and c.kind is K.PATH else None
+    return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)
 
 
 def reads(skill: Skill, entry: SkillSpec | None) -> Reads:

@@ -14,7 +14,7 @@ Results are a closed set of values (a status enum per result), never
 exceptions.
 """
 
-from .references import Reference, ReferenceKind, Tail
+from .references import Citation, Reference, ReferenceKind, Tail
 from .results import (
     QUOTE_TYPES,
     AuditReport,
@@ -77,6 +77,7 @@ from .status import (
 )
 
 __all__ = [
+    "Citation",
     "Reference",
     "ReferenceKind",
     "Tail",

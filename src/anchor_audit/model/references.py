@@ -22,6 +22,10 @@ class ReferenceKind(TextEnum):
     AT_PATH = "@path"  # an @path in SKILL.md's prose
     TESTS = "tests"  # "N passed" for a pytest file
     SYMBOL = "symbol"  # a name a Python example of SKILL.md imports from the repository
+    PATH = "path"  # a repository path in prose, a code span or a shell command
+    LINK = "link"  # a relative Markdown link or image (and its #anchor)
+    REPO_LINK = "repo link"  # a github.com/OWNER/REPO/blob|tree/REF/PATH link to the audited repository
+    PIN = "pin"  # a Python version the prose says the code needs ("Python 3.10+")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,18 @@ class Tail:
         name = self.file.strip("/")
         fits = path == name or path.endswith("/" + name)
         return fits and (not self.within or self.within in path)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A citation of SKILL.md's prose, as parsed: what is written, what it names, where."""
+
+    kind: ReferenceKind  # PATH, LINK, REPO_LINK or PIN
+    text: str  # as written
+    target: str  # the path it names (relative to SKILL.md for a LINK), or "python>=3.10" for a PIN
+    line: int
+    fragment: str = ""  # a link's #anchor, without the "#"
+    repo: str = ""  # REPO_LINK: OWNER/NAME@REF as the URL says
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .references import Citation
+
 
 @dataclass(frozen=True, order=True)
 class LineRange:
@@ -193,6 +195,10 @@ class Skill:
     references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
     test_promises: tuple[TestPromise, ...] = ()
     examples: tuple[tuple[str, int], ...] = ()  # Python code blocks (not quotes), with their first line
+    citations: tuple[Citation, ...] = ()  # paths, links and version pins of the prose
+    disk: str | None = None  # the folder on disk, when read from disk (links inside it are checked there)
+    disk_root: str | None = None  # how far up a relative link is followed on disk (a catalog's root)
+    repo_folder: str | None = None  # where the folder lies in the repository, when known (--in-repo, a catalog)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,9 @@ class PromiseKind(TextEnum):
     REFERENCE = "reference"  # an @path in SKILL.md's prose
     TESTS = "tests"  # "N passed" for a pytest file
     SYMBOL = "symbol"  # a name or field a Python example of SKILL.md uses
+    PATH = "path"  # a repository path SKILL.md's prose names
+    LINK = "link"  # a relative Markdown link or image, its #anchor, or a link to the repository on GitHub
+    VERSION = "version"  # a Python version the prose says the code needs
 
 
 class PromiseStatus(TextEnum):

@@ -13,14 +13,16 @@ import bisect
 import functools
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
-from ..model import Card, CardAnchor, CardClaim, LineRange, Quote, Skill, TestPromise
+from ..model import Card, CardAnchor, CardClaim, Citation, LineRange, Quote, ReferenceKind, Skill, TestPromise
 from ..source.file import strip_hash_comment
 from ..textlines import split_lines
+from .citations import parse_citations
 from .repopath import normalize, repo_path_problem
 
 if TYPE_CHECKING:  # markdown-it is imported where a SKILL.md is really parsed: a remembered one needs none of it
@@ -53,7 +55,9 @@ def load_skill(path: Path, shown_as: str | None = None, memo: Memo | None = None
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card_path = path / "card.yaml"
     card = _read_text(card_path) if card_path.is_file() else None
-    return skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
+    skill = skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
+    folder = str(path.resolve())
+    return replace(skill, disk=folder, disk_root=folder)
 
 
 def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) -> Skill:
@@ -71,9 +75,10 @@ def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) 
     if skill_md is None:
         raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
     name = path.rsplit("/", 1)[-1]
-    return skill_from_text(
+    skill = skill_from_text(
         name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml", memo
     )
+    return replace(skill, repo_folder=path)
 
 
 def skill_from_text(
@@ -91,14 +96,17 @@ def skill_from_text(
     def read() -> dict[str, Any]:
         quotes = parse_skill_md(skill_md, where)
         references, tests = parse_promises(skill_md)
+        body = _blank_front_matter(skill_md.replace("\r\n", "\n"), where)
+        citations = parse_citations(_tokens(body), body.split("\n"))
         return {
             "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line] for q in quotes],
             "references": [list(r) for r in references],
             "tests": [[t.path, t.promised, t.line] for t in tests],
             "examples": [list(e) for e in python_examples(skill_md)],
+            "citations": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in citations],
         }
 
-    key = "skill-md|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    key = "skill-md/2|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
     said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,
@@ -108,6 +116,7 @@ def skill_from_text(
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple((code, line) for code, line in said["examples"]),
+        citations=tuple(Citation(ReferenceKind(k), *rest) for k, *rest in said["citations"]),
     )
 
 

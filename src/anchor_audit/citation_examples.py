@@ -1,0 +1,124 @@
+"""Examples the prose's citations own: SKILL.md text, the repository and skill folder it meets, and the verdicts.
+
+tests/test_citation_examples.py builds each repository with git and each skill folder on disk, and checks
+that :func:`anchor_audit.citations.check_citations` says exactly ``expect`` (kind, target, status), in order.
+``NOT_CITATIONS`` are texts that must give no citation at all. Add a line here when you teach it something.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import PromiseKind, PromiseStatus
+
+PATH, LINK, VERSION = PromiseKind.PATH, PromiseKind.LINK, PromiseKind.VERSION
+EXISTS, MISSING, UNVERIFIABLE = PromiseStatus.EXISTS, PromiseStatus.MISSING, PromiseStatus.UNVERIFIABLE
+HOLDS, DIFFERS = PromiseStatus.HOLDS, PromiseStatus.DIFFERS
+
+# A small package with the shapes skills cite: a launcher with per-backend modules, scripts, configs.
+CODE = {
+    "pyproject.toml": '[project]\nname = "acme"\nrequires-python = ">=3.11"\n',
+    "src/acme/launcher/slurm.py": "def submit():\n    pass\n",
+    "src/acme/launcher/local.py": "def run():\n    pass\n",
+    "src/acme/training/config.py": "class TrainConfig:\n    steps: int = 1\n",
+    "scripts/run.py": "print('run')\n",
+    "docs/guide.md": "# Guide\n\n## Usage notes\n\ntext\n",
+    "docs/api/index.mdx": "# API\n",
+}
+
+
+@dataclass(frozen=True)
+class CitationExample:
+    name: str
+    body: str  # SKILL.md below its front matter
+    expect: tuple[tuple[PromiseKind, str, PromiseStatus], ...]
+    skill_files: dict[str, str] = field(default_factory=dict)  # more files in the skill's folder
+
+
+EXAMPLES = [
+    CitationExample(
+        "a path in a code span", "Edit `src/acme/launcher/slurm.py`.\n", ((PATH, "src/acme/launcher/slurm.py", EXISTS),)
+    ),
+    CitationExample(
+        "a deleted path", "See `src/acme/launcher/pbs.py`.\n", ((PATH, "src/acme/launcher/pbs.py", MISSING),)
+    ),
+    CitationExample(
+        "brace expansion, one part gone",
+        "The backends: `src/acme/launcher/{slurm,local,k8s}.py`.\n",
+        (
+            (PATH, "src/acme/launcher/slurm.py", EXISTS),
+            (PATH, "src/acme/launcher/local.py", EXISTS),
+            (PATH, "src/acme/launcher/k8s.py", MISSING),
+        ),
+    ),
+    CitationExample(
+        "a glob that still matches", "All of `src/acme/launcher/*.py`.\n", ((PATH, "src/acme/launcher/*.py", EXISTS),)
+    ),
+    CitationExample(
+        "a glob of a deleted folder",
+        "All of `src/acme/projection/*.py`.\n",
+        ((PATH, "src/acme/projection/*.py", MISSING),),
+    ),
+    CitationExample(
+        "a path written from inside the package", "See `training/config.py`.\n", ((PATH, "training/config.py", EXISTS),)
+    ),
+    CitationExample("a folder", "Recipes live in `src/acme/training/`.\n", ((PATH, "src/acme/training/", EXISTS),)),
+    CitationExample(
+        "a path of another tree", "Install into `opt/tools/bin.sh`.\n", ((PATH, "opt/tools/bin.sh", UNVERIFIABLE),)
+    ),
+    CitationExample(
+        "a path in the skill's own folder",
+        "Run `scripts/helper.sh` from this folder.\n",
+        ((PATH, "scripts/helper.sh", EXISTS),),
+        {"scripts/helper.sh": "echo hi\n"},
+    ),
+    CitationExample(
+        "a script and a config in a command; the output is not a citation",
+        "```bash\npython scripts/run.py --config scripts/big.yaml --output-dir out/run1.json\n```\n",
+        ((PATH, "scripts/run.py", EXISTS), (PATH, "scripts/big.yaml", MISSING)),
+    ),
+    CitationExample(
+        "a link into the skill's folder, and one to a file it no longer ships",
+        "[the guide](references/guide.md) and [the old one](references/old.md)\n",
+        ((LINK, "references/guide.md", EXISTS), (LINK, "references/old.md", MISSING)),
+        {"references/guide.md": "# Guide\n\n## Usage notes\n"},
+    ),
+    CitationExample(
+        "an anchor to a heading of SKILL.md, and to one that is gone",
+        "## Setup steps\n\nSee [setup](#setup-steps) and [install](#install).\n",
+        ((LINK, "#setup-steps", EXISTS), (LINK, "#install", MISSING)),
+    ),
+    CitationExample(
+        "an anchor into another file, by GitHub's slug rules",
+        "[notes](references/guide.md#usage-notes), [gone](references/guide.md#faq)\n",
+        ((LINK, "references/guide.md#usage-notes", EXISTS), (LINK, "references/guide.md#faq", MISSING)),
+        {"references/guide.md": "# Guide\n\n## Usage *notes*\n"},
+    ),
+    CitationExample(
+        "a link above the skill's folder, whose place in the repository is unknown",
+        "[the code](../../src/acme/training/config.py)\n",
+        ((LINK, "../../src/acme/training/config.py", UNVERIFIABLE),),
+    ),
+    CitationExample(
+        "a link to the audited repository on GitHub",
+        "[slurm](https://github.com/acme/code/blob/main/src/acme/launcher/slurm.py) and "
+        "[gone](https://github.com/acme/code/blob/main/src/acme/launcher/pbs.py#L3-L9)\n",
+        ((LINK, "src/acme/launcher/slurm.py", EXISTS), (LINK, "src/acme/launcher/pbs.py", MISSING)),
+    ),
+    CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
+    CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),
+]
+
+NOT_CITATIONS = [
+    "Put it in `path/to/your_config.yaml`.\n",
+    "Create `results/summary.md` with the numbers.\n",
+    "See https://example.com/docs/page.md for more.\n",
+    "Use TP/DP and/or the input/output ratio.\n",
+    "[a site](https://example.com/a/b.py)\n",
+    "Version `1.2/3.4` and the ratio `tp/dp`.\n",
+    "A module `acme.training.config` and a file `config.py`.\n",
+    "```1:2:src/acme/launcher/slurm.py\npython scripts/gone.py\n```\n",
+    "```python\nopen('data/input.csv')\n```\n",
+    "Write the log to `logs/train.log`.\n",
+    "```bash\nmkdir -p runs/today/\ncp scripts/run.py runs/today/run.py\n```\n",
+]

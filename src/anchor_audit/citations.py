@@ -1,0 +1,241 @@
+"""The prose's citations judged at the ref: does each path, link and version pin still hold?
+
+A path is looked up in the skill's own folder, then in the repository (as
+written, then as the tail of a longer path: ``training/config.py`` may be
+written from inside a package). It is ``missing`` only where the tree could
+have it: its first folder is there, or it names no folder at all; a path
+whose first folder is nowhere in the repository may be another tree's, and
+is ``unverifiable``. A missing path names the files with its name elsewhere.
+
+A relative link is resolved from SKILL.md: on disk, never above the skill's
+folder (a catalog's copy: never above the catalog), and in the repository
+from where the folder lies there. A link that resolves upstream but not in
+the catalog's copy is broken by the catalog's layout. An ``#anchor`` is
+checked against the target's headings, with GitHub's slug rules.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from pathlib import Path
+from typing import Callable
+
+from .errors import NotCarried, UnreadableFile
+from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from .source import SourceTree
+
+Listing = Callable[[], list[str]]
+MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
+
+
+def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[PromiseResult]:
+    """A result for every citation of ``skill``'s prose (``listing``: every file of the tree, listed once)."""
+    shown = f"{skill.path.rstrip('/')}/SKILL.md"
+    out: list[PromiseResult] = []
+    for c in skill.citations:
+        try:
+            status, target, detail = _judge(c, skill, tree, listing)
+        except NotCarried as exc:
+            status, target, detail = PromiseStatus.UNVERIFIABLE, c.target, str(exc)
+        except UnreadableFile as exc:
+            status, target, detail = PromiseStatus.EXISTS, c.target, str(exc)  # there, if not readable
+        except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's
+            status, target, detail = PromiseStatus.ERROR, c.target, f"internal error: {type(exc).__name__}: {exc}"
+        out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
+    return out
+
+
+_KINDS = {
+    ReferenceKind.PATH: PromiseKind.PATH,
+    ReferenceKind.LINK: PromiseKind.LINK,
+    ReferenceKind.REPO_LINK: PromiseKind.LINK,
+    ReferenceKind.PIN: PromiseKind.VERSION,
+}
+Judged = tuple[PromiseStatus, str, str]
+
+
+def _judge(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
+    if c.kind is ReferenceKind.PIN:
+        return _pin(c, tree)
+    if c.kind is ReferenceKind.REPO_LINK:
+        return _repo_link(c, tree)
+    if c.kind is ReferenceKind.LINK:
+        return _link(c, skill, tree)
+    return _path(c.target, skill, tree, listing)
+
+
+def _path(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
+    if _on_disk(skill, path, skill.disk) or (skill.repo_folder and _in_tree(tree, f"{skill.repo_folder}/{path}")):
+        return PromiseStatus.EXISTS, path, "in the skill's own folder"
+    if "*" in path:
+        found = [p for p in listing() if fnmatch.fnmatchcase(p, path) or fnmatch.fnmatchcase(p, f"*/{path}")]
+        if found:
+            return PromiseStatus.EXISTS, path, f"{len(found)} files match, e.g. {found[0]}"
+    elif _in_tree(tree, path):
+        return PromiseStatus.EXISTS, path, ""
+    else:
+        tail = "/" + path.strip("/")
+        longer = [p for p in listing() if p.endswith(tail) or (path.endswith("/") and f"{tail}/" in f"/{p}")]
+        if longer:
+            return PromiseStatus.EXISTS, path, f"as {min(longer, key=len)}"
+    first = path.split("/", 1)[0]
+    if "*" not in first and not _in_tree(tree, first):
+        return PromiseStatus.UNVERIFIABLE, path, f"no {first}/ in this repository: a path of another tree?"
+    candidates = _candidates(path, listing)
+    parent = path.rstrip("/").rsplit("/", 1)[0]
+    if candidates is None and "*" not in parent and not _in_tree(tree, parent):
+        # Neither its folder nor its name is anywhere here: more likely another tree's path (a skill about
+        # another repository, a run's output) than a file this one lost. Said, never called missing.
+        why = f"neither {parent}/ nor a file of its name is in this repository: a path of another tree?"
+        return PromiseStatus.UNVERIFIABLE, path, why
+    return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
+
+
+def _candidates(path: str, listing: Listing) -> str | None:
+    """Where files of the path's name are (None: nowhere)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if "*" in name:
+        return "nothing here matches it"
+    folder, stem = path.rstrip("/").rpartition("/")[0], name.rsplit(".", 1)[0]
+    beside = (p for p in listing() if p.rpartition("/")[0] == folder)
+    renamed = sorted(p for p in beside if p.rpartition("/")[2].startswith(f"{stem}."))
+    if renamed:  # index.md that became index.mdx, an .rst that became .md
+        return f"not at the ref; {', '.join(renamed[:MAX_CANDIDATES])} is there, in the same folder"
+    same = sorted(p for p in listing() if p.rsplit("/", 1)[-1] == name or f"/{name}/" in f"/{p}")
+    if not same:
+        return None
+    shown = ", ".join(same[:MAX_CANDIDATES]) + (f" (+{len(same) - MAX_CANDIDATES} more)" if len(same) > 3 else "")
+    return f"not at the ref; a file of that name is at {shown}"
+
+
+def _link(c: Citation, skill: Skill, tree: SourceTree) -> Judged:
+    if not c.target:  # "#section": a heading of SKILL.md itself
+        text = _read_disk(skill, "SKILL.md") if skill.disk else _read_tree(tree, skill.repo_folder, "SKILL.md")
+        return _anchor(c, "SKILL.md", text)
+    on_disk = _on_disk(skill, c.target, skill.disk_root)
+    upstream = posixpath.normpath(f"{skill.repo_folder}/{c.target}") if skill.repo_folder else None
+    if upstream is not None and (upstream.startswith("../") or upstream == ".."):
+        upstream = None  # above the repository's root
+    in_repo = upstream is not None and _in_tree(tree, upstream)
+    if on_disk:
+        return _anchor(c, c.target, _read_disk(skill, c.target) if c.fragment else None)
+    if in_repo and skill.disk is not None and upstream is not None:
+        if upstream.startswith(f"{skill.repo_folder}/"):
+            why = f"the repository has it ({upstream}), but this copy does not ship it"
+        else:
+            why = f"resolves in the repository ({upstream}) but not in this copy: broken by the catalog's layout"
+        return PromiseStatus.MISSING, c.target, why
+    if in_repo and upstream is not None:
+        return _anchor(c, upstream, _read_tree(tree, None, upstream) if c.fragment else None)
+    if skill.disk is not None and skill.repo_folder is None and _leaves(c.target):
+        why = "leaves the skill's folder, and where the folder lies in the repository is not known (--in-repo)"
+        return PromiseStatus.UNVERIFIABLE, c.target, why
+    return PromiseStatus.MISSING, c.target, "the link's target is not there"
+
+
+def _repo_link(c: Citation, tree: SourceTree) -> Judged:
+    owner_name, _, ref = c.repo.partition("@")
+    if owner_name.lower() not in tree.info.repo.lower().removesuffix(".git"):
+        return PromiseStatus.EXISTS, c.target, f"a link to {owner_name}, not the audited repository: not checked"
+    path = c.target.removesuffix("/")
+    if not _in_tree(tree, path):
+        return PromiseStatus.MISSING, path, f"the link names {ref}; at the audited ref {tree.info.ref} it is not there"
+    return PromiseStatus.EXISTS, path, "" if ref == tree.info.ref else f"checked at {tree.info.ref}, not {ref}"
+
+
+def _anchor(c: Citation, shown: str, text: str | None) -> Judged:
+    fragment = c.fragment
+    if not fragment or text is None or re.fullmatch(r"L\d+(?:-L\d+)?", fragment):
+        return PromiseStatus.EXISTS, c.target or f"#{fragment}", ""
+    if fragment.lower() in heading_slugs(text):
+        return PromiseStatus.EXISTS, f"{c.target}#{fragment}", ""
+    return PromiseStatus.MISSING, f"{c.target}#{fragment}", f"{shown} has no heading #{fragment}"
+
+
+def heading_slugs(markdown: str) -> set[str]:
+    """The anchors GitHub makes for a Markdown file's headings (and its explicit ``id=``/``name=`` anchors)."""
+    slugs: set[str] = set()
+    seen: dict[str, int] = {}
+    fence = ""
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else fence or stripped[:3]
+            continue
+        heading = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading and not fence:
+            words = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1)).strip().lower()
+            slug = re.sub(r"[^\w\- ]", "", words).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            slugs.add(slug if count == 0 else f"{slug}-{count}")
+        slugs.update(m.lower() for m in re.findall(r"""(?:id|name)=["']([^"']+)["']""", line))
+    return slugs
+
+
+def _pin(c: Citation, tree: SourceTree) -> Judged:
+    claimed = _version(c.target.removeprefix("python>="))
+    source = tree.read("pyproject.toml")
+    requires = re.search(r"""^requires-python\s*=\s*["']([^"']+)["']""", source.text, re.M) if source else None
+    if requires is None:
+        return PromiseStatus.UNVERIFIABLE, c.target, "the repository's pyproject.toml states no requires-python"
+    floors = [_version(v) for v in re.findall(r">=?\s*(\d+\.\d+)", requires.group(1))]
+    if not floors:
+        return PromiseStatus.UNVERIFIABLE, c.target, f"requires-python is {requires.group(1)!r}: no lower bound"
+    if max(floors) > claimed:
+        floor = ".".join(map(str, max(floors)))
+        why = f"the repository requires Python {requires.group(1)}; the skill says {c.text}, so {floor} is the floor"
+        return PromiseStatus.DIFFERS, c.target, why
+    return PromiseStatus.HOLDS, c.target, f"requires-python is {requires.group(1)}"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:2])
+
+
+def _leaves(target: str) -> bool:
+    return posixpath.normpath(target).startswith("..")
+
+
+def _in_tree(tree: SourceTree, path: str) -> bool:
+    path = path.strip("/")
+    return bool(path) and (tree.blob_id(path) is not None or tree.is_folder(path))
+
+
+def _on_disk(skill: Skill, target: str, root: str | None) -> bool:
+    """Whether ``target`` (relative to the skill's folder) is on disk, never looking above ``root``."""
+    if skill.disk is None or root is None:
+        return False
+    here = _inside(skill.disk, target, root)
+    return here is not None and here.exists()
+
+
+def _inside(folder: str, target: str, root: str) -> Path | None:
+    """``folder/target`` when it (and what a link there points at) stays under ``root``; else None."""
+    here = Path(os.path.normpath(os.path.join(folder, target)))
+    real_root = os.path.realpath(root)
+    if not here.is_relative_to(root) or not Path(os.path.realpath(here)).is_relative_to(real_root):
+        return None
+    return here
+
+
+def _read_disk(skill: Skill, target: str) -> str | None:
+    """A Markdown file a link names, to read its headings: under the skill's root only, 2 MiB at most."""
+    if skill.disk is None or skill.disk_root is None:
+        return None
+    path = _inside(skill.disk, target, skill.disk_root)
+    try:
+        if path is None or not path.is_file() or path.stat().st_size > 2 * 1024 * 1024:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _read_tree(tree: SourceTree, folder: str | None, target: str) -> str | None:
+    source = tree.read(f"{folder}/{target}" if folder else target)
+    return source.text if source is not None else None
+

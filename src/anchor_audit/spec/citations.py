@@ -1,0 +1,142 @@
+"""The citations of SKILL.md's prose that are not quotes: repository paths, links, Python version pins.
+
+Read from markdown-it's tokens, so code spans, links and fences are what
+CommonMark says they are. What is *not* a citation matters as much as what
+is (a false "missing" costs more than a miss): URLs to other sites,
+placeholders (``path/to/x``, ``<dir>``, ``my_op.py``), paths a line tells the
+agent to create or a command writes, version numbers and dates, and anything
+without a ``/`` (a bare ``config.py`` names no place).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+from ..model import Citation, ReferenceKind
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+MAX_CITATIONS = 2_000  # per SKILL.md: past it, the rest are not read (a generated file, not prose)
+
+# a relative path of at least two parts, ending in a file with an extension or in a folder's "/"
+_PATH = re.compile(r"(?:\./)?[A-Za-z0-9_@+-][\w.@+-]*(?:/[\w.@+{},*-]+)+/?")
+_PROSE_PATH = re.compile(r"(?<![\w/:.@-])[A-Za-z0-9_][\w.-]*(?:/[\w.{},*-]+)+/?")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_PLACEHOLDER = re.compile(
+    r"path/to|<|>|\$|~|\.\.\.|…|\bN\b|\bv?X\.Y\b|(?:^|[/_.-])(?:your|my|some|foo|bar|baz|xxx)(?:[/_.-]|$)", re.I
+)
+# a line telling the agent to make the file, or a command writing it: not a promise that it exists
+_MAKES = re.compile(
+    r"\b(?:create[sd]?|creating|mkdir|touch|save[sd]?|saving|writes?|written|generate[sd]?|outputs?|produce[sd]?)\b",
+    re.I,
+)
+# a command that makes, moves or fetches files: what it names need not exist yet
+_WRITES = re.compile(r"(?:^|[;&|(]\s*)(?:sudo\s+)?(?:mkdir|touch|cp|mv|ln|rm|rsync|wget|curl|git\s+clone|tar)\b")
+_OUTPUT_FLAG = re.compile(r"^(?:-o|>>?|tee|--?[\w-]*(?:out|output|save|log|result|dest|dump)[\w-]*)$")
+_SHELL = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "text"}
+_PIN = re.compile(
+    r"\bPython\s*(?:(?:>=|≥)\s*(?P<at_least>3\.\d{1,2})\b"
+    r"|(?P<plus>3\.\d{1,2})\s*(?:\+|or (?:later|newer|higher|above)))",
+    re.I,
+)
+_GITHUB = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/(?:blob|tree)/([^/]+)/([^#?]+)(?:#(.*))?$")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Citation, ...]:
+    """Every path, link and version pin of SKILL.md (its tokens and its lines), in file order."""
+    out: list[Citation] = []
+    for token in tokens:
+        if len(out) >= MAX_CITATIONS:
+            break
+        if token.type == "inline" and token.map:
+            out += _inline(token, lines)
+        elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in _SHELL:
+            if not re.match(r"^-?\d+:-?\d+:", token.info.strip()):  # a quote's fence is not a command
+                out += _commands(token.content, token.map[0] + 2)
+    return tuple(out[:MAX_CITATIONS])
+
+
+def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
+    assert token.map is not None
+    first, last = token.map
+
+    def line_of(text: str) -> int:
+        for number in range(first, last):
+            if text in lines[number]:
+                return number + 1
+        return first + 1
+
+    for child in token.children or ():
+        if child.type == "code_inline":
+            line = line_of(child.content)
+            if not _MAKES.search(lines[line - 1]):
+                yield from _paths(child.content.strip(), line, whole=True)
+        elif child.type in ("link_open", "image"):
+            target = str(child.attrs.get("href" if child.type == "link_open" else "src") or "")
+            if target:
+                yield from _link(target, line_of(target))
+        elif child.type == "text":
+            line = line_of(child.content[:40]) if child.content else first + 1
+            if "://" not in child.content and not _MAKES.search(lines[line - 1]):
+                for word in _PROSE_PATH.finditer(child.content):  # a path in prose, with no code span around it
+                    yield from _paths(word.group(0).rstrip("."), line, whole=False)
+            for match in _PIN.finditer(child.content):
+                version = match.group("at_least") or match.group("plus")
+                yield Citation(ReferenceKind.PIN, match.group(0), f"python>={version}", line)
+
+
+def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:
+    """A code span (``whole``: all of it must be a path) or a command's word, as repository paths."""
+    candidate = text.strip("'\"`,;:()").removeprefix("@")  # @path: the reference convention, a path all the same
+    match = _PATH.fullmatch(candidate)
+    if match is None or (whole and candidate != text.strip()):
+        return
+    if "://" in candidate or _PLACEHOLDER.search(candidate) or not re.search(r"[A-Za-z]", candidate):
+        return
+    if not candidate.endswith("/") and not _EXTENSION.search(candidate):
+        return  # `a/b` may be a module, a branch, a ratio: no place
+    for path in _expand(candidate.removeprefix("./")):
+        yield Citation(ReferenceKind.PATH, text, path, line)
+
+
+def _expand(path: str) -> list[str]:
+    """Brace expansion, as a shell does it: ``a/{b,c}.py`` is ``a/b.py`` and ``a/c.py``."""
+    found = _BRACES.search(path)
+    if found is None:
+        return [path]
+    head, tail = path[: found.start()], path[found.end() :]
+    return [p for part in found.group(1).split(",") for p in _expand(head + part.strip() + tail)][:64]
+
+
+def _commands(code: str, first_line: int) -> Iterator[Citation]:
+    """The scripts and files a shell block's commands name (``python scripts/x.py --config c.yaml``)."""
+    for offset, raw in enumerate(code.split("\n")):
+        line = raw.strip()
+        if not line or line.startswith("#") or _WRITES.search(line):
+            continue
+        words = line.split()
+        for i, word in enumerate(words):
+            if i and _OUTPUT_FLAG.match(words[i - 1]):
+                continue
+            value = word.split("=", 1)[1] if word.startswith("--") and "=" in word else word
+            if _OUTPUT_FLAG.match(word.split("=", 1)[0]):
+                continue
+            yield from _paths(value, first_line + offset, whole=False)
+
+
+def _link(target: str, line: int) -> Iterator[Citation]:
+    """A link or image: relative (resolved from SKILL.md), an own-repository GitHub URL, or nothing."""
+    github = _GITHUB.match(target)
+    if github is not None:
+        owner, name, ref, path, fragment = github.groups()
+        yield Citation(ReferenceKind.REPO_LINK, target, path.rstrip("/"), line, fragment or "", f"{owner}/{name}@{ref}")
+        return
+    if re.match(r"^[A-Za-z][\w+.-]*:", target) or target.startswith("//"):
+        return  # another site, mailto:, data:
+    path, _, fragment = target.partition("#")
+    if _PLACEHOLDER.search(path):
+        return
+    yield Citation(ReferenceKind.LINK, target, path.split("?", 1)[0], line, fragment)

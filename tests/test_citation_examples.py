@@ -1,0 +1,92 @@
+"""Run every example the prose's citations own (anchor_audit/citation_examples.py), against real git trees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.citation_examples import CODE, EXAMPLES, NOT_CITATIONS, CitationExample
+from anchor_audit.citations import check_citations, heading_slugs
+from anchor_audit.source.git import open_git
+from anchor_audit.spec.skill import load_skill
+
+from .hostile.conftest import make_code_repo, make_skill
+
+
+@pytest.fixture(scope="module")
+def code(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("citations") / "acme" / "code"  # the repository GitHub links name
+    make_code_repo(root, CODE)
+    return open_git(str(root), "v1")
+
+
+def _skill(tmp_path: Path, body: str, files: dict[str, str]):
+    folder = make_skill(tmp_path / "skill", body)
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return load_skill(folder)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
+def test_citation_example(example: CitationExample, code, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, example.body, example.skill_files)
+    got = check_citations(skill, code, lambda: code.files_under(""))
+    assert [(r.kind, r.path, r.status) for r in got] == list(example.expect), [r.detail for r in got]
+    assert all(r.line > 4 for r in got)  # on the skill's own lines, below the front matter
+
+
+@pytest.mark.parametrize("body", NOT_CITATIONS)
+def test_not_a_citation(body: str, tmp_path: Path) -> None:
+    assert _skill(tmp_path, body, {}).citations == ()
+
+
+def test_a_missing_path_names_the_files_of_its_name(code, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "See `src/acme/config.py`.\n", {})
+    (result,) = check_citations(skill, code, lambda: code.files_under(""))
+    assert result.detail == "not at the ref; a file of that name is at src/acme/training/config.py"
+
+
+def test_a_docs_page_that_changed_its_extension_is_named(code, tmp_path: Path) -> None:
+    skill = _skill(tmp_path, "See `docs/api/index.md`.\n", {})
+    (result,) = check_citations(skill, code, lambda: code.files_under(""))
+    assert (result.status, result.detail) == (
+        "missing",
+        "not at the ref; docs/api/index.mdx is there, in the same folder",
+    )
+
+
+def test_a_link_to_a_file_of_the_skill_the_copy_does_not_ship(code, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    skill = _skill(tmp_path, "[usage](../guide.md)\n", {})  # upstream, the skill is docs/x: docs/guide.md is there
+    copy = replace(skill, disk_root=str(tmp_path), repo_folder="docs/x")
+    (result,) = check_citations(copy, code, lambda: code.files_under(""))
+    assert (
+        result.detail
+        == "resolves in the repository (docs/guide.md) but not in this copy: broken by the catalog's layout"
+    )
+    inner = _skill(tmp_path / "inner", "[usage](api/index.mdx)\n", {})
+    (shipped,) = check_citations(
+        replace(inner, disk_root=str(tmp_path), repo_folder="docs"), code, lambda: code.files_under("")
+    )
+    assert shipped.detail == "the repository has it (docs/api/index.mdx), but this copy does not ship it"
+
+
+def test_a_link_that_resolves_upstream_but_not_in_the_catalogs_copy(code, tmp_path: Path) -> None:
+    """The catalog flattens skills/libs/x to skills/x: ../../guide.md resolved upstream, not in the copy."""
+    from dataclasses import replace
+
+    skill = _skill(tmp_path, "[guide](../../guide.md)\n", {})
+    copy = replace(skill, disk_root=str(tmp_path), repo_folder="docs/libs/x")
+    (result,) = check_citations(copy, code, lambda: code.files_under(""))
+    assert (result.status, result.detail) == (
+        "missing",
+        "resolves in the repository (docs/guide.md) but not in this copy: broken by the catalog's layout",
+    )
+
+
+def test_github_slugs() -> None:
+    text = '# A Title\n## Usage *notes*\n## Usage notes\n```\n# not a heading\n```\n<a name="Custom"></a>\n## C++ & `code`\n'
+    assert heading_slugs(text) == {"a-title", "usage-notes", "usage-notes-1", "custom", "c--code"}

@@ -90,3 +90,21 @@ def test_a_link_that_resolves_upstream_but_not_in_the_catalogs_copy(code, tmp_pa
 def test_github_slugs() -> None:
     text = '# A Title\n## Usage *notes*\n## Usage notes\n```\n# not a heading\n```\n<a name="Custom"></a>\n## C++ & `code`\n'
     assert heading_slugs(text) == {"a-title", "usage-notes", "usage-notes-1", "custom", "c--code"}
+
+
+def test_citations_survive_the_result_cache(tmp_path: Path) -> None:
+    """Kills: a field of Citation left out of what the cache keeps (a remembered SKILL.md lost its flags)."""
+    import json
+
+    store: dict[str, str] = {}
+
+    def memo(key, compute):  # type: ignore[no-untyped-def]
+        if key not in store:
+            store[key] = json.dumps(compute())
+        return json.loads(store[key])
+
+    body = "".join(e.body for e in EXAMPLES)
+    folder = make_skill(tmp_path / "skill", body)
+    fresh, first, remembered = load_skill(folder), load_skill(folder, memo=memo), load_skill(folder, memo=memo)
+    assert fresh.citations == first.citations == remembered.citations and len(store) == 1
+    assert any(c.flags for c in remembered.citations)

@@ -23,6 +23,7 @@ LAYERS = [
     {"compare", "inputs", "catalog", "draft"},
     {"audit"},
     {"promises", "cardlinks", "citations", "citation_examples"},
+    {"commandcheck"},
     {"symbols", "resultcache", "reads"},
     {"spec", "match"},
     {"parse"},

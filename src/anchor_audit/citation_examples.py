@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from .model import PromiseKind, PromiseStatus
 
-PATH, LINK, VERSION = PromiseKind.PATH, PromiseKind.LINK, PromiseKind.VERSION
+PATH, LINK, VERSION, COMMAND = PromiseKind.PATH, PromiseKind.LINK, PromiseKind.VERSION, PromiseKind.COMMAND
 EXISTS, MISSING, UNVERIFIABLE = PromiseStatus.EXISTS, PromiseStatus.MISSING, PromiseStatus.UNVERIFIABLE
+EXTERNAL = PromiseStatus.EXTERNAL
 HOLDS, DIFFERS = PromiseStatus.HOLDS, PromiseStatus.DIFFERS
 
 # A small package with the shapes skills cite: a launcher with per-backend modules, scripts, configs.
@@ -24,7 +25,19 @@ CODE = {
     "scripts/run.py": "print('run')\n",
     "docs/guide.md": "# Guide\n\n## Usage notes\n\ntext\n",
     "docs/api/index.mdx": "# API\n",
+    "src/acme/cli/train.py": (
+        "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--steps', type=int)\n    p.add_argument('--config-file', '-c')\n    p.parse_args()\n"
+    ),
+    "src/acme/cli/__init__.py": "",
+    "src/acme/__init__.py": "",
+    "scripts/launch.py": "from launch_args import parse\n\nparse()\n",
+    "scripts/launch_args.py": (
+        "import argparse\n\ndef parse():\n    p = argparse.ArgumentParser()\n    p.add_argument('--steps')\n"
+    ),
 }
+CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\n'
+
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,11 @@ EXAMPLES = [
     CitationExample(
         "a script and a config in a command; the output is not a citation",
         "```bash\npython scripts/run.py --config scripts/big.yaml --output-dir out/run1.json\n```\n",
-        ((PATH, "scripts/run.py", EXISTS), (PATH, "scripts/big.yaml", MISSING)),
+        (
+            (COMMAND, "scripts/run.py --config, --output-dir", UNVERIFIABLE),  # run.py parses no flags itself
+            (PATH, "scripts/run.py", EXISTS),
+            (PATH, "scripts/big.yaml", MISSING),
+        ),
     ),
     CitationExample(
         "a link into the skill's folder, and one to a file it no longer ships",
@@ -104,6 +121,45 @@ EXAMPLES = [
         "[slurm](https://github.com/acme/code/blob/main/src/acme/launcher/slurm.py) and "
         "[gone](https://github.com/acme/code/blob/main/src/acme/launcher/pbs.py#L3-L9)\n",
         ((LINK, "src/acme/launcher/slurm.py", EXISTS), (LINK, "src/acme/launcher/pbs.py", MISSING)),
+    ),
+    CitationExample(
+        "a module run with python -m: its flags as its argparse parser defines them",
+        "```bash\npython -m acme.cli.train --steps 3 --config-file c.yaml --stepz 4\n```\n",
+        (
+            (COMMAND, "python -m acme.cli.train", EXISTS),
+            (COMMAND, "python -m acme.cli.train --steps", EXISTS),
+            (COMMAND, "python -m acme.cli.train --config-file", EXISTS),
+            (COMMAND, "python -m acme.cli.train --stepz", MISSING),
+        ),
+    ),
+    CitationExample(
+        "a module that is gone, one that is not this repository's, and one a launcher runs",
+        "```bash\ntorchrun --nproc-per-node 8 -m acme.cli.app\npython -m torch.utils.collect_env\n"
+        "python -m torch.distributed.run --nproc_per_node=2 \\\n    -m acme.cli.train \\\n    --steps 1\n```\n",
+        (
+            (COMMAND, "python -m acme.cli.app", MISSING),
+            (COMMAND, "python -m torch.utils.collect_env", EXTERNAL),
+            (COMMAND, "python -m acme.cli.train", EXISTS),  # what the launcher runs, not the launcher
+            (COMMAND, "python -m acme.cli.train --steps", EXISTS),
+        ),
+    ),
+    CitationExample(
+        "a console script [project.scripts] declares, a flag it abbreviates, and a program that is not its",
+        "```bash\nacme-train --config c.yaml --model.depth 4\nother-tool --x 1\n```\n",
+        (
+            (COMMAND, "acme-train", EXISTS),
+            (COMMAND, "acme-train --config", EXISTS),
+            (COMMAND, "acme-train --model.depth", UNVERIFIABLE),  # an override for the config
+        ),
+    ),
+    CitationExample(
+        "a script whose parser is in a module it imports",
+        "```bash\npython scripts/launch.py --steps 2 --nodes 1\n```\n",
+        (
+            (COMMAND, "scripts/launch.py --steps", EXISTS),
+            (COMMAND, "scripts/launch.py --nodes", MISSING),
+            (PATH, "scripts/launch.py", EXISTS),
+        ),
     ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
     CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),

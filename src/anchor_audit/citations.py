@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from .commandcheck import check_command
 from .errors import NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .source import SourceTree
@@ -36,6 +37,9 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     for c in skill.citations:
+        if c.kind is ReferenceKind.COMMAND:
+            out += _guarded_command(c, tree, listing, shown)
+            continue
         try:
             status, target, detail = _judge(c, skill, tree, listing)
         except NotCarried as exc:
@@ -46,6 +50,16 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status, target, detail = PromiseStatus.ERROR, c.target, f"internal error: {type(exc).__name__}: {exc}"
         out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
     return out
+
+
+def _guarded_command(c: Citation, tree: SourceTree, listing: Listing, shown: str) -> list[PromiseResult]:
+    try:
+        return check_command(c, tree, listing, shown)
+    except NotCarried as exc:
+        return [PromiseResult(PromiseKind.COMMAND, c.target, PromiseStatus.UNVERIFIABLE, shown, c.line, str(exc))]
+    except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's
+        why = f"internal error: {type(exc).__name__}: {exc}"
+        return [PromiseResult(PromiseKind.COMMAND, c.target, PromiseStatus.ERROR, shown, c.line, why)]
 
 
 _KINDS = {

@@ -79,6 +79,7 @@ RULES: dict[str, Rule] = {
         Rule("AA406", "path-missing", "error", "A repository path SKILL.md's prose names is not at the audited ref."),
         Rule("AA407", "link-broken", "error", "A link of SKILL.md (or its #anchor) does not resolve."),
         Rule("AA408", "version-differs", "warning", "A Python version the skill states is not what the code requires."),
+        Rule("AA409", "command-missing", "error", "A module, script or flag a command of the skill runs is not here."),
     )
 }  # fmt: skip
 
@@ -100,6 +101,7 @@ _PROMISE_RULE = {
     (PromiseKind.PATH, PromiseStatus.MISSING): "AA406",
     (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",
     (PromiseKind.VERSION, PromiseStatus.DIFFERS): "AA408",
+    (PromiseKind.COMMAND, PromiseStatus.MISSING): "AA409",
 }
 
 

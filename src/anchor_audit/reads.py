@@ -87,6 +87,12 @@ def _cited(c: Citation, skill: Skill) -> Reference:
         folder = skill.repo_folder
         target = posixpath.normpath(f"{folder}/{c.target}") if folder and c.target else None
         return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({target} if target else ()))
+    if c.kind is K.COMMAND:  # its module (wherever the package's root is), its script, or the declared programs
+        kind, _, name = c.target.partition(":")
+        if kind == "module":
+            module = name.replace(".", "/")
+            return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
+        return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml", name}))
     path = c.target.strip("/")
     tail = Tail(path) if "*" not in path and c.kind is K.PATH else None
     return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)

@@ -26,6 +26,7 @@ class ReferenceKind(TextEnum):
     LINK = "link"  # a relative Markdown link or image (and its #anchor)
     REPO_LINK = "repo link"  # a github.com/OWNER/REPO/blob|tree/REF/PATH link to the audited repository
     PIN = "pin"  # a Python version the prose says the code needs ("Python 3.10+")
+    COMMAND = "command"  # a command a shell block runs: python -m MOD, python SCRIPT, a console script; its flags
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,14 @@ class Tail:
 class Citation:
     """A citation of SKILL.md's prose, as parsed: what is written, what it names, where."""
 
-    kind: ReferenceKind  # PATH, LINK, REPO_LINK or PIN
+    kind: ReferenceKind  # PATH, LINK, REPO_LINK, PIN or COMMAND
     text: str  # as written
-    target: str  # the path it names (relative to SKILL.md for a LINK), or "python>=3.10" for a PIN
+    target: str  # the path it names (relative to SKILL.md for a LINK), "python>=3.10" for a PIN; for a
+    # COMMAND "module:PKG.MOD", "script:PATH" or "program:NAME" (a console script, if the repository declares it)
     line: int
     fragment: str = ""  # a link's #anchor, without the "#"
     repo: str = ""  # REPO_LINK: OWNER/NAME@REF as the URL says
+    flags: tuple[str, ...] = ()  # COMMAND: the --flags it passes, as written
 
 
 @dataclass(frozen=True)

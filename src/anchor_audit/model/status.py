@@ -101,6 +101,7 @@ class PromiseKind(TextEnum):
     PATH = "path"  # a repository path SKILL.md's prose names
     LINK = "link"  # a relative Markdown link or image, its #anchor, or a link to the repository on GitHub
     VERSION = "version"  # a Python version the prose says the code needs
+    COMMAND = "command"  # a command a shell block runs, or one of its flags
 
 
 class PromiseStatus(TextEnum):
@@ -110,10 +111,11 @@ class PromiseStatus(TextEnum):
     DIFFERS = "differs"  # tests: another count
     UNVERIFIABLE = "unverifiable"
     ERROR = "error"
+    EXTERNAL = "external"  # not this repository's: the standard library, a third-party package or tool
 
     @property
     def ok(self) -> bool:
-        return self in (PromiseStatus.EXISTS, PromiseStatus.HOLDS)
+        return self in (PromiseStatus.EXISTS, PromiseStatus.HOLDS, PromiseStatus.EXTERNAL)
 
 
 class EvidenceKind(TextEnum):

@@ -113,11 +113,13 @@ def _expand(path: str) -> list[str]:
 
 def _commands(code: str, first_line: int) -> Iterator[Citation]:
     """The scripts and files a shell block's commands name (``python scripts/x.py --config c.yaml``)."""
-    for offset, raw in enumerate(code.split("\n")):
-        line = raw.strip()
+    for offset, line in _logical_lines(code):
         if not line or line.startswith("#") or _WRITES.search(line):
             continue
         words = line.split()
+        command = _command(words, line, first_line + offset)
+        if command is not None:
+            yield command
         for i, word in enumerate(words):
             if i and _OUTPUT_FLAG.match(words[i - 1]):
                 continue
@@ -125,6 +127,64 @@ def _commands(code: str, first_line: int) -> Iterator[Citation]:
             if _OUTPUT_FLAG.match(word.split("=", 1)[0]):
                 continue
             yield from _paths(value, first_line + offset, whole=False)
+
+
+_PYTHON = re.compile(r"^(?:python|python3(?:\.\d+)?)$")
+_LAUNCHERS = {"torchrun", "accelerate", "deepspeed"}  # run a module or a script given after their own flags
+_LAUNCHER_MODULES = {"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch"}
+_NOT_PROGRAMS = {
+    "cd", "export", "source", "echo", "cat", "ls", "pip", "pip3", "uv", "conda", "git", "docker", "srun", "sbatch",
+    "bash", "sh", "make", "sudo", "env", "nvidia-smi", "pytest", "ruff", "apt", "apt-get", "set", "unset", "which",
+    "head", "tail", "grep", "awk", "sed", "python", "python3", "for", "do", "done", "if", "then", "fi", "while",
+}  # fmt: skip
+
+
+def _command(words: list[str], text: str, line: int) -> Citation | None:
+    """``python -m MOD ...``, ``python SCRIPT.py ...``, ``torchrun ... -m MOD``, or a program the repository may
+    declare as a console script (``acme train --steps 3``), with the flags it passes."""
+    while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):  # VAR=value before the command
+        words = words[1:]
+    if words[:2] == ["uv", "run"]:
+        words = words[2:]
+    if not words:
+        return None
+    head, rest = words[0], words[1:]
+    if _PYTHON.match(head) or head in _LAUNCHERS:
+        for i, word in enumerate(rest):
+            if word == "-m" and i + 1 < len(rest) and rest[i + 1] in _LAUNCHER_MODULES:
+                return _command(["torchrun", *rest[i + 2 :]], text, line)  # the launcher runs what follows
+            if word == "-m" and i + 1 < len(rest):
+                return _cited(text, f"module:{rest[i + 1]}", rest[i + 2 :], line)
+            if word.endswith(".py") and not word.startswith("-"):
+                return _cited(text, f"script:{word.removeprefix('./')}", rest[i + 1 :], line)
+        return None
+    if head in _NOT_PROGRAMS or not re.fullmatch(r"[a-z][\w-]*", head):
+        return None
+    return _cited(text, f"program:{head}", rest, line)
+
+
+def _cited(text: str, target: str, args: list[str], line: int) -> Citation | None:
+    if _PLACEHOLDER.search(target.partition(":")[2]):
+        return None
+    flags = tuple(dict.fromkeys(a.split("=", 1)[0] for a in args if re.match(r"^--[A-Za-z][\w-]*", a)))
+    return Citation(ReferenceKind.COMMAND, text, target, line, flags=flags)
+
+
+def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
+    """(offset of its first line, the command) for each command of a shell block, ``\\`` continuations joined."""
+    pending: list[str] = []
+    start = 0
+    for offset, raw in enumerate(code.split("\n")):
+        if not pending:
+            start = offset
+        text = raw.strip()
+        if text.endswith("\\"):
+            pending.append(text[:-1])
+            continue
+        yield start, " ".join([*pending, text]).strip()
+        pending = []
+    if pending:
+        yield start, " ".join(pending).strip()
 
 
 def _link(target: str, line: int) -> Iterator[Citation]:

@@ -103,10 +103,12 @@ def skill_from_text(
             "references": [list(r) for r in references],
             "tests": [[t.path, t.promised, t.line] for t in tests],
             "examples": [list(e) for e in python_examples(skill_md)],
-            "citations": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in citations],
+            "citations": [
+                [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags)] for c in citations
+            ],
         }
 
-    key = "skill-md/2|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    key = "skill-md/3|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
     said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,
@@ -116,7 +118,10 @@ def skill_from_text(
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple((code, line) for code, line in said["examples"]),
-        citations=tuple(Citation(ReferenceKind(k), *rest) for k, *rest in said["citations"]),
+        citations=tuple(
+            Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags))
+            for k, text, target, line, fragment, repo, flags in said["citations"]
+        ),
     )
 
 

@@ -1,0 +1,153 @@
+"""A command a skill runs, judged at the ref: is its module or script there, and does it define each flag?
+
+``python -m PKG.MOD``, ``python SCRIPT.py``, ``torchrun ... -m PKG.MOD`` and the
+console scripts ``[project.scripts]`` declares are looked up in the tree (a
+package's roots found from where its ``__init__.py`` lies: ``src/``, ``python/``);
+a module whose top package the repository does not have is ``external``. The
+flags are read statically with ``ast`` (never by running the code) from the
+string options of ``add_argument``, ``click.option``/``argument`` and
+``typer.Option`` calls in the module's file; where that file defines none,
+its flags are defined elsewhere and are ``unverifiable``. argparse accepts an
+unambiguous prefix of a flag, and so does this check.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from typing import Callable
+
+from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
+from .source import SourceTree
+
+Listing = Callable[[], list[str]]
+_OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
+
+
+def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) -> list[PromiseResult]:
+    """The command's result and one per flag (none at all for a program the repository does not declare)."""
+    kind, _, name = c.target.partition(":")
+
+    def result(target: str, status: PromiseStatus, detail: str = "") -> PromiseResult:
+        return PromiseResult(PromiseKind.COMMAND, target, status, file, c.line, detail)
+
+    if kind == "program":
+        module = _console_scripts(tree).get(name)
+        if module is None:
+            return []  # not this repository's program: not a citation of it
+        shown, path = name, _module_file(module, tree, listing)
+        if path is None:
+            return [result(name, PromiseStatus.MISSING, f"[project.scripts] {name} names {module}, which is not here")]
+    elif kind == "module":
+        shown, path = f"python -m {name}", _module_file(name, tree, listing)
+        if path is None:
+            top = name.split(".")[0]
+            if not _package_roots(top, listing):
+                return [result(shown, PromiseStatus.EXTERNAL, f"{top} is not a package of this repository")]
+            return [result(shown, PromiseStatus.MISSING, f"no module {name} here (its package {top} is)")]
+    else:  # a script: its path's own check says whether it is there; here, only its flags
+        shown, path = name, name if tree.blob_id(name) is not None else None
+        if path is None:
+            return []
+    out = [] if kind == "script" else [result(shown, PromiseStatus.EXISTS, path)]
+    if c.flags:
+        defined = _defined_flags(path, tree, listing)
+        if not defined:
+            why = f"{path} defines no flags itself: its parser is elsewhere"
+            return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
+        out += [_flag(shown, flag, defined, result) for flag in c.flags]
+    return out
+
+
+def _flag(
+    shown: str, flag: str, defined: set[str], result: Callable[[str, PromiseStatus, str], PromiseResult]
+) -> PromiseResult:
+    if flag in defined:
+        return result(f"{shown} {flag}", PromiseStatus.EXISTS, "")
+    longer = sorted(d for d in defined if d.startswith(flag))
+    if len(longer) == 1:
+        return result(f"{shown} {flag}", PromiseStatus.EXISTS, f"abbreviates {longer[0]}")
+    if "." in flag:  # --optimizer.lr: an override the program hands to its config (parse_known_args), not a flag
+        why = "a dotted override: the config reads it, not the parser"
+        return result(f"{shown} {flag}", PromiseStatus.UNVERIFIABLE, why)
+    near = difflib.get_close_matches(flag, sorted(defined), n=1)
+    hint = f"; closest: {near[0]}" if near else ""
+    return result(f"{shown} {flag}", PromiseStatus.MISSING, f"not among the {len(defined)} flags it defines{hint}")
+
+
+def _defined_flags(path: str, tree: SourceTree, listing: Listing) -> set[str]:
+    """The flags ``path`` defines, and those of the repository's modules it imports (a parser kept in an
+    ``arguments.py`` beside a script, or in the package): one level of imports, never the whole program."""
+    module = _parsed(tree, path)
+    if module is None:
+        return set()
+    found = _flags(module)
+    folder = path.rpartition("/")[0]
+    for name in _imported(module):
+        beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
+        other = beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
+        imported = _parsed(tree, other) if other and other != path else None
+        found |= _flags(imported) if imported is not None else set()
+    return found
+
+
+def _parsed(tree: SourceTree, path: str) -> ast.Module | None:
+    source = tree.read(path)
+    if source is None or len(source.text) > 2 * 1024 * 1024:
+        return None
+    try:
+        return ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _imported(module: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in module.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return names[:50]
+
+
+def _flags(module: ast.Module) -> set[str]:
+    """Every option string the module's parser calls define."""
+    found: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _OPTION_CALLS:
+                found |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    return {f for f in found if f.startswith("--")}
+
+
+def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
+    rel = module.replace(".", "/")
+    for root in _package_roots(module.split(".")[0], listing):
+        for candidate in (f"{root}{rel}.py", f"{root}{rel}/__main__.py", f"{root}{rel}/__init__.py"):
+            if tree.blob_id(candidate) is not None:
+                return candidate
+    return None
+
+
+def _package_roots(top: str, listing: Listing) -> list[str]:
+    """Where the package ``top`` lies in the repository (``""``, ``"src/"``, ``"python/cuopt/"``), nearest first."""
+    roots: set[str] = set()
+    for marker in (f"{top}/__init__.py", f"{top}.py"):
+        roots |= {p[: -len(marker)] for p in listing() if p == marker or p.endswith(f"/{marker}")}
+    return sorted((r for r in roots if not r.startswith(("tests/", "test/"))), key=len)[:3]
+
+
+def _console_scripts(tree: SourceTree) -> dict[str, str]:
+    """``[project.scripts]`` of the repository's pyproject.toml: program -> module."""
+    source = tree.read("pyproject.toml")
+    if source is None:
+        return {}
+    section = re.search(r"^\[project\.scripts\]\s*$(.*?)(?=^\[|\Z)", source.text, re.M | re.S)
+    if section is None:
+        return {}
+    pairs = re.findall(r"""^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.]+):[\w.]+["']""", section.group(1), re.M)
+    return dict(pairs)

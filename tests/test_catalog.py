@@ -200,6 +200,9 @@ def test_symbols_of_python_examples(make_repo, tmp_path: Path, capsys) -> None:
         ```python
         from demo.overlap import OverlapPlanner, Settings, Vanished
         from torch import nn
+        from collections import OrderedDict
+        from demo.gone import Thing
+        from demo.ops import my_op
 
         settings = Settings(tp_overlap=True, warp_speed=9)
         cfg.model.tp_size = 4
@@ -212,9 +215,37 @@ def test_symbols_of_python_examples(make_repo, tmp_path: Path, capsys) -> None:
         ("demo.overlap:OverlapPlanner", "exists", "src/demo/overlap.py:22"),
         ("demo.overlap:Settings", "exists", "src/demo/overlap.py:14"),
         ("demo.overlap:Vanished", "missing", "src/demo/overlap.py does not define Vanished"),
-        ("torch:nn", "unverifiable", "torch is not a module of this repository"),
+        ("torch:nn", "external", "torch is not a package of this repository"),
+        ("collections:OrderedDict", "external", "collections is the standard library"),
+        ("demo.gone:Thing", "missing", "no module demo.gone in this repository's package demo (src/demo/)"),
         ("cfg.model.tp_size", "unverifiable", "the type of cfg is not known from the example"),
         ("Settings(tp_overlap=)", "exists", "src/demo/overlap.py:15"),
         ("Settings(warp_speed=)", "missing", "Settings in src/demo/overlap.py has no field warp_speed"),
     ]
-    assert code == 1  # missing symbols are drift; unverifiable ones are notes
+    assert code == 1  # missing symbols are drift; unverifiable ones are notes, external ones facts
+
+
+def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:
+    """A package serving names through a module __getattr__ and a table of them (the lazy-export shape)."""
+    repo = make_repo()
+    repo.write("src/demo/lazy/__init__.py", dedent(
+        """\
+        import importlib
+
+        _EXPORTS = {"Trainer": ".trainer", "Loader": ".loader"}
+        __all__ = list(_EXPORTS)
+
+
+        def __getattr__(name):
+            if name in _EXPORTS:
+                return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+            raise AttributeError(name)
+        """
+    ))  # fmt: skip
+    repo.commit("lazy exports", tag="v9")
+    skill = tmp_path / "lazy-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Lazy\n\n```python\nfrom demo.lazy import Trainer, Missing\n```\n")
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    got = [(p["path"], p["status"]) for p in data["skills"][0]["promises"]]
+    assert got == [("demo.lazy:Trainer", "exists"), ("demo.lazy:Missing", "missing")]

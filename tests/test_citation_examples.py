@@ -108,3 +108,29 @@ def test_citations_survive_the_result_cache(tmp_path: Path) -> None:
     fresh, first, remembered = load_skill(folder), load_skill(folder, memo=memo), load_skill(folder, memo=memo)
     assert fresh.citations == first.citations == remembered.citations and len(store) == 1
     assert any(c.flags for c in remembered.citations)
+
+
+def test_free_text_evidence_and_files_to_create_are_not_missing_paths(code, tmp_path: Path) -> None:
+    """Kills two false findings: card evidence in words, and an @path the skill tells the agent to create."""
+    from anchor_audit.model import PromiseStatus
+    from anchor_audit.promises import check_promises
+
+    card = 'evidence:\n  - "PR #3107 (the overlap fix)"\n  - Acme v0.16 benchmarks\n  - src/acme/gone.py\n'
+    folder = make_skill(tmp_path / "skill", "Create @sandbox/results.md with the numbers.\n", card=card)
+    skill = load_skill(folder)
+    assert skill.references == ()
+    got = [(p.path, p.status) for p in check_promises(skill, code)]
+    assert got == [
+        ("PR #3107 (the overlap fix)", PromiseStatus.UNVERIFIABLE),
+        ("Acme v0.16 benchmarks", PromiseStatus.UNVERIFIABLE),
+        ("src/acme/gone.py", PromiseStatus.MISSING),
+    ]
+
+
+def test_a_test_count_promised_in_prose_for_an_inline_pytest_command(tmp_path: Path) -> None:
+    body = "Run `pytest tests/test_plan.py -q`: it reports 3 passed.\n\n```bash\npytest tests/test_other.py\n```\n\n5 passed\n"
+    skill = load_skill(make_skill(tmp_path / "skill", body))
+    assert [(t.path, t.promised) for t in skill.test_promises] == [
+        ("tests/test_plan.py", 3),
+        ("tests/test_other.py", 5),
+    ]

@@ -161,6 +161,15 @@ EXAMPLES = [
             (PATH, "scripts/launch.py", EXISTS),
         ),
     ),
+    CitationExample(
+        "inline line anchors: a path's lines, a tail's, and a range past the file's end",
+        "See `src/acme/training/config.py:1-2`, `training/config.py:2` and `scripts/run.py:5-9`.\n",
+        (
+            (PATH, "src/acme/training/config.py:1-2", EXISTS),
+            (PATH, "training/config.py:2", EXISTS),
+            (PATH, "scripts/run.py:5-9", DIFFERS),
+        ),
+    ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
     CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),
 ]

@@ -67,6 +67,7 @@ _KINDS = {
     ReferenceKind.LINK: PromiseKind.LINK,
     ReferenceKind.REPO_LINK: PromiseKind.LINK,
     ReferenceKind.PIN: PromiseKind.VERSION,
+    ReferenceKind.LINES: PromiseKind.PATH,
 }
 Judged = tuple[PromiseStatus, str, str]
 
@@ -78,6 +79,8 @@ def _judge(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Jud
         return _repo_link(c, tree)
     if c.kind is ReferenceKind.LINK:
         return _link(c, skill, tree)
+    if c.kind is ReferenceKind.LINES:
+        return _lines(c, skill, tree, listing)
     return _path(c.target, skill, tree, listing)
 
 
@@ -106,6 +109,24 @@ def _path(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged
         why = f"neither {parent}/ nor a file of its name is in this repository: a path of another tree?"
         return PromiseStatus.UNVERIFIABLE, path, why
     return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
+
+
+def _lines(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
+    """`file.py:10-20`: the file (a path, or the one file with that tail) is there, and has those lines."""
+    status, _, detail = _path(c.target, skill, tree, listing)
+    shown = f"{c.target}:{c.fragment}"
+    if status is not PromiseStatus.EXISTS:
+        return status, shown, detail
+    tail = "/" + c.target
+    found = [c.target] if tree.blob_id(c.target) is not None else [p for p in listing() if p.endswith(tail)]
+    if len(found) != 1:
+        return PromiseStatus.UNVERIFIABLE, shown, f"{len(found)} files end in {c.target}: which one is meant?"
+    source = tree.read(found[0])
+    start, _, end = c.fragment.partition("-")
+    count = len(source.lines) if source is not None else 0
+    if source is None or int(end or start) > count:
+        return PromiseStatus.DIFFERS, shown, f"{found[0]} has {count} lines; the range ends past them"
+    return PromiseStatus.EXISTS, shown, found[0] if found[0] != c.target else ""
 
 
 def _candidates(path: str, listing: Listing) -> str | None:

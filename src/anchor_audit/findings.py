@@ -99,6 +99,7 @@ _PROMISE_RULE = {
     (PromiseKind.TESTS, PromiseStatus.DIFFERS): "AA403",
     (PromiseKind.SYMBOL, PromiseStatus.MISSING): "AA405",
     (PromiseKind.PATH, PromiseStatus.MISSING): "AA406",
+    (PromiseKind.PATH, PromiseStatus.DIFFERS): "AA406",
     (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",
     (PromiseKind.VERSION, PromiseStatus.DIFFERS): "AA408",
     (PromiseKind.COMMAND, PromiseStatus.MISSING): "AA409",

@@ -8,6 +8,7 @@ promised to give ``N passed`` defines a countable number of test items.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from .errors import NotCarried, UnreadableFile
@@ -39,6 +40,9 @@ def check_promises(
 
 
 def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
+    if kind is PromiseKind.EVIDENCE and re.search(r"\s|#|\(|^[A-Z][\w-]* v?\d", path):
+        # "PR #3107 (…)", "Megatron-Core v0.16 benchmarks": evidence in words, not a path of the repository
+        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, "free text, not a repository path")
     try:
         found = tree.blob_id(path) is not None or tree.is_folder(path)
     except NotCarried as exc:

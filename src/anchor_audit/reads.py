@@ -94,7 +94,7 @@ def _cited(c: Citation, skill: Skill) -> Reference:
             return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
         return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml", name}))
     path = c.target.strip("/")
-    tail = Tail(path) if "*" not in path and c.kind is K.PATH else None
+    tail = Tail(path) if "*" not in path and c.kind in (K.PATH, K.LINES) else None
     return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)
 
 

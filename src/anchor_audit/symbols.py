@@ -10,6 +10,8 @@ chains on objects of unknown type) is reported as unverifiable, not broken.
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from functools import partial
 from typing import Any, Callable
 
@@ -78,9 +80,11 @@ def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Impo
             for alias in node.names:
                 subject = f"{node.module}:{alias.name}"
                 imported[alias.asname or alias.name] = (alias.name, path, blob)
+                if _placeholder(alias.name) or _placeholder(node.module):
+                    continue  # a template's name (my_op, your_model): not a claim about the code
                 if path is None or blob is None:
-                    why = f"{node.module} is not a module of this repository"
-                    say(subject, PromiseStatus.UNVERIFIABLE, node.lineno, why)
+                    status, why = _not_here(tree, node.module)
+                    say(subject, status, node.lineno, why)
                     continue
                 found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
                 say(subject, PromiseStatus(found["status"]), node.lineno, found["detail"])
@@ -96,6 +100,32 @@ def _chain(node: ast.expr) -> str | None:
     if not parts or not isinstance(node, ast.Name):
         return None
     return ".".join([node.id, *reversed(parts)])
+
+
+_PLACEHOLDER = re.compile(r"^(?:my|your|some|foo|bar|example)_|^(?:my|your)[A-Z]|^(?:foo|bar|baz)$")
+
+
+def _placeholder(name: str) -> bool:
+    return any(_PLACEHOLDER.match(part) for part in name.split("."))
+
+
+def _not_here(tree: SourceTree, dotted: str) -> tuple[PromiseStatus, str]:
+    """Why a module the example imports is not this repository's: the standard library, another package
+    (external: a fact, not noise), or a module of this repository's own package that is gone (missing)."""
+    top = dotted.split(".")[0]
+    if top in sys.stdlib_module_names:
+        return PromiseStatus.EXTERNAL, f"{top} is the standard library"
+    own = next((root for root in _ROOTS if _exists(tree, f"{root}{top}")), None)
+    if own is None:
+        return PromiseStatus.EXTERNAL, f"{top} is not a package of this repository"
+    return PromiseStatus.MISSING, f"no module {dotted} in this repository's package {top} ({own}{top}/)"
+
+
+def _exists(tree: SourceTree, path: str) -> bool:
+    try:
+        return tree.is_folder(path) or tree.blob_id(f"{path}.py") is not None
+    except (NotCarried, UnreadableFile):
+        return False
 
 
 def _module(tree: SourceTree, dotted: str) -> tuple[str | None, str | None]:
@@ -119,9 +149,23 @@ def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
         found = next((at for names, at in python_index(source).module_bindings() if name in names), None)
     except PythonSyntaxProblem as exc:
         return {"status": "unverifiable", "detail": f"{path} does not parse: {exc}"}
+    if found is None and _lazily_exported(source.text, name):
+        return {"status": "exists", "detail": f"{path} exports {name} lazily (module __getattr__)"}
     if found is None:
         return {"status": "missing", "detail": f"{path} does not define {name}"}
     return {"status": "exists", "detail": f"{path}:{found}"}
+
+
+def _lazily_exported(text: str, name: str) -> bool:
+    """Whether a module ``__getattr__`` serves ``name``: the module defines one, and names ``name`` in a string
+    of its ``__all__`` or of a table (the lazy-export pattern: ``{"Name": ".submodule"}``)."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    if not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in module.body):
+        return False
+    return any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(module))
 
 
 def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(
     r"path/to|<|>|\$|~|\.\.\.|…|\bN\b|\bv?X\.Y\b|(?:^|[/_.-])(?:your|my|some|foo|bar|baz|xxx)(?:[/_.-]|$)", re.I
 )
 # a line telling the agent to make the file, or a command writing it: not a promise that it exists
-_MAKES = re.compile(
+MAKES = re.compile(
     r"\b(?:create[sd]?|creating|mkdir|touch|save[sd]?|saving|writes?|written|generate[sd]?|outputs?|produce[sd]?)\b",
     re.I,
 )
@@ -72,7 +72,10 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
     for child in token.children or ():
         if child.type == "code_inline":
             line = line_of(child.content)
-            if not _MAKES.search(lines[line - 1]):
+            anchored = _LINE_ANCHOR.fullmatch(child.content.strip())
+            if anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
+                yield _anchored(anchored, child.content.strip(), line)
+            elif not MAKES.search(lines[line - 1]):
                 yield from _paths(child.content.strip(), line, whole=True)
         elif child.type in ("link_open", "image"):
             target = str(child.attrs.get("href" if child.type == "link_open" else "src") or "")
@@ -80,12 +83,20 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
                 yield from _link(target, line_of(target))
         elif child.type == "text":
             line = line_of(child.content[:40]) if child.content else first + 1
-            if "://" not in child.content and not _MAKES.search(lines[line - 1]):
+            if "://" not in child.content and not MAKES.search(lines[line - 1]):
                 for word in _PROSE_PATH.finditer(child.content):  # a path in prose, with no code span around it
                     yield from _paths(word.group(0).rstrip("."), line, whole=False)
             for match in _PIN.finditer(child.content):
                 version = match.group("at_least") or match.group("plus")
                 yield Citation(ReferenceKind.PIN, match.group(0), f"python>={version}", line)
+
+
+_LINE_ANCHOR = re.compile(r"(?P<file>[\w./-]+\.[A-Za-z]\w{0,7}):(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?")
+
+
+def _anchored(match: re.Match[str], text: str, line: int) -> Citation:
+    lines = match.group("start") + (f"-{match.group('end')}" if match.group("end") else "")
+    return Citation(ReferenceKind.LINES, text, match.group("file").removeprefix("./"), line, lines)
 
 
 def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:

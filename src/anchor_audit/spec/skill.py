@@ -22,7 +22,7 @@ from ..fsutil import read_input
 from ..model import Card, CardAnchor, CardClaim, Citation, LineRange, Quote, ReferenceKind, Skill, TestPromise
 from ..source.file import strip_hash_comment
 from ..textlines import split_lines
-from .citations import parse_citations
+from .citations import MAKES, parse_citations
 from .repopath import normalize, repo_path_problem
 
 if TYPE_CHECKING:  # markdown-it is imported where a SKILL.md is really parsed: a remembered one needs none of it
@@ -184,20 +184,27 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
                 for offset, line in enumerate(split_lines(token.content)):
                     if "pytest" in line and (found := _PYTEST_FILE.search(line)):
                         commands.append((found.group(1), token.map[0] + 2 + offset))
+        elif token.type == "inline" and token.map and "pytest" in token.content:  # `pytest tests/x.py` in prose
+            for child in token.children or ():
+                if child.type == "code_inline" and (found := _PYTEST_FILE.search(child.content)):
+                    at = next((n for n in range(*token.map) if child.content in lines[n]), token.map[0])
+                    commands.append((found.group(1), at + 1))
+    commands.sort(key=lambda command: command[1])
     references: list[tuple[str, int]] = []
     promises: list[TestPromise] = []
     command_lines = [line for _, line in commands]
     for number, line in enumerate(lines, 1):
         if in_code[number - 1]:
             continue
-        references += [(m.group(1), number) for m in _REFERENCE.finditer(line)]
+        if not MAKES.search(line):  # "Create @sandbox/results.md": a file to make, not one that is there
+            references += [(m.group(1), number) for m in _REFERENCE.finditer(line)]
         for match in _PASSED.finditer(line):
             before = line[: match.start()].lower()
             ordinal = next((i for word, i in _ORDINALS.items() if word in before), None)
             if ordinal is not None and ordinal < len(commands):
                 path = commands[ordinal][0]
             else:
-                above = bisect.bisect_left(command_lines, number)  # commands above this line (in file order)
+                above = bisect.bisect_right(command_lines, number)  # commands above this line, or on it
                 if not above:
                     continue
                 path = commands[above - 1][0]

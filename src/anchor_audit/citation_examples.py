@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .model import PromiseKind, PromiseStatus
 
 PATH, LINK, VERSION, COMMAND = PromiseKind.PATH, PromiseKind.LINK, PromiseKind.VERSION, PromiseKind.COMMAND
+SYMBOL, PRIVATE = PromiseKind.SYMBOL, PromiseStatus.PRIVATE
 EXISTS, MISSING, UNVERIFIABLE = PromiseStatus.EXISTS, PromiseStatus.MISSING, PromiseStatus.UNVERIFIABLE
 EXTERNAL = PromiseStatus.EXTERNAL
 HOLDS, DIFFERS = PromiseStatus.HOLDS, PromiseStatus.DIFFERS
@@ -31,6 +32,10 @@ CODE = {
     ),
     "src/acme/cli/__init__.py": "",
     "src/acme/__init__.py": "",
+    "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n",
+    "src/acme/training/__init__.py": "",
+    "src/ns/part/__init__.py": "",  # a namespace package this repository adds one subpackage to
+    "src/ns/part/core.py": "class Engine:\n    pass\n",
     "scripts/launch.py": "from launch_args import parse\n\nparse()\n",
     "scripts/launch_args.py": (
         "import argparse\n\ndef parse():\n    p = argparse.ArgumentParser()\n    p.add_argument('--steps')\n"
@@ -170,6 +175,40 @@ EXAMPLES = [
             (PATH, "scripts/run.py:5-9", DIFFERS),
         ),
     ),
+    CitationExample(
+        "names in the prose: this repository's, one removed, one that became private",
+        "Build a `acme.training.config.TrainConfig`, not `acme.training.config.EvalConfig`; then `make_batch()`"
+        " (also `acme.training.data.make_batch`).\n",
+        (
+            (SYMBOL, "acme.training.config.TrainConfig", EXISTS),
+            (SYMBOL, "acme.training.config.EvalConfig", MISSING),
+            (SYMBOL, "make_batch()", PRIVATE),
+            (SYMBOL, "acme.training.data.make_batch", PRIVATE),
+        ),
+    ),
+    CitationExample(
+        "names that are not this repository's: an object's attributes, another package's, a builtin",
+        "Set `cfg.model.tp_size`, call `torch.cuda.synchronize()` and `print()`, read `os.environ`.\n",
+        (),
+    ),
+    CitationExample(
+        "a namespace package: its own subpackage is checked, another distribution's part is not known",
+        "See `ns.part.core.Engine`, `ns.part.core.Motor` and `ns.other.core.Engine`.\n",
+        (
+            (SYMBOL, "ns.part.core.Engine", EXISTS),
+            (SYMBOL, "ns.part.core.Motor", MISSING),
+            (SYMBOL, "ns.other.core.Engine", UNVERIFIABLE),
+        ),
+    ),
+    CitationExample(
+        "the _target_ values of a YAML example",
+        "```yaml\nmodel:\n  _target_: acme.training.config.TrainConfig\n  opt:\n"
+        "    _target_: acme.training.config.Gone  # removed\n```\n",
+        (
+            (SYMBOL, "_target_: acme.training.config.TrainConfig", EXISTS),
+            (SYMBOL, "_target_: acme.training.config.Gone  # removed", MISSING),
+        ),
+    ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
     CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),
 ]
@@ -181,7 +220,7 @@ NOT_CITATIONS = [
     "Use TP/DP and/or the input/output ratio.\n",
     "[a site](https://example.com/a/b.py)\n",
     "Version `1.2/3.4` and the ratio `tp/dp`.\n",
-    "A module `acme.training.config` and a file `config.py`.\n",
+    "A file `config.py` and the word `acme`.\n",
     "```1:2:src/acme/launcher/slurm.py\npython scripts/gone.py\n```\n",
     "```python\nopen('data/input.csv')\n```\n",
     "Write the log to `logs/train.log`.\n",

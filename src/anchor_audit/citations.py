@@ -27,6 +27,7 @@ from .commandcheck import check_command
 from .errors import NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .source import SourceTree
+from .symbols import resolve_name
 
 Listing = Callable[[], list[str]]
 MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
@@ -40,6 +41,9 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
         if c.kind is ReferenceKind.COMMAND:
             out += _guarded_command(c, tree, listing, shown)
             continue
+        if c.kind is ReferenceKind.NAME:
+            out += _named(c, tree, shown)
+            continue
         try:
             status, target, detail = _judge(c, skill, tree, listing)
         except NotCarried as exc:
@@ -50,6 +54,17 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status, target, detail = PromiseStatus.ERROR, c.target, f"internal error: {type(exc).__name__}: {exc}"
         out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
     return out
+
+
+def _named(c: Citation, tree: SourceTree, shown: str) -> list[PromiseResult]:
+    """A name of the prose, when it is this repository's (see :func:`anchor_audit.symbols.resolve_name`)."""
+    try:
+        said = resolve_name(c.target, c.text.endswith("()"), tree)
+    except NotCarried as exc:
+        said = PromiseStatus.UNVERIFIABLE, str(exc)
+    except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's
+        said = PromiseStatus.ERROR, f"internal error: {type(exc).__name__}: {exc}"
+    return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], shown, c.line, said[1])]
 
 
 def _guarded_command(c: Citation, tree: SourceTree, listing: Listing, shown: str) -> list[PromiseResult]:

@@ -98,6 +98,7 @@ _PROMISE_RULE = {
     (PromiseKind.TESTS, PromiseStatus.MISSING): "AA402",
     (PromiseKind.TESTS, PromiseStatus.DIFFERS): "AA403",
     (PromiseKind.SYMBOL, PromiseStatus.MISSING): "AA405",
+    (PromiseKind.SYMBOL, PromiseStatus.PRIVATE): "AA405",
     (PromiseKind.PATH, PromiseStatus.MISSING): "AA406",
     (PromiseKind.PATH, PromiseStatus.DIFFERS): "AA406",
     (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",

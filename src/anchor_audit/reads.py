@@ -93,6 +93,9 @@ def _cited(c: Citation, skill: Skill) -> Reference:
             module = name.replace(".", "/")
             return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
         return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml", name}))
+    if c.kind is K.NAME:  # pkg.mod.Name: the module's file, wherever the package's root is
+        module = "/".join(c.target.split(".")[:-1])
+        return Reference(c.kind, "SKILL.md", c.line, c.text, tail=Tail(f"{module}.py") if module else None)
     path = c.target.strip("/")
     tail = Tail(path) if "*" not in path and c.kind in (K.PATH, K.LINES) else None
     return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)

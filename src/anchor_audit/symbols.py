@@ -118,7 +118,25 @@ def _not_here(tree: SourceTree, dotted: str) -> tuple[PromiseStatus, str]:
     own = next((root for root in _ROOTS if _exists(tree, f"{root}{top}")), None)
     if own is None:
         return PromiseStatus.EXTERNAL, f"{top} is not a package of this repository"
+    parts = dotted.split(".")
+    if _shared(tree, top) and not any(_module(tree, ".".join(parts[:cut]))[0] for cut in range(2, len(parts))):
+        return PromiseStatus.UNVERIFIABLE, f"{top} is a namespace package here: {dotted} may come from another one"
     return PromiseStatus.MISSING, f"no module {dotted} in this repository's package {top} ({own}{top}/)"
+
+
+def _shared(tree: SourceTree, top: str) -> bool:
+    """Whether ``top`` is a namespace package this repository only adds a subpackage to (``megatron/bridge/``
+    beside another distribution's ``megatron/core/``): no ``__init__.py`` and no module of its own."""
+    if _module(tree, top)[0] is not None:
+        return False
+    for root in _ROOTS:
+        folder = f"{root}{top}"
+        try:
+            if tree.is_folder(folder):
+                return not any("/" not in p[len(folder) + 1 :] and p.endswith(".py") for p in tree.files_under(folder))
+        except (NotCarried, UnreadableFile):
+            return False
+    return False
 
 
 def _exists(tree: SourceTree, path: str) -> bool:
@@ -222,3 +240,50 @@ def _fields(module: ast.Module, name: str, seen: set[str]) -> tuple[dict[str, in
 def _params(node: ast.FunctionDef) -> dict[str, int]:
     args = node.args
     return {a.arg: a.lineno for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg != "self"}
+
+
+def resolve_name(name: str, call: bool, tree: SourceTree) -> tuple[PromiseStatus, str] | None:
+    """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
+    package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
+
+    A bare call is found by searching the tree for its ``def``/``class``; not found, but ``_func`` is:
+    **private**, with the new name; found nowhere: not said (it may be anyone's function).
+    """
+    parts = name.split(".")
+    if len(parts) == 1:
+        return _bare(parts[0], tree) if call else None
+    if parts[0] in sys.stdlib_module_names or not any(_exists(tree, f"{root}{parts[0]}") for root in _ROOTS):
+        return None  # another package's name, or an object's attribute chain: not this repository's citation
+    if parts[-1].startswith("__") and parts[-1].endswith("__"):
+        return None  # __file__, __version__: what every module has
+    namespace = _shared(tree, parts[0])
+    for cut in range(len(parts), 0, -1):
+        path, blob = _module(tree, ".".join(parts[:cut]))
+        if path is None or blob is None:
+            continue
+        rest = parts[cut:]
+        if not rest:
+            return PromiseStatus.EXISTS, path
+        found = _name(tree, path, rest[0])
+        if found["status"] == "missing" and _name(tree, path, f"_{rest[0]}")["status"] == "exists":
+            return PromiseStatus.PRIVATE, f"{path} has _{rest[0]}: the name became private"
+        return PromiseStatus(found["status"]), found["detail"]
+    if namespace:
+        why = f"{parts[0]} is a namespace package here: {name} may come from another distribution"
+        return PromiseStatus.UNVERIFIABLE, why
+    return PromiseStatus.MISSING, f"no module of {name} in this repository's package {parts[0]}"
+
+
+def _bare(name: str, tree: SourceTree) -> tuple[PromiseStatus, str] | None:
+    for needle in (f"def {name}(", f"class {name}(", f"class {name}:"):
+        found = tree.search(needle, ".py")
+        if found is None:
+            return None  # a tree that cannot be searched cheaply is not searched
+        if found:
+            return PromiseStatus.EXISTS, found[0]
+    if name.startswith("_"):
+        return None
+    private = tree.search(f"def _{name}(", ".py")
+    if private:
+        return PromiseStatus.PRIVATE, f"{private[0]} has _{name}: the name became private"
+    return None

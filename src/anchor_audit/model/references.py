@@ -26,6 +26,7 @@ class ReferenceKind(TextEnum):
     LINK = "link"  # a relative Markdown link or image (and its #anchor)
     REPO_LINK = "repo link"  # a github.com/OWNER/REPO/blob|tree/REF/PATH link to the audited repository
     PIN = "pin"  # a Python version the prose says the code needs ("Python 3.10+")
+    NAME = "name"  # a dotted name or a call in a prose code span, or a YAML example's _target_
     LINES = "lines"  # an inline line anchor of the prose: `file.py:10-20` (the range in fragment)
     COMMAND = "command"  # a command a shell block runs: python -m MOD, python SCRIPT, a console script; its flags
 

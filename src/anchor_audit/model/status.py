@@ -112,6 +112,7 @@ class PromiseStatus(TextEnum):
     UNVERIFIABLE = "unverifiable"
     ERROR = "error"
     EXTERNAL = "external"  # not this repository's: the standard library, a third-party package or tool
+    PRIVATE = "private"  # the name is gone, but a private one of the same name (_name) is there
 
     @property
     def ok(self) -> bool:

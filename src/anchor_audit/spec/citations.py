@@ -53,6 +53,8 @@ def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Cita
             break
         if token.type == "inline" and token.map:
             out += _inline(token, lines)
+        elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in ("yaml", "yml"):
+            out += _targets(token.content, token.map[0] + 2)
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in _SHELL:
             if not re.match(r"^-?\d+:-?\d+:", token.info.strip()):  # a quote's fence is not a command
                 out += _commands(token.content, token.map[0] + 2)
@@ -73,8 +75,11 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
         if child.type == "code_inline":
             line = line_of(child.content)
             anchored = _LINE_ANCHOR.fullmatch(child.content.strip())
+            named = _NAME.fullmatch(child.content.strip())
             if anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
                 yield _anchored(anchored, child.content.strip(), line)
+            elif named is not None and _is_name(named):
+                yield Citation(ReferenceKind.NAME, child.content.strip(), named.group("name"), line)
             elif not MAKES.search(lines[line - 1]):
                 yield from _paths(child.content.strip(), line, whole=True)
         elif child.type in ("link_open", "image"):
@@ -92,6 +97,27 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
 
 
 _LINE_ANCHOR = re.compile(r"(?P<file>[\w./-]+\.[A-Za-z]\w{0,7}):(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?")
+
+
+_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?")
+_NOT_NAMES = {"py", "md", "mdx", "rst", "yaml", "yml", "json", "toml", "sh", "txt", "cfg", "ini", "ipynb", "log"}
+_TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?:#.*)?$")
+
+
+def _is_name(match: re.Match[str]) -> bool:
+    """A dotted name (`pkg.mod.Name`) or a call (`make_batch()`): not a file name, not one bare word."""
+    parts = match.group("name").split(".")
+    if parts[-1].lower() in _NOT_NAMES or _PLACEHOLDER.search(match.group("name")):
+        return False
+    return len(parts) > 1 or match.group("call") is not None
+
+
+def _targets(code: str, first_line: int) -> Iterator[Citation]:
+    """The ``_target_:`` values of a YAML example: the classes and functions a config instantiates."""
+    for offset, line in enumerate(code.split("\n")):
+        found = _TARGET.match(line)
+        if found is not None and "." in found.group(1):
+            yield Citation(ReferenceKind.NAME, line.strip(), found.group(1), first_line + offset)
 
 
 def _anchored(match: re.Match[str], text: str, line: int) -> Citation:

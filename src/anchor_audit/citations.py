@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Callable
 
 from .commandcheck import check_command
-from .errors import NotCarried, UnreadableFile
+from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .source import SourceTree
-from .symbols import resolve_name
+from .symbols import bare_searches, resolve_name
 
 Listing = Callable[[], list[str]]
 MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
@@ -37,12 +37,18 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     """A result for every citation of ``skill``'s prose (``listing``: every file of the tree, listed once)."""
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
+    names = {c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
+    bare = [text for name in sorted(names) for text in bare_searches(name)]
+    try:
+        searched = tree.search_many(bare, ".py") if bare else None
+    except BoundExceeded:
+        searched = None  # each name is then searched on its own, and bounded on its own
     for c in skill.citations:
         if c.kind is ReferenceKind.COMMAND:
             out += _guarded_command(c, tree, listing, shown)
             continue
         if c.kind is ReferenceKind.NAME:
-            out += _named(c, tree, shown)
+            out += _named(c, tree, shown, searched)
             continue
         try:
             status, target, detail = _judge(c, skill, tree, listing)
@@ -56,10 +62,10 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     return out
 
 
-def _named(c: Citation, tree: SourceTree, shown: str) -> list[PromiseResult]:
+def _named(c: Citation, tree: SourceTree, shown: str, searched: dict[str, list[str]] | None) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's (see :func:`anchor_audit.symbols.resolve_name`)."""
     try:
-        said = resolve_name(c.target, c.text.endswith("()"), tree)
+        said = resolve_name(c.target, c.text.endswith("()"), tree, searched)
     except NotCarried as exc:
         said = PromiseStatus.UNVERIFIABLE, str(exc)
     except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's

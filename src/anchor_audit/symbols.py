@@ -242,7 +242,9 @@ def _params(node: ast.FunctionDef) -> dict[str, int]:
     return {a.arg: a.lineno for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg != "self"}
 
 
-def resolve_name(name: str, call: bool, tree: SourceTree) -> tuple[PromiseStatus, str] | None:
+def resolve_name(
+    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None
+) -> tuple[PromiseStatus, str] | None:
     """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
     package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
 
@@ -251,7 +253,7 @@ def resolve_name(name: str, call: bool, tree: SourceTree) -> tuple[PromiseStatus
     """
     parts = name.split(".")
     if len(parts) == 1:
-        return _bare(parts[0], tree) if call else None
+        return _bare(parts[0], tree, searched) if call else None
     if parts[0] in sys.stdlib_module_names or not any(_exists(tree, f"{root}{parts[0]}") for root in _ROOTS):
         return None  # another package's name, or an object's attribute chain: not this repository's citation
     if parts[-1].startswith("__") and parts[-1].endswith("__"):
@@ -274,16 +276,23 @@ def resolve_name(name: str, call: bool, tree: SourceTree) -> tuple[PromiseStatus
     return PromiseStatus.MISSING, f"no module of {name} in this repository's package {parts[0]}"
 
 
-def _bare(name: str, tree: SourceTree) -> tuple[PromiseStatus, str] | None:
-    for needle in (f"def {name}(", f"class {name}(", f"class {name}:"):
-        found = tree.search(needle, ".py")
-        if found is None:
+def bare_searches(name: str) -> list[str]:
+    """What is searched for a bare call's name: its definitions, and its private one's."""
+    return [f"def {name}(", f"class {name}(", f"class {name}:", f"def _{name}("]
+
+
+def _bare(name: str, tree: SourceTree, searched: dict[str, list[str]] | None) -> tuple[PromiseStatus, str] | None:
+    # The texts of its definitions searched for (a skill's names all in one search), no file read.
+    found: dict[str, list[str]] = {}
+    for text in bare_searches(name):
+        hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
+        if hits is None:
             return None  # a tree that cannot be searched cheaply is not searched
-        if found:
-            return PromiseStatus.EXISTS, found[0]
-    if name.startswith("_"):
-        return None
-    private = tree.search(f"def _{name}(", ".py")
-    if private:
-        return PromiseStatus.PRIVATE, f"{private[0]} has _{name}: the name became private"
+        found[text] = hits
+    *public, private = bare_searches(name)
+    defined = sorted({path for text in public for path in found[text]})
+    if defined:
+        return PromiseStatus.EXISTS, defined[0]
+    if found[private] and not name.startswith("_"):
+        return PromiseStatus.PRIVATE, f"{found[private][0]} has _{name}: the name became private"
     return None

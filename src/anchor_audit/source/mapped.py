@@ -41,6 +41,9 @@ class MappedTree:
                 self._files[path] = decode(path, data, git_blob_sha(data))
         return self._files[path]
 
+    def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]]:
+        return {text: self.search(text, suffix) for text in texts}
+
     def search(self, text: str, suffix: str) -> list[str]:
         """Repository paths of the files ending in ``suffix`` that contain ``text``."""
         found = []

@@ -31,6 +31,14 @@ CODE = {
         "    p.add_argument('--steps', type=int)\n    p.add_argument('--config-file', '-c')\n    p.parse_args()\n"
     ),
     "src/acme/cli/__init__.py": "",
+    "src/acme/cli/main.py": (
+        "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n    p.add_argument('config')\n"
+        "    p.add_argument('--dry-run', action='store_true')\n    p.parse_args()\n"
+    ),
+    "src/acme/cli/tools.py": (
+        "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n    sub = p.add_subparsers()\n"
+        "    sub.add_parser('convert')\n    sub.add_parser('export')\n"
+    ),
     "src/acme/__init__.py": "",
     "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n",
     "src/acme/training/__init__.py": "",
@@ -41,7 +49,7 @@ CODE = {
         "import argparse\n\ndef parse():\n    p = argparse.ArgumentParser()\n    p.add_argument('--steps')\n"
     ),
 }
-CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\n'
+CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\nacme = "acme.cli.main:main"\n'
 
 
 
@@ -155,6 +163,21 @@ EXAMPLES = [
             (COMMAND, "acme-train", EXISTS),
             (COMMAND, "acme-train --config", EXISTS),
             (COMMAND, "acme-train --model.depth", UNVERIFIABLE),  # an override for the config
+        ),
+    ),
+    CitationExample(
+        "a CLI that takes one positional config, called with subcommands it no longer has; subcommands that hold",
+        "```bash\nacme finetune llm --dry-run\nacme run.yaml\npython -m acme.cli.tools convert x\n"
+        "python -m acme.cli.tools import x\n```\n",
+        (
+            (COMMAND, "acme", EXISTS),
+            (COMMAND, "acme finetune llm", DIFFERS),
+            (COMMAND, "acme --dry-run", EXISTS),
+            (COMMAND, "acme", EXISTS),
+            (COMMAND, "python -m acme.cli.tools", EXISTS),
+            (COMMAND, "python -m acme.cli.tools convert", EXISTS),
+            (COMMAND, "python -m acme.cli.tools", EXISTS),
+            (COMMAND, "python -m acme.cli.tools import", MISSING),
         ),
     ),
     CitationExample(

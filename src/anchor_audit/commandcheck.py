@@ -51,6 +51,8 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
         if path is None:
             return []
     out = [] if kind == "script" else [result(shown, PromiseStatus.EXISTS, path)]
+    if c.positionals:
+        out += _positionals(shown, c.positionals, _parser_shape(path, tree, listing), result)
     if c.flags:
         defined = _defined_flags(path, tree, listing)
         if not defined:
@@ -58,6 +60,55 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
             return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
         out += [_flag(shown, flag, defined, result) for flag in c.flags]
     return out
+
+
+def _positionals(
+    shown: str,
+    words: tuple[str, ...],
+    shape: tuple[set[str], int | None, bool],
+    result: Callable[[str, PromiseStatus, str], PromiseResult],
+) -> list[PromiseResult]:
+    """The words before the first flag: a subcommand the parser defines, or as many positionals as it takes."""
+    commands, positionals, parses = shape
+    if commands:
+        if words[0] in commands:
+            return [result(f"{shown} {words[0]}", PromiseStatus.EXISTS, "")]
+        shown_commands = ", ".join(sorted(commands)[:8])
+        return [result(f"{shown} {words[0]}", PromiseStatus.MISSING, f"no subcommand {words[0]} ({shown_commands})")]
+    if parses and positionals is not None and len(words) > positionals:
+        why = f"its parser takes {positionals} positional argument{'s' if positionals != 1 else ''} and no subcommand"
+        return [result(f"{shown} {' '.join(words)}", PromiseStatus.DIFFERS, why)]
+    return []
+
+
+def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[str], int | None, bool]:
+    """(subcommands, positionals taken (None: any number), whether a parser is defined here at all), read
+    from ``add_parser``/``add_argument`` calls and click/typer ``command`` decorators of ``path``."""
+    module = _parsed(tree, path)
+    if module is None:
+        return set(), None, False
+    commands: set[str] = set()
+    positionals: int | None = 0
+    parses = False
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for deco in node.decorator_list:
+                call = deco if isinstance(deco, ast.Call) else None
+                func = call.func if call else deco
+                if isinstance(func, ast.Attribute) and func.attr == "command":
+                    named = [a.value for a in (call.args if call else []) if isinstance(a, ast.Constant)]
+                    commands.add(str(named[0]) if named else node.name.replace("_", "-"))
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        first = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+        if node.func.attr == "add_parser" and isinstance(first, str):
+            commands.add(first)
+        elif node.func.attr == "add_argument":
+            parses = True
+            if isinstance(first, str) and not first.startswith("-") and positionals is not None:
+                nargs = next((k for k in node.keywords if k.arg == "nargs"), None)
+                positionals = None if nargs is not None else positionals + 1
+    return commands, positionals, parses
 
 
 def _flag(

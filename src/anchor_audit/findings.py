@@ -104,6 +104,7 @@ _PROMISE_RULE = {
     (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",
     (PromiseKind.VERSION, PromiseStatus.DIFFERS): "AA408",
     (PromiseKind.COMMAND, PromiseStatus.MISSING): "AA409",
+    (PromiseKind.COMMAND, PromiseStatus.DIFFERS): "AA409",
 }
 
 

@@ -56,6 +56,7 @@ class Citation:
     fragment: str = ""  # a link's #anchor, without the "#"
     repo: str = ""  # REPO_LINK: OWNER/NAME@REF as the URL says
     flags: tuple[str, ...] = ()  # COMMAND: the --flags it passes, as written
+    positionals: tuple[str, ...] = ()  # COMMAND: the words after the program, before its first flag
 
 
 @dataclass(frozen=True)

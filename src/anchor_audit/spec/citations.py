@@ -204,7 +204,12 @@ def _cited(text: str, target: str, args: list[str], line: int) -> Citation | Non
     if _PLACEHOLDER.search(target.partition(":")[2]):
         return None
     flags = tuple(dict.fromkeys(a.split("=", 1)[0] for a in args if re.match(r"^--[A-Za-z][\w-]*", a)))
-    return Citation(ReferenceKind.COMMAND, text, target, line, flags=flags)
+    positionals: list[str] = []
+    for word in args:  # the words before the first flag: subcommands, or positional arguments
+        if word.startswith("-") or word in ("|", "||", "&&", ";", ">", ">>", "2>&1") or _PLACEHOLDER.search(word):
+            break
+        positionals.append(word)
+    return Citation(ReferenceKind.COMMAND, text, target, line, flags=flags, positionals=tuple(positionals))
 
 
 def _logical_lines(code: str) -> Iterator[tuple[int, str]]:

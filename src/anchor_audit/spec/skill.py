@@ -104,11 +104,12 @@ def skill_from_text(
             "tests": [[t.path, t.promised, t.line] for t in tests],
             "examples": [list(e) for e in python_examples(skill_md)],
             "citations": [
-                [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags)] for c in citations
+                [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags), list(c.positionals)]
+                for c in citations
             ],
         }
 
-    key = "skill-md/3|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    key = "skill-md/4|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
     said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,
@@ -119,8 +120,8 @@ def skill_from_text(
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple((code, line) for code, line in said["examples"]),
         citations=tuple(
-            Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags))
-            for k, text, target, line, fragment, repo, flags in said["citations"]
+            Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags), tuple(words))
+            for k, text, target, line, fragment, repo, flags, words in said["citations"]
         ),
     )
 

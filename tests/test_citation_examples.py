@@ -134,3 +134,19 @@ def test_a_test_count_promised_in_prose_for_an_inline_pytest_command(tmp_path: P
         ("tests/test_plan.py", 3),
         ("tests/test_other.py", 5),
     ]
+
+
+def test_a_change_that_breaks_a_prose_path_is_an_impact(tmp_path: Path) -> None:
+    """impact: deleting a file the prose names (no quote of it) concerns the skill, and says so."""
+    import json
+
+    from .conftest import git
+    from .hostile.conftest import QUOTE, run_cli
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": "x = 1\n"})
+    git(repo.path, "rm", "-q", "pkg/other.py")
+    repo.commit("remove other.py", tag="v2")
+    skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
+    done = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
+    impacts = [(i["kind"], i["key"], i["from"], i["to"]) for i in json.loads(done.out)["impacts"]]
+    assert impacts == [("promise", "path pkg/other.py", "exists", "missing")] and done.code == 1, done.err

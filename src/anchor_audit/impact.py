@@ -3,7 +3,7 @@
 Only a change to a file a skill quotes or conditions (or to the skill itself)
 can change a status, so the diff's paths are read first (tree-level: no blob
 is read) and only the skills they concern are audited, at BASE and at HEAD.
-An impact is a quote, condition or claim whose status changes, or a quote
+An impact is a quote, condition, claim or promise whose status changes, or a quote
 still holding whose lines the diff touches (a line inserted inside a quoted
 range shifts it), each with the code lines in HEAD it concerns and the edit
 ``fix`` would make, as a unified diff to apply in the same pull request.
@@ -31,6 +31,7 @@ from .model import (
     Location,
     Moved,
     Outcome,
+    PromiseStatus,
     Relocated,
     Skill,
     SkillReport,
@@ -94,8 +95,8 @@ def impact(
         # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
         hunks = functools.cache(lambda path: head_tree.history.hunks(base_tree.commit.hexsha, path))
         pairs = [(s, e) for s, e, _ in concerned]
-        before = audit(pairs, base_tree, None, judge, promises=False)
-        after = audit(pairs, head_tree, None, judge, promises=False)
+        before = audit(pairs, base_tree, None, judge)
+        after = audit(pairs, head_tree, None, judge)
         registry_text = registry[1] if registry else ""
         for (skill, entry, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
             renamed = {
@@ -155,6 +156,7 @@ def _skill_impacts(
         else:
             out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, None, None, patch))
     out += _condition_impacts(skill.name, old, new, patch)
+    out += _promise_impacts(skill.name, old, new)
     reported = {i.key for i in out if i.kind is ChangeKind.ANCHOR}
     at_base = {m.quote.key: found_lines(m) or (m.candidate if isinstance(m, Changed) else None) for m in old.anchors}
     for match in new.anchors:  # the same status, but the diff touches the quoted code (where BASE has it)
@@ -189,6 +191,20 @@ def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: st
             path, lines = (at.path, at.lines) if at else (None, None)
             was_, now_ = (was[0] if was else None), (now[0] if now else None)
             out.append(Impact(skill, ChangeKind.CONDITION, key, was_, now_, path, lines, patch))
+    return out
+
+
+def _promise_impacts(skill: str, old: SkillReport, new: SkillReport) -> list[Impact]:
+    """The promises of the prose (a path, a link, a flag, a symbol) the change breaks, or mends."""
+    def statuses(report: SkillReport) -> dict[str, PromiseStatus]:
+        return {f"{p.kind} {p.path}": p.status for p in report.promises}
+
+    before, after = statuses(old), statuses(new)
+    out = []
+    for key in sorted(set(before) | set(after)):
+        was, now = before.get(key), after.get(key)
+        if was is not None and now is not None and was.ok != now.ok:
+            out.append(Impact(skill, ChangeKind.PROMISE, key, was, now, None, None))
     return out
 
 

@@ -155,9 +155,10 @@ class ChangeKind(TextEnum):
     ANCHOR = "anchor"  # a quote's anchor status
     CONDITION = "condition"  # a condition's status (impact)
     CLAIM = "claim"  # a claim's verdict
+    PROMISE = "promise"  # a path, link, command or other promise the prose makes (impact)
 
 
-Outcome = AnchorStatus | ConditionStatus | Verdict  # what a change is from and to (diff, history, impact)
+Outcome = AnchorStatus | ConditionStatus | Verdict | PromiseStatus  # what a change is from and to
 
 
 class ExitCode(enum.IntEnum):

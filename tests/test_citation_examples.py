@@ -150,3 +150,24 @@ def test_a_change_that_breaks_a_prose_path_is_an_impact(tmp_path: Path) -> None:
     done = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
     impacts = [(i["kind"], i["key"], i["from"], i["to"]) for i in json.loads(done.out)["impacts"]]
     assert impacts == [("promise", "path pkg/other.py", "exists", "missing")] and done.code == 1, done.err
+
+
+def test_fix_writes_the_one_path_a_missing_path_can_only_mean(tmp_path: Path) -> None:
+    """fix --write: a page that changed its extension, and a file moved to the one place of its name, are
+    renamed in the prose; a path with no candidate (or several) is left as it is."""
+    from .hostile.conftest import QUOTE, run_cli
+
+    files = {"docs/api/index.mdx": "# API\n", "pkg/runtime/loader.py": "x = 1\n", "a/util.py": "", "b/util.py": ""}
+    repo = make_code_repo(tmp_path / "code", files)
+    body = QUOTE + "See `docs/api/index.md`, `pkg/loader.py`, `pkg/util.py` and `pkg/gone.py`.\n"
+    skill = make_skill(tmp_path / "skill", body)
+    args = ["--repo", str(repo.path), "--ref", "v1", str(skill)]
+    done = run_cli("fix", "--write", *args)
+    text = (skill / "SKILL.md").read_text()
+    assert "See `docs/api/index.mdx`, `pkg/runtime/loader.py`, `pkg/util.py` and `pkg/gone.py`." in text, done.out
+    assert "path docs/api/index.md -> docs/api/index.mdx" in done.out
+    after = run_cli("check", "--format", "json", *args)
+    import json
+
+    missing = [p["path"] for s in json.loads(after.out)["skills"] for p in s["promises"] if p["status"] == "missing"]
+    assert missing == ["pkg/util.py", "pkg/gone.py"]

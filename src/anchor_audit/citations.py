@@ -58,7 +58,8 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status, target, detail = PromiseStatus.EXISTS, c.target, str(exc)  # there, if not readable
         except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's
             status, target, detail = PromiseStatus.ERROR, c.target, f"internal error: {type(exc).__name__}: {exc}"
-        out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
+        heal = _sole_candidate(c, listing) if status is PromiseStatus.MISSING else None
+        out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail, heal=heal))
     return out
 
 
@@ -148,6 +149,25 @@ def _lines(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Jud
     if source is None or int(end or start) > count:
         return PromiseStatus.DIFFERS, shown, f"{found[0]} has {count} lines; the range ends past them"
     return PromiseStatus.EXISTS, shown, found[0] if found[0] != c.target else ""
+
+
+def _sole_candidate(c: Citation, listing: Listing) -> str | None:
+    """The one file a missing path can only mean: the same stem beside it (``index.md`` -> ``index.mdx``),
+    else the one file of its name in the repository; None when there is not exactly one, or the path is
+    written in a form fix cannot rewrite in place (a glob, a brace expansion, a folder)."""
+    path = c.target
+    if c.kind is not ReferenceKind.PATH or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
+        return None
+    if "*" in path or path.endswith("/"):
+        return None
+    folder, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    files = listing()
+    beside = [p for p in files if p.rpartition("/")[0] == folder and p.rpartition("/")[2].startswith(f"{stem}.")]
+    if beside:
+        return beside[0] if len(beside) == 1 else None
+    named = [p for p in files if p.rpartition("/")[2] == name]
+    return named[0] if len(named) == 1 else None
 
 
 def _candidates(path: str, listing: Listing) -> str | None:

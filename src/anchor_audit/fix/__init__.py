@@ -32,7 +32,7 @@ from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
 from .card import reconcile_card
 from .registry import heal_registry
-from .skill import heal_skill_md
+from .skill import heal_paths, heal_skill_md
 from .text import DiskText
 
 _HEALED_BY_CARD = (Mismatch.EVIDENCE_HOLDS,)  # --update-card tags these claims code_verified
@@ -86,6 +86,9 @@ def plan_fix(
                 moved = []
         sources = _sources(tree, {m.path_now for m in moved}) if refresh else {}
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
+        renames = [(p.line, p.path, p.heal) for p in result.promises if p.heal is not None]
+        new_text, renamed_paths = heal_paths(new_text, renames)
+        plan.done += [f"{skill_md}:{line}: path {old} -> {new}" for line, old, new in renamed_paths]
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
         plan.done += [_healed_line(skill_md, m) for m in moved]

@@ -69,3 +69,18 @@ def refreshed_body(body: list[str], runs: list[LineRange], source: SourceFile) -
         out += segment[last + 1 :]
         next_run += 1
     return out
+
+
+def heal_paths(text: str, renames: Sequence[tuple[int, str, str]]) -> tuple[str, list[tuple[int, str, str]]]:
+    """``text`` with each ``(line, old, new)``: the path ``old`` on that line replaced by ``new``, where ``old``
+    occurs there exactly once (as a whole path, not inside a longer one); and the renames it made."""
+    lines = split_lines_keepends(text)
+    done = []
+    for line, old, new in renames:
+        if not 1 <= line <= len(lines):
+            continue
+        at = [m.start() for m in re.finditer(rf"(?<![\w./-]){re.escape(old)}(?![\w/-])", lines[line - 1])]
+        if len(at) == 1:
+            lines[line - 1] = lines[line - 1][: at[0]] + new + lines[line - 1][at[0] + len(old) :]
+            done.append((line, old, new))
+    return "".join(lines), done

@@ -227,6 +227,7 @@ class PromiseResult:
     detail: str = ""
     promised: int | None = None  # tests: the N of "N passed"
     found: int | None = None  # tests: the test items the file defines at the ref
+    heal: str | None = None  # a missing path: the one path that stands in its place, which fix writes
 
 
 @dataclass(frozen=True)

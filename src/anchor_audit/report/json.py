@@ -87,6 +87,8 @@ def _promise(item: PromiseResult) -> dict[str, Any]:
     if item.kind is PromiseKind.TESTS:
         out["tests_promised"] = item.promised
         out["tests_found"] = item.found
+    if item.heal is not None:
+        out["heal"] = item.heal
     return out
 
 

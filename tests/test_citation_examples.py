@@ -157,7 +157,8 @@ def test_fix_writes_the_one_path_a_missing_path_can_only_mean(tmp_path: Path) ->
     renamed in the prose; a path with no candidate (or several) is left as it is."""
     from .hostile.conftest import QUOTE, run_cli
 
-    files = {"docs/api/index.mdx": "# API\n", "pkg/runtime/loader.py": "x = 1\n", "a/util.py": "", "b/util.py": ""}
+    files = {"docs/api/index.mdx": "# API\n", "pkg/runtime/loader.py": "x = 1\n", "a/util.py": "", "b/util.py": "",
+             "examples/other/gone.py": ""}  # a namesake of pkg/gone.py elsewhere: not where it went
     repo = make_code_repo(tmp_path / "code", files)
     body = QUOTE + "See `docs/api/index.md`, `pkg/loader.py`, `pkg/util.py` and `pkg/gone.py`.\n"
     skill = make_skill(tmp_path / "skill", body)

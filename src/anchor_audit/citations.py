@@ -167,7 +167,18 @@ def _sole_candidate(c: Citation, listing: Listing) -> str | None:
     if beside:
         return beside[0] if len(beside) == 1 else None
     named = [p for p in files if p.rpartition("/")[2] == name]
-    return named[0] if len(named) == 1 else None
+    return named[0] if len(named) == 1 and _same_place(path, named[0]) else None
+
+
+def _same_place(old: str, new: str) -> bool:
+    """Whether ``new`` is where ``old`` moved, not a namesake: ``old``'s folders all in ``new``'s, in order
+    (``pkg/x.py`` -> ``pkg/runtime/x.py``), or the same parent folder and half of the others
+    (``a/b/old-name/c/x.sh`` -> ``a/b/new-name/c/x.sh``)."""
+    was, now = old.split("/")[:-1], new.split("/")[:-1]
+    rest = iter(now)
+    if was and all(folder in rest for folder in was):
+        return True
+    return bool(was and now) and was[-1] == now[-1] and 2 * len(set(was) & set(now)) >= len(was)
 
 
 def _candidates(path: str, listing: Listing) -> str | None:

@@ -172,3 +172,19 @@ def test_fix_writes_the_one_path_a_missing_path_can_only_mean(tmp_path: Path) ->
 
     missing = [p["path"] for s in json.loads(after.out)["skills"] for p in s["promises"] if p["status"] == "missing"]
     assert missing == ["pkg/util.py", "pkg/gone.py"]
+
+
+def test_diff_lists_a_promise_the_new_ref_breaks_without_failing_on_it(tmp_path: Path) -> None:
+    """diff: a prose path gone at NEW is a change it lists; only a claim that breaks is its exit 1."""
+    import json
+
+    from .conftest import git
+    from .hostile.conftest import QUOTE, run_cli
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": "x = 1\n"})
+    git(repo.path, "rm", "-q", "pkg/other.py")
+    repo.commit("remove other.py", tag="v2")
+    skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
+    done = run_cli("diff", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
+    changes = [(c["kind"], c["key"], c["from"], c["to"]) for c in json.loads(done.out)["changes"]]
+    assert changes == [("promise", "path pkg/other.py", "exists", "missing")] and done.code == 0, done.err

@@ -38,7 +38,8 @@ class Comparison:
 
 
 def compare(old: AuditReport, new: AuditReport) -> Comparison:
-    """Every quote and claim whose status differs between ``old`` and ``new``."""
+    """Every quote, claim and promise whose status differs between ``old`` and ``new`` (only a claim that held
+    and breaks is newly broken: the exit of ``diff`` and ``bump``)."""
     result = Comparison(old.source, new.source)
     before = _index(old)
     after = _index(new)
@@ -67,6 +68,9 @@ def _index(report: AuditReport) -> dict[_Key, _Value]:
         for match in skill.anchors:
             key = (ChangeKind.ANCHOR, skill.name, match.quote.key)
             out[key] = (match.status, suggested_lines(match), match.detail)
+        for promise in skill.promises:  # a path, link, command or name of the prose (none in a history's audits)
+            key = (ChangeKind.PROMISE, skill.name, f"{promise.kind} {promise.path}")
+            out[key] = (promise.status, None, promise.detail)
         for claim in skill.claims:
             failing = "; ".join(f"{e.ref}: {e.status}" for e in claim.evidence if not e.ok)
             out[(ChangeKind.CLAIM, skill.name, claim.id)] = (claim.verdict, None, failing)

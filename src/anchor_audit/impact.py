@@ -153,7 +153,7 @@ def _skill_impacts(
             path = at.path if at else match.quote.path if match else None
             where = at.lines if at else None
             out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, path, where, patch))
-        else:
+        elif change.kind is not ChangeKind.PROMISE:  # promises: only those that break or mend (below)
             out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, None, None, patch))
     out += _condition_impacts(skill.name, old, new, patch)
     out += _promise_impacts(skill.name, old, new)

@@ -62,7 +62,7 @@ def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
             "| --- | --- | --- | --- | --- |\n"
         )
         for c in comparison.changes:
-            item = md_code(c.key) if c.kind is ChangeKind.ANCHOR else f"claim {md_code(c.key)}"
+            item = md_code(c.key) if c.kind is ChangeKind.ANCHOR else f"{c.kind} {md_code(c.key)}"
             after = c.after or "(gone)"  # statuses and verdicts: anchor-audit's own words
             if c in comparison.newly_broken:
                 after = f"**{after}**"

@@ -136,8 +136,9 @@ def test_a_test_count_promised_in_prose_for_an_inline_pytest_command(tmp_path: P
     ]
 
 
-def test_a_change_that_breaks_a_prose_path_is_an_impact(tmp_path: Path) -> None:
-    """impact: deleting a file the prose names (no quote of it) concerns the skill, and says so."""
+def _prose_path_removed(tmp_path: Path, command: str) -> tuple[list[tuple[str, str, str, str]], int, str]:
+    """A skill naming `pkg/other.py` in prose (no quote of it), and a v2 that removes it: ``command`` v1 v2 in JSON,
+    its impacts or changes as (kind, key, from, to), its exit and its stderr."""
     import json
 
     from .conftest import git
@@ -147,9 +148,15 @@ def test_a_change_that_breaks_a_prose_path_is_an_impact(tmp_path: Path) -> None:
     git(repo.path, "rm", "-q", "pkg/other.py")
     repo.commit("remove other.py", tag="v2")
     skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
-    done = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
-    impacts = [(i["kind"], i["key"], i["from"], i["to"]) for i in json.loads(done.out)["impacts"]]
-    assert impacts == [("promise", "path pkg/other.py", "exists", "missing")] and done.code == 1, done.err
+    done = run_cli(command, "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
+    items = json.loads(done.out)["impacts" if command == "impact" else "changes"]
+    return [(i["kind"], i["key"], i["from"], i["to"]) for i in items], done.code, done.err
+
+
+def test_a_change_that_breaks_a_prose_path_is_an_impact(tmp_path: Path) -> None:
+    """impact: deleting a file the prose names (no quote of it) concerns the skill, and says so."""
+    impacts, code, err = _prose_path_removed(tmp_path, "impact")
+    assert impacts == [("promise", "path pkg/other.py", "exists", "missing")] and code == 1, err
 
 
 def test_fix_writes_the_one_path_a_missing_path_can_only_mean(tmp_path: Path) -> None:
@@ -176,15 +183,5 @@ def test_fix_writes_the_one_path_a_missing_path_can_only_mean(tmp_path: Path) ->
 
 def test_diff_lists_a_promise_the_new_ref_breaks_without_failing_on_it(tmp_path: Path) -> None:
     """diff: a prose path gone at NEW is a change it lists; only a claim that breaks is its exit 1."""
-    import json
-
-    from .conftest import git
-    from .hostile.conftest import QUOTE, run_cli
-
-    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": "x = 1\n"})
-    git(repo.path, "rm", "-q", "pkg/other.py")
-    repo.commit("remove other.py", tag="v2")
-    skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
-    done = run_cli("diff", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
-    changes = [(c["kind"], c["key"], c["from"], c["to"]) for c in json.loads(done.out)["changes"]]
-    assert changes == [("promise", "path pkg/other.py", "exists", "missing")] and done.code == 0, done.err
+    changes, code, err = _prose_path_removed(tmp_path, "diff")
+    assert changes == [("promise", "path pkg/other.py", "exists", "missing")] and code == 0, err

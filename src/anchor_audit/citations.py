@@ -160,14 +160,24 @@ def _sole_candidate(c: Citation, listing: Listing) -> str | None:
         return None
     if "*" in path or path.endswith("/"):
         return None
-    folder, _, name = path.rpartition("/")
-    stem = name.rsplit(".", 1)[0]
-    files = listing()
-    beside = [p for p in files if p.rpartition("/")[0] == folder and p.rpartition("/")[2].startswith(f"{stem}.")]
+    beside = _same_stem_beside(path, listing())
     if beside:
         return beside[0] if len(beside) == 1 else None
-    named = [p for p in files if p.rpartition("/")[2] == name]
+    named = _same_name(path, listing())
     return named[0] if len(named) == 1 and _same_place(path, named[0]) else None
+
+
+def _same_stem_beside(path: str, files: list[str]) -> list[str]:
+    """Files beside ``path`` with its stem and another extension (``index.md`` that became ``index.mdx``)."""
+    folder, _, name = path.rstrip("/").rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return sorted(p for p in files if p.rpartition("/")[0] == folder and p.rpartition("/")[2].startswith(f"{stem}."))
+
+
+def _same_name(path: str, files: list[str]) -> list[str]:
+    """Files anywhere with ``path``'s file name."""
+    name = path.rstrip("/").rpartition("/")[2]
+    return sorted(p for p in files if p.rpartition("/")[2] == name)
 
 
 def _same_place(old: str, new: str) -> bool:
@@ -186,12 +196,11 @@ def _candidates(path: str, listing: Listing) -> str | None:
     name = path.rstrip("/").rsplit("/", 1)[-1]
     if "*" in name:
         return "nothing here matches it"
-    folder, stem = path.rstrip("/").rpartition("/")[0], name.rsplit(".", 1)[0]
-    beside = (p for p in listing() if p.rpartition("/")[0] == folder)
-    renamed = sorted(p for p in beside if p.rpartition("/")[2].startswith(f"{stem}."))
+    renamed = _same_stem_beside(path, listing())
     if renamed:  # index.md that became index.mdx, an .rst that became .md
         return f"not at the ref; {', '.join(renamed[:MAX_CANDIDATES])} is there, in the same folder"
-    same = sorted(p for p in listing() if p.rsplit("/", 1)[-1] == name or f"/{name}/" in f"/{p}")
+    in_folders = {p for p in listing() if f"/{name}/" in f"/{p}"}  # a folder of that name, for a folder's path
+    same = sorted(set(_same_name(path, listing())) | in_folders)
     if not same:
         return None
     shown = ", ".join(same[:MAX_CANDIDATES]) + (f" (+{len(same) - MAX_CANDIDATES} more)" if len(same) > 3 else "")

@@ -185,3 +185,28 @@ def test_diff_lists_a_promise_the_new_ref_breaks_without_failing_on_it(tmp_path:
     """diff: a prose path gone at NEW is a change it lists; only a claim that breaks is its exit 1."""
     changes, code, err = _prose_path_removed(tmp_path, "diff")
     assert changes == [("promise", "path pkg/other.py", "exists", "missing")] and code == 0, err
+
+
+def test_the_docs_show_what_the_tool_says(tmp_path: Path) -> None:
+    """docs/anchors-yaml.md's registry example (card_prefixes included) is a registry that loads, and the
+    impact line docs/commands.md shows for a broken prose path is the terminal's own."""
+    import re
+
+    from anchor_audit.spec.registry import parse_spec
+
+    from .conftest import ROOT, git
+    from .hostile.conftest import QUOTE, run_cli
+
+    example = re.search(r"```yaml\n(.*?)```", (ROOT / "docs" / "anchors-yaml.md").read_text(), re.S)
+    assert example is not None
+    spec = parse_spec(example.group(1), tmp_path / "anchors.yaml")
+    assert dict(spec.skills[0].card_prefixes) == {"TE": "transformer_engine/pytorch/"} and not spec.warnings
+
+    shown = "promise path pkg/other.py: exists -> missing"
+    assert f"(`{shown}`" in " ".join((ROOT / "docs" / "commands.md").read_text().split())
+    repo = make_code_repo(tmp_path / "code", {"pkg/other.py": "x = 1\n"})
+    git(repo.path, "rm", "-q", "pkg/other.py")
+    repo.commit("remove other.py", tag="v2")
+    skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
+    out = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path)).out
+    assert f"skill: {shown}" in out, out

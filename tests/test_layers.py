@@ -24,7 +24,7 @@ LAYERS = [
     {"audit"},
     {"promises", "cardlinks", "citations", "citation_examples"},
     {"commandcheck"},
-    {"symbols", "resultcache", "reads"},
+    {"symbols", "resultcache", "reads", "pyproject"},
     {"spec", "match"},
     {"parse"},
     {"source"},

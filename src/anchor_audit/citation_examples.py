@@ -19,7 +19,10 @@ HOLDS, DIFFERS = PromiseStatus.HOLDS, PromiseStatus.DIFFERS
 
 # A small package with the shapes skills cite: a launcher with per-backend modules, scripts, configs.
 CODE = {
-    "pyproject.toml": '[project]\nname = "acme"\nrequires-python = ">=3.11"\n',
+    "pyproject.toml": (
+        '[project]\nname = "acme"\nrequires-python = ">=3.11"\ndependencies = ["torch>=2.4,<3", "PyYAML"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest>=8"]\n'
+    ),
     "src/acme/launcher/slurm.py": "def submit():\n    pass\n",
     "src/acme/launcher/local.py": "def run():\n    pass\n",
     "src/acme/training/config.py": "class TrainConfig:\n    steps: int = 1\n",
@@ -232,6 +235,34 @@ EXAMPLES = [
             (SYMBOL, "_target_: acme.training.config.Gone  # removed", MISSING),
         ),
     ),
+    CitationExample(
+        "package pins: one that fits, one below the code's floor, one past its bound, an unpinned one, another's",
+        "Use `torch==2.5.1` (or `torch>=2.1`), never `torch==3.0.0`; `pyyaml>=6.0` and `numpy>=1.26`.\n",
+        (
+            (VERSION, "torch==2.5.1", HOLDS),
+            (VERSION, "torch>=2.1", DIFFERS),
+            (VERSION, "torch==3.0.0", DIFFERS),
+            (VERSION, "pyyaml>=6.0", HOLDS),
+            (VERSION, "numpy>=1.26", EXTERNAL),
+        ),
+    ),
+    CitationExample(
+        "the pins of a pip command, an extra's included",
+        '```bash\npip install "torch>=2.4" pytest==7.4.0\n```\n',
+        ((VERSION, "torch>=2.4", HOLDS), (VERSION, "pytest==7.4.0", DIFFERS)),
+    ),
+    CitationExample(
+        "a drawn tree: each entry under the folders above it, one file gone",
+        "```text\nsrc/acme/\n├── launcher/\n│   ├── slurm.py\n│   └── pbs.py      # the PBS backend\n│\n"
+        "└── training/\n    └── config.py\n```\n",
+        (
+            (PATH, "src/acme/launcher/", EXISTS),
+            (PATH, "src/acme/launcher/slurm.py", EXISTS),
+            (PATH, "src/acme/launcher/pbs.py", MISSING),
+            (PATH, "src/acme/training/", EXISTS),
+            (PATH, "src/acme/training/config.py", EXISTS),
+        ),
+    ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
     CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),
 ]
@@ -247,5 +278,6 @@ NOT_CITATIONS = [
     "```1:2:src/acme/launcher/slurm.py\npython scripts/gone.py\n```\n",
     "```python\nopen('data/input.csv')\n```\n",
     "Write the log to `logs/train.log`.\n",
+    "Create this layout:\n\n```\nruns/today/\n├── logs/\n│   └── train.log\n└── result.json\n```\n",
     "```bash\nmkdir -p runs/today/\ncp scripts/run.py runs/today/run.py\n```\n",
 ]

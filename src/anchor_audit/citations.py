@@ -26,6 +26,7 @@ from typing import Callable
 from .commandcheck import check_command
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from .pyproject import conflict, normalize, project_meta
 from .source import SourceTree
 from .symbols import bare_searches, resolve_name
 
@@ -273,23 +274,24 @@ def heading_slugs(markdown: str) -> set[str]:
 
 
 def _pin(c: Citation, tree: SourceTree) -> Judged:
-    claimed = _version(c.target.removeprefix("python>="))
-    source = tree.read("pyproject.toml")
-    requires = re.search(r"""^requires-python\s*=\s*["']([^"']+)["']""", source.text, re.M) if source else None
-    if requires is None:
-        return PromiseStatus.UNVERIFIABLE, c.target, "the repository's pyproject.toml states no requires-python"
-    floors = [_version(v) for v in re.findall(r">=?\s*(\d+\.\d+)", requires.group(1))]
-    if not floors:
-        return PromiseStatus.UNVERIFIABLE, c.target, f"requires-python is {requires.group(1)!r}: no lower bound"
-    if max(floors) > claimed:
-        floor = ".".join(map(str, max(floors)))
-        why = f"the repository requires Python {requires.group(1)}; the skill says {c.text}, so {floor} is the floor"
-        return PromiseStatus.DIFFERS, c.target, why
-    return PromiseStatus.HOLDS, c.target, f"requires-python is {requires.group(1)}"
-
-
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".")[:2])
+    """A version the prose states (``Python 3.10+``, ``torch==2.5.1``) against pyproject.toml at the ref."""
+    name, op, stated = re.fullmatch(r"(.+?)(==|>=|~=)(.+)", c.target).groups()  # type: ignore[union-attr]
+    meta = project_meta(tree)
+    if meta is None or meta.problem:
+        return PromiseStatus.UNVERIFIABLE, c.target, meta.problem if meta else "the repository has no pyproject.toml"
+    if normalize(name) == "python":
+        if meta.requires_python is None:
+            return PromiseStatus.UNVERIFIABLE, c.target, "the repository's pyproject.toml states no requires-python"
+        specifiers, said = meta.requires_python, f"requires-python is {meta.requires_python}"
+    elif normalize(name) in meta.dependencies:
+        specifiers = meta.dependencies[normalize(name)]
+        said = f"pyproject.toml asks for {name}{specifiers}" if specifiers else f"pyproject.toml asks for any {name}"
+    else:
+        return PromiseStatus.EXTERNAL, c.target, f"{name} is not a dependency pyproject.toml declares"
+    problem = conflict(op, stated, specifiers.replace(" ", ""))
+    if problem is not None:
+        return PromiseStatus.DIFFERS, c.target, f"{said}; the skill says {c.text}: {problem}"
+    return PromiseStatus.HOLDS, c.target, said
 
 
 def _leaves(target: str) -> bool:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ast
 import difflib
-import re
 from typing import Callable
 
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
+from .pyproject import project_meta
 from .source import SourceTree
 
 Listing = Callable[[], list[str]]
@@ -194,11 +194,5 @@ def _package_roots(top: str, listing: Listing) -> list[str]:
 
 def _console_scripts(tree: SourceTree) -> dict[str, str]:
     """``[project.scripts]`` of the repository's pyproject.toml: program -> module."""
-    source = tree.read("pyproject.toml")
-    if source is None:
-        return {}
-    section = re.search(r"^\[project\.scripts\]\s*$(.*?)(?=^\[|\Z)", source.text, re.M | re.S)
-    if section is None:
-        return {}
-    pairs = re.findall(r"""^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.]+):[\w.]+["']""", section.group(1), re.M)
-    return dict(pairs)
+    meta = project_meta(tree)
+    return meta.scripts if meta is not None else {}

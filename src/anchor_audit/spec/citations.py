@@ -41,6 +41,12 @@ _PIN = re.compile(
     r"|(?P<plus>3\.\d{1,2})\s*(?:\+|or (?:later|newer|higher|above)))",
     re.I,
 )
+# a package pinned in a code span or a pip command: `transformers>=4.45`, "torch==2.5.1"
+PACKAGE_PIN = re.compile(
+    r"^(?P<name>[A-Za-z][\w.-]*)(?:\[[\w,.-]+\])?\s*(?P<op>==|>=|~=)\s*(?P<version>\d+(?:\.\d+){1,3})$"
+)
+_PIP_INSTALL = re.compile(r"^(?:uv\s+)?(?:python3?\s+-m\s+)?pip3?\s+install\s")
+_BRANCH = re.compile(r"(?:[├└]──|[|`]--)[─-]*\s*")  # a drawn tree's branch: "├── ", "└── ", "|-- "
 _GITHUB = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/(?:blob|tree)/([^/]+)/([^#?]+)(?:#(.*))?$")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -55,6 +61,9 @@ def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Cita
             out += _inline(token, lines)
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in ("yaml", "yml"):
             out += _targets(token.content, token.map[0] + 2)
+        elif token.type == "fence" and token.map and _BRANCH.search(token.content):
+            if not any(MAKES.search(lines[n]) for n in range(max(token.map[0] - 3, 0), token.map[0])):
+                out += _drawn_tree(token.content, token.map[0] + 2)
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in _SHELL:
             if not re.match(r"^-?\d+:-?\d+:", token.info.strip()):  # a quote's fence is not a command
                 out += _commands(token.content, token.map[0] + 2)
@@ -76,7 +85,10 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
             line = line_of(child.content)
             anchored = _LINE_ANCHOR.fullmatch(child.content.strip())
             named = _NAME.fullmatch(child.content.strip())
-            if anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
+            pinned = PACKAGE_PIN.fullmatch(child.content.strip())
+            if pinned is not None:
+                yield _package_pin(pinned, child.content.strip(), line)
+            elif anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
                 yield _anchored(anchored, child.content.strip(), line)
             elif named is not None and _is_name(named):
                 yield Citation(ReferenceKind.NAME, child.content.strip(), named.group("name"), line)
@@ -120,6 +132,34 @@ def _targets(code: str, first_line: int) -> Iterator[Citation]:
             yield Citation(ReferenceKind.NAME, line.strip(), found.group(1), first_line + offset)
 
 
+def _package_pin(match: re.Match[str], text: str, line: int) -> Citation:
+    return Citation(ReferenceKind.PIN, text, f"{match.group('name')}{match.group('op')}{match.group('version')}", line)
+
+
+def _drawn_tree(code: str, first_line: int) -> Iterator[Citation]:
+    """The paths a drawn tree names (``pkg/`` then ``├── core/``, ``│   └── x.py``): each entry's folders are
+    the entries above it at smaller indents, under the tree's root line if it has one."""
+    root = ""
+    open_folders: list[tuple[int, str]] = []  # (column of its branch, its name), outermost first
+    for offset, raw in enumerate(code.split("\n")):
+        branch = _BRANCH.search(raw)
+        words = raw[branch.end() :].split() if branch else raw.split()
+        name = words[0] if words else ""
+        if branch is None and not raw.strip(" │|"):
+            continue  # a drawing's blank or vertical-only line
+        if branch is None:  # a root line ("src/acme/"), or a line that is not part of a drawing
+            root, open_folders = (name if name.endswith("/") and name not in ("./", "/") else ""), []
+            continue
+        while open_folders and open_folders[-1][0] >= branch.start():
+            open_folders.pop()
+        path = "/".join(part.strip("/") for part in [root, *(f for _, f in open_folders), name] if part.strip("/"))
+        if name.endswith("/"):
+            open_folders.append((branch.start(), name))
+            path += "/"
+        if name and not MAKES.search(raw[branch.end() :]):
+            yield from _paths(path, first_line + offset, whole=False)
+
+
 def _anchored(match: re.Match[str], text: str, line: int) -> Citation:
     lines = match.group("start") + (f"-{match.group('end')}" if match.group("end") else "")
     return Citation(ReferenceKind.LINES, text, match.group("file").removeprefix("./"), line, lines)
@@ -154,6 +194,10 @@ def _commands(code: str, first_line: int) -> Iterator[Citation]:
         if not line or line.startswith("#") or _WRITES.search(line):
             continue
         words = line.split()
+        if _PIP_INSTALL.match(line):
+            pins = ((w, PACKAGE_PIN.fullmatch(w.strip("'\""))) for w in words)
+            yield from (_package_pin(m, w.strip("'\""), first_line + offset) for w, m in pins if m is not None)
+            continue
         command = _command(words, line, first_line + offset)
         if command is not None:
             yield command

@@ -243,8 +243,7 @@ EXAMPLES = [
             (VERSION, "torch>=2.1", DIFFERS),
             (VERSION, "torch==3.0.0", DIFFERS),
             (VERSION, "pyyaml>=6.0", HOLDS),
-            (VERSION, "numpy>=1.26", EXTERNAL),
-        ),
+        ),  # numpy is not this repository's dependency: its pin says nothing of this code
     ),
     CitationExample(
         "the pins of a pip command, an extra's included",

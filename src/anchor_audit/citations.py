@@ -20,6 +20,7 @@ import fnmatch
 import os
 import posixpath
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -38,6 +39,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     """A result for every citation of ``skill``'s prose (``listing``: every file of the tree, listed once)."""
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
+    missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
     names = {c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
     bare = [text for name in sorted(names) for text in bare_searches(name)]
     try:
@@ -59,8 +61,24 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status, target, detail = PromiseStatus.EXISTS, c.target, str(exc)  # there, if not readable
         except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's
             status, target, detail = PromiseStatus.ERROR, c.target, f"internal error: {type(exc).__name__}: {exc}"
-        heal = _sole_candidate(c, listing) if status is PromiseStatus.MISSING else None
-        out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail, heal=heal))
+        if c.kind is ReferenceKind.PIN and status is PromiseStatus.EXTERNAL:
+            continue  # a pin of a package this repository does not declare says nothing about its code
+        out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
+        if status is PromiseStatus.MISSING and c.kind in (ReferenceKind.PATH, ReferenceKind.LINES):
+            missing.append((len(out) - 1, c))
+    return _healed(out, missing, tree, listing)
+
+
+def _healed(
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], tree: SourceTree, listing: Listing
+) -> list[PromiseResult]:
+    """``out`` with each missing path's move (the history's rename, asked once for all) in its detail, and the
+    one path that certainly stands in its place as its heal: the move, else the one namesake in the same place."""
+    moves = tree.moves([c.target for _, c in missing]) if missing else {}
+    for at, c in missing:
+        moved = moves.get(c.target)
+        detail = f"moved to {moved[0]} in commit {moved[1][:10]}" if moved else out[at].detail
+        out[at] = replace(out[at], detail=detail, heal=_sole_candidate(c, listing, moved[0] if moved else None))
     return out
 
 
@@ -152,15 +170,18 @@ def _lines(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Jud
     return PromiseStatus.EXISTS, shown, found[0] if found[0] != c.target else ""
 
 
-def _sole_candidate(c: Citation, listing: Listing) -> str | None:
-    """The one file a missing path can only mean: the same stem beside it (``index.md`` -> ``index.mdx``),
-    else the one file of its name in the repository; None when there is not exactly one, or the path is
-    written in a form fix cannot rewrite in place (a glob, a brace expansion, a folder)."""
+def _sole_candidate(c: Citation, listing: Listing, moved: str | None) -> str | None:
+    """The one file a missing path can only mean: where the history moved it, else the same stem beside it
+    (``index.md`` -> ``index.mdx``), else the one file of its name in the repository; None when there is not
+    exactly one, or the path is written in a form fix cannot rewrite in place (a glob, a brace expansion, a
+    folder)."""
     path = c.target
     if c.kind is not ReferenceKind.PATH or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
         return None
     if "*" in path or path.endswith("/"):
         return None
+    if moved is not None:
+        return moved
     beside = _same_stem_beside(path, listing())
     if beside:
         return beside[0] if len(beside) == 1 else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import Any
 
 from .errors import NotCarried, UnreadableFile
@@ -30,13 +31,26 @@ def check_promises(
             _exists(PromiseKind.EVIDENCE, p, tree, card, line)
             for p, line in zip(skill.card.evidence, lines, strict=False)
         ]
+    if not evidence_only:
+        out += [_exists(PromiseKind.REFERENCE, path, tree, skill_md, line) for path, line in skill.references]
+    out = _with_moves(out, tree)
     if evidence_only:
         return tuple(out)
-    out += [_exists(PromiseKind.REFERENCE, path, tree, skill_md, line) for path, line in skill.references]
     for promise in skill.test_promises:
         out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line, memo))
     out += check_symbols(skill, tree, memo)
     return tuple(out)
+
+
+def _with_moves(results: list[PromiseResult], tree: SourceTree) -> list[PromiseResult]:
+    """Each missing path with where the history moved it (asked once for all), as its detail and its heal."""
+    moves = tree.moves([r.path for r in results if r.status is PromiseStatus.MISSING])
+    return [
+        replace(r, detail=f"moved to {moves[r.path][0]} in commit {moves[r.path][1][:10]}", heal=moves[r.path][0])
+        if r.status is PromiseStatus.MISSING and r.path in moves
+        else r
+        for r in results
+    ]
 
 
 def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:

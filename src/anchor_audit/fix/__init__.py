@@ -19,6 +19,7 @@ from ..model import (
     Healable,
     Mismatch,
     Moved,
+    PromiseKind,
     Relocated,
     Skill,
     SkillReport,
@@ -86,13 +87,16 @@ def plan_fix(
                 moved = []
         sources = _sources(tree, {m.path_now for m in moved}) if refresh else {}
         new_text = heal_skill_md(disk.text, moved, sources, refresh)
-        renames = [(p.line, p.path, p.heal) for p in result.promises if p.heal is not None]
+        renames = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is not PromiseKind.EVIDENCE]
         new_text, renamed_paths = heal_paths(new_text, renames)
         plan.done += [f"{skill_md}:{line}: path {old} -> {new}" for line, old, new in renamed_paths]
         if new_text != disk.text:
             plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
         plan.done += [_healed_line(skill_md, m) for m in moved]
-        card_healed = _update_card(plan, skill, result, report) if update_card and skill.card else set()
+        evidence = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is PromiseKind.EVIDENCE]
+        card_healed = set()
+        if skill.card is not None and (update_card or evidence):
+            card_healed = _update_card(plan, skill, result, report, evidence, reconcile=update_card)
         for claim in result.claims:
             if claim.verdict in (Verdict.BROKEN, Verdict.UNVERIFIABLE):
                 plan.left.append(f"{skill.name}: claim {claim.id} is {claim.verdict.value}")
@@ -110,11 +114,25 @@ def _healed_line(skill_md: Path, m: Healable) -> str:
     return f"{skill_md}:{m.quote.skill_line}: {m.quote.key} moved: range -> {new_range}"
 
 
-def _update_card(plan: FixPlan, skill: Skill, result: SkillReport, report: AuditReport) -> set[str]:
-    """card.yaml reconciled with the verdicts into ``plan``; the claims whose mismatch that heals."""
+def _update_card(
+    plan: FixPlan,
+    skill: Skill,
+    result: SkillReport,
+    report: AuditReport,
+    renames: list[tuple[int, str, str]],
+    reconcile: bool,
+) -> set[str]:
+    """card.yaml's moved evidence paths renamed, and (``reconcile``) its tags reconciled with the verdicts,
+    into ``plan``; the claims whose mismatch that heals."""
     assert skill.card is not None
     card_disk = DiskText.read(skill.card.path)
-    new_card, changes = reconcile_card(card_disk.text, result.claims, report.source, skill.card.path)
+    renamed_text, renamed = heal_paths(card_disk.text, renames)
+    plan.done += [f"{skill.card.path}:{line}: evidence {old} -> {new}" for line, old, new in renamed]
+    if not reconcile:
+        if renamed_text != card_disk.text:
+            plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(renamed_text)))
+        return set()
+    new_card, changes = reconcile_card(renamed_text, result.claims, report.source, skill.card.path)
     if new_card != card_disk.text:
         plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(new_card)))
     for c in changes:

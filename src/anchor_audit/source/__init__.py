@@ -74,6 +74,11 @@ class SourceTree(Protocol):
         """Every file path inside the tree's submodules, prefixed (none for a tree that has no submodules)."""
         ...
 
+    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """Where paths that are not here went, by the history's rename detection: path -> (its path now, the
+        commit that moved it), for those that moved; none where this kind of tree has no history."""
+        ...
+
     def validated_on(self, day: str) -> "SourceTree | None":
         """The tree of the default branch at the end of ``day`` (UTC); None where this kind of tree cannot know."""
         ...

@@ -183,6 +183,30 @@ class GitTree:
                 paths += [f"{path}/{p}" for p in inner.files_under("")]
         return paths
 
+    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """Where each of ``paths`` went, following renames (a few hops) to a path this commit has: path -> (path
+        now, the commit that first moved it). A path deleted, or moved somewhere later deleted, is left out: a
+        suggestion is always a path that is here."""
+        found: dict[str, tuple[str, str]] = {}
+        chain = {p: (p, "") for p in paths if p and "*" not in p}  # cited path -> (where it is so far, first move)
+        for _ in range(4):
+            if not chain:
+                break
+            try:
+                step = self.history.moves(sorted({now for now, _ in chain.values()}))
+            except git.GitCommandError:  # a blob this lean copy lacks, a shallow history's end
+                break
+            following = {}
+            for cited, (now, first) in chain.items():
+                if now in step and step[now][0] not in (cited, now):
+                    new, sha = step[now]
+                    if self._walk(new.rstrip("/")) is not None:
+                        found[cited] = (new, first or sha)
+                    else:
+                        following[cited] = (new, first or sha)
+            chain = following
+        return found
+
     def validated_on(self, day: str) -> GitTree | None:
         """The tree of the default branch (HEAD) as it was at the end of ``day`` (UTC), or None if unknown here."""
         for tip in ("HEAD", self.commit.hexsha):

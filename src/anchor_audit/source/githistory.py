@@ -22,6 +22,7 @@ import git
 from .gitrun import DIFF_FLAGS, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+MAX_MOVE_COMMITS = 32  # commits whose renames one ``moves`` question reads
 
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
@@ -113,6 +114,41 @@ class GitHistory:
 
         return self._remembered("renamed_from", [parent, sha], [path], ask)  # type: ignore[no-any-return]
 
+    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """Where each of ``paths`` (files, or folders ending in ``/``) went, for those the newest commit up to this
+        one that removed them renamed (git's rename detection, 50% similar): path -> (its new path, the commit).
+        One walk of the history for all; a folder moved when the files that commit renamed went to one folder."""
+
+        def ask() -> dict[str, list[str]]:
+            tip, wanted = self.commit.hexsha, sorted(set(paths))
+            out = self.repo.git.log(
+                "-z", "--no-renames", "--diff-filter=D", "--name-only", "--format=%x01%H", tip, "--", *wanted
+            )
+            removed_in: dict[str, str] = {}
+            for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+                sha, _, names = chunk.partition("\0")
+                for name in (n for n in names.removeprefix("\n").split("\0") if n):
+                    for p in wanted:
+                        if p not in removed_in and (name == p or (p.endswith("/") and name.startswith(p))):
+                            removed_in[p] = sha
+            found: dict[str, list[str]] = {}
+            for sha in sorted(set(removed_in.values()))[:MAX_MOVE_COMMITS]:
+                renamed = self._renames(sha)
+                for p in (p for p, at in removed_in.items() if at == sha):
+                    new = _moved(p, renamed)
+                    if new is not None:
+                        found[p] = [new, sha]
+            return found
+
+        answer = self._remembered("moves", [self.commit.hexsha], sorted(set(paths)), ask)
+        return {p: (new, sha) for p, (new, sha) in answer.items()}
+
+    def _renames(self, sha: str) -> list[tuple[str, str]]:
+        """(old path, new path) of each rename commit ``sha`` made (against its first parent)."""
+        out = self.repo.git.diff_tree("-r", "-z", "--name-status", "-M50%", "--diff-filter=R", f"{sha}^", sha)
+        fields = out.split("\0")
+        return [(fields[i + 1], fields[i + 2]) for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")]
+
     def changed_paths(self, base: str) -> set[str]:
         """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""
         out = self.repo.git.diff_tree("-r", "-z", "--no-renames", "--name-only", base, self.commit.hexsha)
@@ -150,3 +186,12 @@ class GitHistory:
             return versions
 
         return [(sha, list(names)) for sha, names in self._remembered("versions_of", [until], paths, ask)]
+
+
+def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:
+    """Where a commit's renames took ``path``: a file's new path, or the one folder a folder's files went to."""
+    if not path.endswith("/"):
+        return next((new for old, new in renamed if old == path), None)
+    folders = {new[: len(new) - len(old) + len(path)] for old, new in renamed if old.startswith(path)}
+    folders = {f for f in folders if f.endswith("/")}  # the same tail under another folder
+    return folders.pop() if len(folders) == 1 else None

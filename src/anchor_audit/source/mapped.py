@@ -71,6 +71,9 @@ class MappedTree:
     def submodule_files(self) -> list[str]:
         return []  # a packaged copy has its files, not submodules
 
+    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        return {}  # a release has no history to follow a rename in
+
     def validated_on(self, day: str) -> None:
         return None  # a release has no history to look up a day in
 

@@ -1,0 +1,80 @@
+"""A missing path the history renamed: found by git's rename detection at the ref, said, and healed by fix.
+
+The repository renames a file (with an edit), renames one twice, moves a folder, deletes one, and moves one
+that it later deletes: only a move to a path that is there is a suggestion.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.citations import check_citations
+from anchor_audit.source.git import open_git
+from anchor_audit.spec.skill import load_skill
+
+from .conftest import GitRepo, git
+from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
+
+BODY = "def step(state):\n" + "".join(f"    state.value_{i} = {i}\n" for i in range(12)) + "    return state\n"
+CITED = (
+    "See `pkg/old_name.py`, `pkg/chain_a.py`, `pkg/launchers/`, `pkg/doomed.py` and `pkg/passing.py`.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    names = ["old_name", "chain_a", "doomed", "passing"]
+    files = {f"pkg/{n}.py": BODY.replace("step", n) for n in names}
+    files |= {f"pkg/launchers/{n}.py": BODY.replace("step", n) for n in ("slurm", "local")}
+    repo = make_code_repo(tmp_path_factory.mktemp("moves") / "code", files)
+    (repo.path / "pkg/core").mkdir()
+    git(repo.path, "mv", "pkg/old_name.py", "pkg/core/new_name.py")
+    repo.edit("pkg/core/new_name.py", "value_3 = 3", "value_3 = 33")  # renamed with an edit: still a rename
+    git(repo.path, "mv", "pkg/chain_a.py", "pkg/chain_b.py")
+    git(repo.path, "mv", "pkg/launchers", "pkg/launch")
+    git(repo.path, "mv", "pkg/passing.py", "pkg/interim.py")
+    repo.remove("pkg/doomed.py")
+    repo.commit("move things", date="2026-02-01T00:00:00")
+    git(repo.path, "mv", "pkg/chain_b.py", "pkg/chain_c.py")
+    repo.remove("pkg/interim.py")
+    repo.commit("move again", tag="v2", date="2026-03-01T00:00:00")
+    return repo
+
+
+def test_a_missing_path_says_where_the_history_moved_it(moved: GitRepo, tmp_path: Path) -> None:
+    tree = open_git(str(moved.path), "v2")
+    skill = load_skill(make_skill(tmp_path / "skill", CITED))
+    got = {r.path: r for r in check_citations(skill, tree, lambda: tree.files_under(""))}
+    assert all(r.status == "missing" for r in got.values())
+    first = git(moved.path, "rev-parse", "v2~1")[:10]
+    assert got["pkg/old_name.py"].detail == f"moved to pkg/core/new_name.py in commit {first}"
+    assert got["pkg/chain_a.py"].detail.startswith("moved to pkg/chain_c.py in commit")  # followed both renames
+    assert got["pkg/launchers/"].detail.startswith("moved to pkg/launch/ in commit")
+    assert not got["pkg/doomed.py"].detail.startswith("moved")  # deleted, not moved
+    assert not got["pkg/passing.py"].detail.startswith("moved")  # moved, then deleted: nowhere to point
+    heals = {path: r.heal for path, r in got.items()}
+    assert heals == {
+        "pkg/old_name.py": "pkg/core/new_name.py",
+        "pkg/chain_a.py": "pkg/chain_c.py",
+        "pkg/launchers/": None,  # a folder: said, not rewritten
+        "pkg/doomed.py": None,
+        "pkg/passing.py": None,
+    }
+
+
+def test_fix_renames_a_moved_path_in_the_prose_and_in_the_cards_evidence(moved: GitRepo, tmp_path: Path) -> None:
+    card = "validation_status:\n  files:\n    - file_exists\nevidence:\n  - pkg/old_name.py\n  - pkg/doomed.py\n"
+    skill = make_skill(tmp_path / "skill", QUOTE + CITED, card)
+    args = ["--repo", str(moved.path), "--ref", "v2", str(skill)]
+    done = run_cli("fix", "--write", *args)
+    assert "evidence pkg/old_name.py -> pkg/core/new_name.py" in done.out, done.out + done.err
+    assert "path pkg/chain_a.py -> pkg/chain_c.py" in done.out
+    assert "`pkg/core/new_name.py`, `pkg/chain_c.py`, `pkg/launchers/`" in (skill / "SKILL.md").read_text()
+    assert (skill / "card.yaml").read_text() == card.replace("pkg/old_name.py", "pkg/core/new_name.py")
+    after = json.loads(run_cli("check", "--format", "json", *args).out)
+    missing = [(p["kind"], p["path"]) for s in after["skills"] for p in s["promises"] if p["status"] == "missing"]
+    assert missing == [("evidence", "pkg/doomed.py"), ("path", "pkg/launchers/"), ("path", "pkg/doomed.py"),
+                       ("path", "pkg/passing.py")]  # fmt: skip

@@ -31,7 +31,9 @@ CODE = {
     "docs/api/index.mdx": "# API\n",
     "src/acme/cli/train.py": (
         "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n"
-        "    p.add_argument('--steps', type=int)\n    p.add_argument('--config-file', '-c')\n    p.parse_args()\n"
+        "    p.add_argument('--steps', type=int)\n    p.add_argument('--config-file', '-c')\n"
+        "    p.add_argument('--lr', type=float, default=3e-4)\n    p.add_argument('--bf16', action='store_true')\n"
+        "    p.add_argument('--workers', default=os.cpu_count())\n    p.parse_args()\n"
     ),
     "src/acme/cli/__init__.py": "",
     "src/acme/cli/main.py": (
@@ -260,6 +262,22 @@ EXAMPLES = [
             (PATH, "src/acme/launcher/pbs.py", MISSING),
             (PATH, "src/acme/training/", EXISTS),
             (PATH, "src/acme/training/config.py", EXISTS),
+        ),
+    ),
+    CitationExample(
+        "defaults the prose states for its commands' flags: in words and in a table's Default column",
+        "```bash\npython -m acme.cli.train --steps 3\n```\n\n`--lr` (default: `3e-4`), `--bf16` (default `false`), "
+        "`--steps` defaults to 100, `--workers` (int, default 4), `--depth` (default: 8); `--config-file` "
+        "enables the file, by default the one beside it.\n\n| Flag | Default |\n|---|---|\n| `--lr` | 0.001 |\n",
+        (
+            (COMMAND, "python -m acme.cli.train", EXISTS),
+            (COMMAND, "python -m acme.cli.train --steps", EXISTS),
+            (COMMAND, "--lr default 3e-4", HOLDS),
+            (COMMAND, "--bf16 default false", HOLDS),
+            (COMMAND, "--steps default 100", DIFFERS),  # the code's default is None
+            (COMMAND, "--workers default 4", UNVERIFIABLE),  # computed when it runs
+            (COMMAND, "--depth default 8", UNVERIFIABLE),  # no command of the skill defines it
+            (COMMAND, "--lr default 0.001", DIFFERS),
         ),
     ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from .commandcheck import check_command
+from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .pyproject import conflict, normalize, project_meta
@@ -40,6 +40,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
+    commands = [c for c in skill.citations if c.kind is ReferenceKind.COMMAND]
     names = {c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
     bare = [text for name in sorted(names) for text in bare_searches(name)]
     try:
@@ -49,6 +50,9 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     for c in skill.citations:
         if c.kind is ReferenceKind.COMMAND:
             out += _guarded_command(c, tree, listing, shown)
+            continue
+        if c.kind is ReferenceKind.DEFAULT:
+            out += _guarded_command(c, tree, listing, shown, commands)
             continue
         if c.kind is ReferenceKind.NAME:
             out += _named(c, tree, shown, searched)
@@ -93,8 +97,13 @@ def _named(c: Citation, tree: SourceTree, shown: str, searched: dict[str, list[s
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], shown, c.line, said[1])]
 
 
-def _guarded_command(c: Citation, tree: SourceTree, listing: Listing, shown: str) -> list[PromiseResult]:
+def _guarded_command(
+    c: Citation, tree: SourceTree, listing: Listing, shown: str, commands: list[Citation] | None = None
+) -> list[PromiseResult]:
+    """A command's results, or (``commands``: the skill's) a flag's stated default's."""
     try:
+        if commands is not None:
+            return [check_default(c, commands, tree, listing, shown)]
         return check_command(c, tree, listing, shown)
     except NotCarried as exc:
         return [PromiseResult(PromiseKind.COMMAND, c.target, PromiseStatus.UNVERIFIABLE, shown, c.line, str(exc))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from dataclasses import dataclass
 from typing import Callable
 
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
@@ -60,6 +61,68 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
             return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
         out += [_flag(shown, flag, defined, result) for flag in c.flags]
     return out
+
+
+def check_default(c: Citation, commands: list[Citation], tree: SourceTree, listing: Listing, file: str) -> PromiseResult:
+    """A default the prose states for a flag (``c``), against the parsers of the skill's ``commands`` that define
+    it: the code's default is the promise, read from its ``default=`` (or typer's first argument)."""
+    found: dict[str, object] = {}
+    for command in commands:
+        path = _command_file(command, tree, listing)
+        defaults = _defaults(path, tree, listing) if path is not None else {}
+        if c.target in defaults:
+            found.setdefault(path or "", defaults[c.target])
+
+    def result(status: PromiseStatus, detail: str) -> PromiseResult:
+        return PromiseResult(PromiseKind.COMMAND, c.text, status, file, c.line, detail)
+
+    if not found:
+        return result(PromiseStatus.UNVERIFIABLE, f"no command of this skill defines {c.target}")
+    shown = {path: _shown(value) for path, value in found.items()}
+    if len(set(shown.values())) > 1:
+        why = "; ".join(f"{path} has {value}" for path, value in shown.items())
+        return result(PromiseStatus.UNVERIFIABLE, f"the skill's commands default {c.target} differently: {why}")
+    path, value = next(iter(found.items()))
+    if isinstance(value, _Computed):
+        return result(PromiseStatus.UNVERIFIABLE, f"{path} computes it at run time: {value.code}")
+    if _same(value, c.fragment):
+        return result(PromiseStatus.HOLDS, f"{path} defaults {c.target} to {_shown(value)}")
+    return result(PromiseStatus.DIFFERS, f"{path} defaults {c.target} to {_shown(value)}; the skill says {c.fragment}")
+
+
+@dataclass(frozen=True)
+class _Computed:
+    """A default that is not a literal (``default=os.cpu_count()``): known only by running the code."""
+
+    code: str
+
+
+def _shown(value: object) -> str:
+    return value.code if isinstance(value, _Computed) else repr(value)
+
+
+def _same(value: object, stated: str) -> bool:
+    """Whether the code's default is what the prose writes (``True``/``true``, ``8``/``8.0``, ``bf16``)."""
+    said = stated.strip("'\"")
+    if isinstance(value, bool) or value is None:
+        return said.lower() == str(value).lower() or (value is None and said.lower() == "null")
+    if isinstance(value, (int, float)):
+        try:
+            return float(said) == float(value)
+        except ValueError:
+            return False
+    return said == str(value)
+
+
+def _command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None:
+    """The file a command runs: a console script's module, a module, a script."""
+    kind, _, name = c.target.partition(":")
+    if kind == "program":
+        module = _console_scripts(tree).get(name)
+        return _module_file(module, tree, listing) if module else None
+    if kind == "module":
+        return _module_file(name, tree, listing)
+    return name if tree.blob_id(name) is not None else None
 
 
 def _positionals(
@@ -128,18 +191,23 @@ def _flag(
 
 
 def _defined_flags(path: str, tree: SourceTree, listing: Listing) -> set[str]:
-    """The flags ``path`` defines, and those of the repository's modules it imports (a parser kept in an
-    ``arguments.py`` beside a script, or in the package): one level of imports, never the whole program."""
+    return set(_defaults(path, tree, listing))
+
+
+def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object]:
+    """The flags ``path`` defines and their defaults, and those of the repository's modules it imports (a
+    parser kept in an ``arguments.py`` beside a script, or in the package): one level of imports, never the
+    whole program."""
     module = _parsed(tree, path)
     if module is None:
-        return set()
+        return {}
     found = _flags(module)
     folder = path.rpartition("/")[0]
     for name in _imported(module):
         beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
         other = beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
         imported = _parsed(tree, other) if other and other != path else None
-        found |= _flags(imported) if imported is not None else set()
+        found = {**(_flags(imported) if imported is not None else {}), **found}
     return found
 
 
@@ -163,16 +231,38 @@ def _imported(module: ast.Module) -> list[str]:
     return names[:50]
 
 
-def _flags(module: ast.Module) -> set[str]:
-    """Every option string the module's parser calls define."""
-    found: set[str] = set()
+def _flags(module: ast.Module) -> dict[str, object]:
+    """Every option string the module's parser calls define, and its default."""
+    found: dict[str, object] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in _OPTION_CALLS:
-                found |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
-    return {f for f in found if f.startswith("--")}
+                options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                default = _default_of(node, name)
+                found |= {o: default for o in options if o.startswith("--")}
+    return found
+
+
+def _default_of(call: ast.Call, name: str) -> object:
+    """The default an option call gives: ``default=``, a store_true's False, typer's first argument."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    node = keywords.get("default")
+    if node is None and name in ("Option", "Argument") and call.args:
+        first = call.args[0]
+        is_flag = isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("-")
+        node = None if is_flag else first
+    if node is None:
+        action = keywords.get("action")
+        flag = isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")
+        if flag or isinstance(keywords.get("is_flag"), ast.Constant):
+            return not (isinstance(action, ast.Constant) and action.value == "store_true") if flag else False
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _Computed(ast.unparse(node)[:60])
 
 
 def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:

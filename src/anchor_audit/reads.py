@@ -15,7 +15,7 @@ against the tree's files: those are kept as :class:`Tail` patterns, and
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .model import DEFAULT_CARD_PREFIXES, CardAnchor, Citation, Reference, ReferenceKind, Skill, SkillSpec, Tail
@@ -62,7 +62,12 @@ def references(skill: Skill, entry: SkillSpec | None) -> tuple[Reference, ...]:
         out.append(Reference(K.TESTS, "SKILL.md", t.line, f"{t.promised} passed", frozenset({t.path})))
     for code, line in skill.examples:  # the modules it imports are found at the ref: nothing to read before
         out.append(Reference(K.SYMBOL, "SKILL.md", line, code.split("\n", 1)[0]))
-    out += [_cited(cited, skill) for cited in skill.citations]
+    commands = [c for c in skill.citations if c.kind is K.COMMAND]
+    for cited in skill.citations:
+        if cited.kind is K.DEFAULT:  # a flag's default is read where the skill's commands define their flags
+            out += [replace(_cited(cmd, skill), kind=K.DEFAULT, line=cited.line, text=cited.text) for cmd in commands]
+        else:
+            out.append(_cited(cited, skill))
     card = skill.card
     if card is not None:
         lines = card.evidence_lines or (0,) * len(card.evidence)

@@ -29,6 +29,7 @@ class ReferenceKind(TextEnum):
     NAME = "name"  # a dotted name or a call in a prose code span, or a YAML example's _target_
     LINES = "lines"  # an inline line anchor of the prose: `file.py:10-20` (the range in fragment)
     COMMAND = "command"  # a command a shell block runs: python -m MOD, python SCRIPT, a console script; its flags
+    DEFAULT = "default"  # a default the prose states for a flag: `--steps` (default: 100), or a table's Default column
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Citation:
     target: str  # the path it names (relative to SKILL.md for a LINK), "python>=3.10" for a PIN; for a
     # COMMAND "module:PKG.MOD", "script:PATH" or "program:NAME" (a console script, if the repository declares it)
     line: int
-    fragment: str = ""  # a link's #anchor, without the "#"
+    fragment: str = ""  # a link's #anchor, without the "#"; a DEFAULT's stated value
     repo: str = ""  # REPO_LINK: OWNER/NAME@REF as the URL says
     flags: tuple[str, ...] = ()  # COMMAND: the --flags it passes, as written
     positionals: tuple[str, ...] = ()  # COMMAND: the words after the program, before its first flag

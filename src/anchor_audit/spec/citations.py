@@ -54,9 +54,11 @@ _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Citation, ...]:
     """Every path, link and version pin of SKILL.md (its tokens and its lines), in file order."""
     out: list[Citation] = []
+    table = _Table()
     for token in tokens:
         if len(out) >= MAX_CITATIONS:
             break
+        out += table.read(token)
         if token.type == "inline" and token.map:
             out += _inline(token, lines)
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in ("yaml", "yml"):
@@ -86,7 +88,10 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
             anchored = _LINE_ANCHOR.fullmatch(child.content.strip())
             named = _NAME.fullmatch(child.content.strip())
             pinned = PACKAGE_PIN.fullmatch(child.content.strip())
-            if pinned is not None:
+            flag = _FLAG.fullmatch(child.content.strip())
+            if flag is not None:
+                yield from _stated_default(child.content.strip(), lines[line - 1], line)
+            elif pinned is not None:
                 yield _package_pin(pinned, child.content.strip(), line)
             elif anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
                 yield _anchored(anchored, child.content.strip(), line)
@@ -130,6 +135,63 @@ def _targets(code: str, first_line: int) -> Iterator[Citation]:
         found = _TARGET.match(line)
         if found is not None and "." in found.group(1):
             yield Citation(ReferenceKind.NAME, line.strip(), found.group(1), first_line + offset)
+
+
+_FLAG = re.compile(r"--[A-Za-z][\w-]*")
+# right after a flag's code span: "(default: 100)", "(int, default 4)", "defaults to `8`", ", default is bf16"
+_DEFAULT = re.compile(
+    r"^\s*[(,:–—-]?\s*(?:[\w ]{1,20},\s*)?defaults?(?:\s+value)?(?:\s*[:=]\s*|\s+(?:is|to)\s+|\s+)`?([\w.+-]+)`?",
+    re.I,
+)
+_NOT_VALUES = {"the", "a", "an", "its", "your", "this", "that", "whatever", "same", "current", "whichever"}
+
+
+def _stated_default(flag: str, line_text: str, line: int) -> Iterator[Citation]:
+    """A default the line states for ``flag``, right after its code span (and before the next one)."""
+    at = line_text.find(f"`{flag}`")
+    said = _DEFAULT.match(line_text[at + len(flag) + 2 :]) if at >= 0 else None
+    if said is not None and not said.group(1).startswith("-") and said.group(1).lower() not in _NOT_VALUES:
+        yield Citation(ReferenceKind.DEFAULT, f"{flag} default {said.group(1)}", flag, line, said.group(1))
+
+
+class _Table:
+    """A Markdown table's rows whose first cell is a flag, when the table has a Default column."""
+
+    def __init__(self) -> None:
+        self.headers: list[str] = []
+        self.row: list[str] = []
+        self.cell: str | None = None
+        self.in_head = False
+        self.line = 0
+
+    def read(self, token: Token) -> list[Citation]:
+        kind = token.type
+        if kind == "thead_open":
+            self.headers, self.in_head = [], True
+        elif kind == "thead_close":
+            self.in_head = False
+        elif kind == "tr_open":
+            self.row, self.line = [], token.map[0] + 1 if token.map else 0
+        elif kind in ("th_open", "td_open"):
+            self.cell = ""
+        elif kind == "inline" and self.cell is not None:
+            self.cell = token.content.strip()
+        elif kind in ("th_close", "td_close") and self.cell is not None:
+            (self.headers if self.in_head else self.row).append(self.cell)
+            self.cell = None
+        elif kind == "tr_close" and not self.in_head:
+            return self._row()
+        return []
+
+    def _row(self) -> list[Citation]:
+        columns = [h.strip("*_ ").lower() for h in self.headers]
+        if "default" not in columns or len(self.row) <= columns.index("default"):
+            return []
+        flag = _FLAG.match(self.row[0].strip("`* "))
+        value = self.row[columns.index("default")].strip("`* ")
+        if flag is None or not re.fullmatch(r"[\w.+-]+", value) or value.startswith("-"):
+            return []  # not a flag's row, or a default in words ("the GPU count", "-")
+        return [Citation(ReferenceKind.DEFAULT, f"{flag.group(0)} default {value}", flag.group(0), self.line, value)]
 
 
 def _package_pin(match: re.Match[str], text: str, line: int) -> Citation:

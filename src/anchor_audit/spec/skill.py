@@ -109,7 +109,7 @@ def skill_from_text(
             ],
         }
 
-    key = "skill-md/4|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    key = "skill-md/5|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
     said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,
@@ -141,7 +141,7 @@ def _markdown() -> MarkdownIt:
     """
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark")
+    md = MarkdownIt("commonmark").enable("table")  # GitHub renders tables; a table's Default column is read
 
     def normalize(state: StateCore) -> None:
         state.src = state.src.replace("\r\n", "\n").replace("\x00", "\ufffd")

@@ -63,7 +63,9 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
     return out
 
 
-def check_default(c: Citation, commands: list[Citation], tree: SourceTree, listing: Listing, file: str) -> PromiseResult:
+def check_default(
+    c: Citation, commands: list[Citation], tree: SourceTree, listing: Listing, file: str
+) -> PromiseResult:
     """A default the prose states for a flag (``c``), against the parsers of the skill's ``commands`` that define
     it: the code's default is the promise, read from its ``default=`` (or typer's first argument)."""
     found: dict[str, object] = {}

@@ -21,6 +21,7 @@ from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
 BODY = "def step(state):\n" + "".join(f"    state.value_{i} = {i}\n" for i in range(12)) + "    return state\n"
 CITED = (
     "See `pkg/old_name.py`, `pkg/chain_a.py`, `pkg/launchers/`, `pkg/doomed.py` and `pkg/passing.py`.\n"
+    "From inside the package: `runner/slurm_cfg.py`, `runner/never_here.py`.\n"
 )
 
 
@@ -28,6 +29,7 @@ CITED = (
 def moved(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     names = ["old_name", "chain_a", "doomed", "passing"]
     files = {f"pkg/{n}.py": BODY.replace("step", n) for n in names}
+    files["pkg/runner/slurm_cfg.py"] = BODY
     files |= {f"pkg/launchers/{n}.py": BODY.replace("step", n) for n in ("slurm", "local")}
     repo = make_code_repo(tmp_path_factory.mktemp("moves") / "code", files)
     (repo.path / "pkg/core").mkdir()
@@ -37,6 +39,7 @@ def moved(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     git(repo.path, "mv", "pkg/launchers", "pkg/launch")
     git(repo.path, "mv", "pkg/passing.py", "pkg/interim.py")
     repo.remove("pkg/doomed.py")
+    repo.remove("pkg/runner/slurm_cfg.py")
     repo.commit("move things", date="2026-02-01T00:00:00")
     git(repo.path, "mv", "pkg/chain_b.py", "pkg/chain_c.py")
     repo.remove("pkg/interim.py")
@@ -48,13 +51,20 @@ def test_a_missing_path_says_where_the_history_moved_it(moved: GitRepo, tmp_path
     tree = open_git(str(moved.path), "v2")
     skill = load_skill(make_skill(tmp_path / "skill", CITED))
     got = {r.path: r for r in check_citations(skill, tree, lambda: tree.files_under(""))}
-    assert all(r.status == "missing" for r in got.values())
     first = git(moved.path, "rev-parse", "v2~1")[:10]
+    # no runner/ at the root: alone it could be another tree's path, but the history had it (under pkg/)
+    assert (got["runner/slurm_cfg.py"].status, got["runner/slurm_cfg.py"].detail) == (
+        "missing",
+        f"deleted in commit {first} (as pkg/runner/slurm_cfg.py)",
+    )
+    assert got.pop("runner/never_here.py").status == "unverifiable"  # never here: still not called missing
+    del got["runner/slurm_cfg.py"]
+    assert all(r.status == "missing" for r in got.values())
     assert got["pkg/old_name.py"].detail == f"moved to pkg/core/new_name.py in commit {first}"
     assert got["pkg/chain_a.py"].detail.startswith("moved to pkg/chain_c.py in commit")  # followed both renames
     assert got["pkg/launchers/"].detail.startswith("moved to pkg/launch/ in commit")
-    assert not got["pkg/doomed.py"].detail.startswith("moved")  # deleted, not moved
-    assert not got["pkg/passing.py"].detail.startswith("moved")  # moved, then deleted: nowhere to point
+    assert got["pkg/doomed.py"].detail == f"deleted in commit {first}"
+    assert got["pkg/passing.py"].detail == f"deleted in commit {first}"  # moved there, then deleted: no move
     heals = {path: r.heal for path, r in got.items()}
     assert heals == {
         "pkg/old_name.py": "pkg/core/new_name.py",
@@ -77,4 +87,4 @@ def test_fix_renames_a_moved_path_in_the_prose_and_in_the_cards_evidence(moved: 
     after = json.loads(run_cli("check", "--format", "json", *args).out)
     missing = [(p["kind"], p["path"]) for s in after["skills"] for p in s["promises"] if p["status"] == "missing"]
     assert missing == [("evidence", "pkg/doomed.py"), ("path", "pkg/launchers/"), ("path", "pkg/doomed.py"),
-                       ("path", "pkg/passing.py")]  # fmt: skip
+                       ("path", "pkg/passing.py"), ("path", "runner/slurm_cfg.py")]  # fmt: skip

@@ -28,7 +28,7 @@ from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .pyproject import conflict, normalize, project_meta
-from .source import SourceTree
+from .source import Removal, SourceTree
 from .symbols import bare_searches, resolve_name
 
 Listing = Callable[[], list[str]]
@@ -68,22 +68,38 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
         if c.kind is ReferenceKind.PIN and status is PromiseStatus.EXTERNAL:
             continue  # a pin of a package this repository does not declare says nothing about its code
         out.append(PromiseResult(_KINDS[c.kind], target, status, shown, c.line, detail))
-        if status is PromiseStatus.MISSING and c.kind in (ReferenceKind.PATH, ReferenceKind.LINES):
-            missing.append((len(out) - 1, c))
+        if c.kind in (ReferenceKind.PATH, ReferenceKind.LINES) and (
+            status is PromiseStatus.MISSING or (status is PromiseStatus.UNVERIFIABLE and "another tree" in detail)
+        ):
+            missing.append((len(out) - 1, c))  # the history may know where it went, or that it was here
     return _healed(out, missing, tree, listing)
 
 
 def _healed(
     out: list[PromiseResult], missing: list[tuple[int, Citation]], tree: SourceTree, listing: Listing
 ) -> list[PromiseResult]:
-    """``out`` with each missing path's move (the history's rename, asked once for all) in its detail, and the
-    one path that certainly stands in its place as its heal: the move, else the one namesake in the same place."""
-    moves = tree.moves([c.target for _, c in missing]) if missing else {}
+    """``out`` with what the history says of each path that is not here (asked once for all): moved (its new
+    path the heal), or deleted (then missing, even where the path alone could be another tree's); and else the
+    one namesake in the same place as the heal of a missing path."""
+    gone = tree.removals([c.target for _, c in missing]) if missing else {}
     for at, c in missing:
-        moved = moves.get(c.target)
-        detail = f"moved to {moved[0]} in commit {moved[1][:10]}" if moved else out[at].detail
-        out[at] = replace(out[at], detail=detail, heal=_sole_candidate(c, listing, moved[0] if moved else None))
+        removal = gone.get(c.target)
+        if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
+            continue
+        detail = out[at].detail if removal is None else _removed(removal, c.target)
+        if removal is not None and removal.now is None and out[at].detail.startswith("not at the ref; "):
+            detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
+        moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
+        heal = _sole_candidate(c, listing, moved)
+        out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
     return out
+
+
+def _removed(removal: Removal, cited: str) -> str:
+    was = "" if removal.was == cited else f" (as {removal.was})"
+    if removal.now is not None:
+        return f"moved to {removal.now} in commit {removal.commit[:10]}{was}"
+    return f"deleted in commit {removal.commit[:10]}{was}"
 
 
 def _named(c: Citation, tree: SourceTree, shown: str, searched: dict[str, list[str]] | None) -> list[PromiseResult]:

@@ -44,13 +44,17 @@ def check_promises(
 
 def _with_moves(results: list[PromiseResult], tree: SourceTree) -> list[PromiseResult]:
     """Each missing path with where the history moved it (asked once for all), as its detail and its heal."""
-    moves = tree.moves([r.path for r in results if r.status is PromiseStatus.MISSING])
-    return [
-        replace(r, detail=f"moved to {moves[r.path][0]} in commit {moves[r.path][1][:10]}", heal=moves[r.path][0])
-        if r.status is PromiseStatus.MISSING and r.path in moves
-        else r
-        for r in results
-    ]
+    gone = tree.removals([r.path for r in results if r.status is PromiseStatus.MISSING])
+    out = []
+    for r in results:
+        removal = gone.get(r.path) if r.status is PromiseStatus.MISSING else None
+        if removal is not None and removal.now is not None:
+            heal = removal.now if removal.was == r.path else None  # another path with this tail: said, not healed
+            r = replace(r, detail=f"moved to {removal.now} in commit {removal.commit[:10]}", heal=heal)
+        elif removal is not None:
+            r = replace(r, detail=f"deleted in commit {removal.commit[:10]}")
+        out.append(r)
+    return out
 
 
 def _exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol
 
 from ..errors import BoundExceeded, UnreadableFile
@@ -27,6 +28,16 @@ Progress = Callable[[str, "float | None"], None]
 
 def no_progress(message: str, fraction: float | None) -> None:
     """The progress sink for non-terminals and --quiet."""
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A path the history removed: the path it had, the newest commit removing it, and where that commit moved it
+    (followed to a path at the ref; None: deleted, or moved somewhere later deleted)."""
+
+    was: str
+    commit: str
+    now: str | None
 
 
 class SourceTree(Protocol):
@@ -74,9 +85,9 @@ class SourceTree(Protocol):
         """Every file path inside the tree's submodules, prefixed (none for a tree that has no submodules)."""
         ...
 
-    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
-        """Where paths that are not here went, by the history's rename detection: path -> (its path now, the
-        commit that moved it), for those that moved; none where this kind of tree has no history."""
+    def removals(self, paths: list[str]) -> dict[str, Removal]:
+        """Which of ``paths`` that are not here (exact, or the tail of a longer path) the history removed, and
+        where to, for those it did; none where this kind of tree has no history."""
         ...
 
     def validated_on(self, day: str) -> "SourceTree | None":

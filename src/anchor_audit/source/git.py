@@ -22,7 +22,7 @@ from git.objects.fun import tree_entries_from_data
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import MAX_FILE_BYTES, Progress, SourceTree, decode, is_remote, no_progress, too_large
+from . import MAX_FILE_BYTES, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
 from .githistory import GitHistory, Memo
@@ -183,29 +183,29 @@ class GitTree:
                 paths += [f"{path}/{p}" for p in inner.files_under("")]
         return paths
 
-    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
-        """Where each of ``paths`` went, following renames (a few hops) to a path this commit has: path -> (path
-        now, the commit that first moved it). A path deleted, or moved somewhere later deleted, is left out: a
-        suggestion is always a path that is here."""
-        found: dict[str, tuple[str, str]] = {}
-        chain = {p: (p, "") for p in paths if p and "*" not in p}  # cited path -> (where it is so far, first move)
+    def removals(self, paths: list[str]) -> dict[str, Removal]:
+        """Which of ``paths`` (exact, or tails) a commit up to this one removed, and where it moved them: renames
+        followed (a few hops) to a path this commit has; a move to somewhere later deleted is no move."""
+        wanted = sorted({p for p in paths if p and not any(ch in p for ch in "*?[")})
+        try:
+            removed = self.history.removals(wanted) if wanted else {}
+        except git.GitCommandError:  # a blob this lean copy lacks, a shallow history's end
+            return {}
+        return {p: Removal(was, sha, self._follow(new, {p, was})) for p, (was, sha, new) in removed.items()}
+
+    def _follow(self, path: str | None, seen: set[str]) -> str | None:
         for _ in range(4):
-            if not chain:
-                break
+            if path is None or path in seen:
+                return None
+            if self._walk(path.rstrip("/")) is not None:
+                return path
+            seen.add(path)
             try:
-                step = self.history.moves(sorted({now for now, _ in chain.values()}))
-            except git.GitCommandError:  # a blob this lean copy lacks, a shallow history's end
-                break
-            following = {}
-            for cited, (now, first) in chain.items():
-                if now in step and step[now][0] not in (cited, now):
-                    new, sha = step[now]
-                    if self._walk(new.rstrip("/")) is not None:
-                        found[cited] = (new, first or sha)
-                    else:
-                        following[cited] = (new, first or sha)
-            chain = following
-        return found
+                step = self.history.removals([path]).get(path)
+            except git.GitCommandError:
+                return None
+            path = step[2] if step is not None and step[0] == path else None
+        return None
 
     def validated_on(self, day: str) -> GitTree | None:
         """The tree of the default branch (HEAD) as it was at the end of ``day`` (UTC), or None if unknown here."""

@@ -22,7 +22,8 @@ import git
 from .gitrun import DIFF_FLAGS, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-MAX_MOVE_COMMITS = 32  # commits whose renames one ``moves`` question reads
+MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
+MAX_DELETIONS = 200_000  # deleted paths remembered of a history (a monorepo's whole past is not needed)
 
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
@@ -35,6 +36,7 @@ class GitHistory:
         self.repo = repo
         self.commit = commit
         self.memo = memo  # a persistent memo by content key (the run's); None in a bare library use
+        self._deletions: list[tuple[str, list[str]]] | None = None
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
@@ -114,34 +116,51 @@ class GitHistory:
 
         return self._remembered("renamed_from", [parent, sha], [path], ask)  # type: ignore[no-any-return]
 
-    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
-        """Where each of ``paths`` (files, or folders ending in ``/``) went, for those the newest commit up to this
-        one that removed them renamed (git's rename detection, 50% similar): path -> (its new path, the commit).
-        One walk of the history for all; a folder moved when the files that commit renamed went to one folder."""
+    def removals(self, paths: list[str]) -> dict[str, tuple[str, str, str | None]]:
+        """For each of ``paths`` (files, or folders ending in ``/``; exact, or the tail of a longer path) that a
+        commit up to this one removed: path -> (the path it was, the newest commit removing it, where that commit
+        moved it by git's rename detection (50% similar) or None). One walk of the history for all (see
+        :meth:`deletions`); a folder
+        moved when the files that commit renamed went to one folder."""
 
-        def ask() -> dict[str, list[str]]:
-            tip, wanted = self.commit.hexsha, sorted(set(paths))
-            out = self.repo.git.log(
-                "-z", "--no-renames", "--diff-filter=D", "--name-only", "--format=%x01%H", tip, "--", *wanted
-            )
-            removed_in: dict[str, str] = {}
-            for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
-                sha, _, names = chunk.partition("\0")
-                for name in (n for n in names.removeprefix("\n").split("\0") if n):
-                    for p in wanted:
-                        if p not in removed_in and (name == p or (p.endswith("/") and name.startswith(p))):
-                            removed_in[p] = sha
-            found: dict[str, list[str]] = {}
-            for sha in sorted(set(removed_in.values()))[:MAX_MOVE_COMMITS]:
-                renamed = self._renames(sha)
-                for p in (p for p, at in removed_in.items() if at == sha):
-                    new = _moved(p, renamed)
-                    if new is not None:
-                        found[p] = [new, sha]
+        def ask() -> dict[str, list[str | None]]:
+            wanted = sorted(set(paths))
+            removed: dict[str, tuple[str, str]] = {}  # wanted path -> (the path it was, commit), newest first
+            for sha, names in self.deletions():
+                for name in names:
+                    for p in (p for p in wanted if p not in removed):
+                        was = _was(p, name)
+                        if was is not None:
+                            removed[p] = (was, sha)
+            found: dict[str, list[str | None]] = {}
+            shas = sorted({sha for _, sha in removed.values()})[:MAX_MOVE_COMMITS]
+            renames = {sha: self._renames(sha) for sha in shas}
+            for p, (was, sha) in removed.items():
+                found[p] = [was, sha, _moved(was, renames[sha]) if sha in renames else None]
             return found
 
-        answer = self._remembered("moves", [self.commit.hexsha], sorted(set(paths)), ask)
-        return {p: (new, sha) for p, (new, sha) in answer.items()}
+        answer = self._remembered("removals", [self.commit.hexsha], sorted(set(paths)), ask)
+        return {p: (str(was), str(sha), new) for p, (was, sha, new) in answer.items()}
+
+    def deletions(self) -> list[tuple[str, list[str]]]:
+        """(commit, the paths it deleted) for every commit up to this one that deleted any, newest first: one walk
+        of the history (tree-level diffs, no blob read) for every question a run asks of it, remembered."""
+        if self._deletions is None:
+
+            def ask() -> list[tuple[str, list[str]]]:
+                out = self.repo.git.log("-z", "--no-renames", "--diff-filter=D", "--name-only", "--format=%x01%H",
+                                        self.commit.hexsha)  # fmt: skip
+                found, count = [], 0
+                for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+                    sha, _, names = chunk.partition("\0")
+                    deleted = [n for n in names.removeprefix("\n").split("\0") if n][: MAX_DELETIONS - count]
+                    count += len(deleted)
+                    found.append((sha, deleted))
+                return found
+
+            answer = self._remembered("deletions", [self.commit.hexsha], [], ask)
+            self._deletions = [(sha, list(names)) for sha, names in answer]
+        return self._deletions
 
     def _renames(self, sha: str) -> list[tuple[str, str]]:
         """(old path, new path) of each rename commit ``sha`` made (against its first parent)."""
@@ -195,3 +214,11 @@ def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:
     folders = {new[: len(new) - len(old) + len(path)] for old, new in renamed if old.startswith(path)}
     folders = {f for f in folders if f.endswith("/")}  # the same tail under another folder
     return folders.pop() if len(folders) == 1 else None
+
+
+def _was(cited: str, removed: str) -> str | None:
+    """The path ``cited`` (exact or a tail; a folder's ``/`` kept) named, if ``removed`` is it or under it."""
+    if not cited.endswith("/"):
+        return removed if removed == cited or removed.endswith(f"/{cited}") else None
+    at = f"/{removed}".find(f"/{cited}")
+    return removed[: at + len(cited)] if at >= 0 else None

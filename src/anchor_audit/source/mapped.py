@@ -11,7 +11,7 @@ from typing import Iterable
 
 from ..errors import NotCarried
 from ..model import ReleaseSpec, SourceInfo
-from . import MAX_FILE_BYTES, decode, git_blob_sha, too_large
+from . import MAX_FILE_BYTES, Removal, decode, git_blob_sha, too_large
 from .file import SourceFile
 
 
@@ -71,7 +71,7 @@ class MappedTree:
     def submodule_files(self) -> list[str]:
         return []  # a packaged copy has its files, not submodules
 
-    def moves(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+    def removals(self, paths: list[str]) -> dict[str, Removal]:
         return {}  # a release has no history to follow a rename in
 
     def validated_on(self, day: str) -> None:

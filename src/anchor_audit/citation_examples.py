@@ -54,6 +54,13 @@ CODE = {
         "import argparse\n\ndef parse():\n    p = argparse.ArgumentParser()\n    p.add_argument('--steps')\n"
     ),
 }
+CODE |= {  # a monorepo's package under python/NAME/, and a root only pyproject.toml's setuptools table names
+    "python/kit/kit/__init__.py": "",
+    "python/kit/kit/core.py": "class Tool:\n    pass\n",
+    "lib2/gear/__init__.py": "",
+    "lib2/gear/parts.py": "class Cog:\n    pass\n",
+}
+CODE["pyproject.toml"] += '\n[tool.setuptools.packages.find]\nwhere = ["lib2"]\n'
 CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\nacme = "acme.cli.main:main"\n'
 
 
@@ -229,6 +236,15 @@ EXAMPLES = [
         ),
     ),
     CitationExample(
+        "packages whose roots are not src/: a monorepo's python/kit/kit/, and one setuptools is told of",
+        "See `kit.core.Tool`, `kit.core.Gone` and `gear.parts.Cog`.\n",
+        (
+            (SYMBOL, "kit.core.Tool", EXISTS),
+            (SYMBOL, "kit.core.Gone", MISSING),
+            (SYMBOL, "gear.parts.Cog", EXISTS),
+        ),
+    ),
+    CitationExample(
         "the _target_ values of a YAML example",
         "```yaml\nmodel:\n  _target_: acme.training.config.TrainConfig\n  opt:\n"
         "    _target_: acme.training.config.Gone  # removed\n```\n",
@@ -292,6 +308,7 @@ NOT_CITATIONS = [
     "[a site](https://example.com/a/b.py)\n",
     "Version `1.2/3.4` and the ratio `tp/dp`.\n",
     "A file `config.py` and the word `acme`.\n",
+    "The library `acme.so`, the header `acme_c.h`, the weights `model.safetensors`.\n",
     "```1:2:src/acme/launcher/slurm.py\npython scripts/gone.py\n```\n",
     "```python\nopen('data/input.csv')\n```\n",
     "Write the log to `logs/train.log`.\n",

@@ -9,11 +9,13 @@ pre-releases and local labels are not a skill's business.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import NotCarried, UnreadableFile
 from .source import SourceTree
 
 # NAME [extras] (specifiers) ; markers: the name and its specifiers
@@ -30,16 +32,24 @@ class ProjectMeta:
     requires_python: str | None = None
     dependencies: dict[str, str] = field(default_factory=dict)  # normalized name -> its specifiers ("" = any)
     scripts: dict[str, str] = field(default_factory=dict)  # program -> the module it runs
+    package_roots: tuple[str, ...] = ()  # where setuptools, hatch or poetry are told the packages lie ("python/")
     problem: str = ""
 
 
 def project_meta(tree: SourceTree) -> ProjectMeta | None:
     """The repository's pyproject.toml at the ref; None when it has none."""
-    source = tree.read("pyproject.toml")
-    if source is None:
-        return None
     try:
-        data = tomllib.loads(source.text)
+        source = tree.read("pyproject.toml")
+    except (NotCarried, UnreadableFile) as exc:  # a release wheel does not carry it: no answers, and why
+        return ProjectMeta(problem=str(exc))
+    return None if source is None else _meta(source.text)
+
+
+@functools.lru_cache(maxsize=64)
+def _meta(text: str) -> ProjectMeta:
+    """pyproject.toml's text, read once however often a run asks (frozen: safe to share)."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return ProjectMeta(problem=f"pyproject.toml does not parse ({exc})")
     project = _table(data.get("project"))
@@ -52,7 +62,23 @@ def project_meta(tree: SourceTree) -> ProjectMeta | None:
             deps.setdefault(normalize(found.group(1)), found.group(2).replace(" ", ""))
     scripts = {str(k): str(v).partition(":")[0] for k, v in _table(project.get("scripts")).items()}
     python = project.get("requires-python")
-    return ProjectMeta(python if isinstance(python, str) else None, deps, scripts)
+    roots = _package_roots(_table(data.get("tool")))
+    return ProjectMeta(python if isinstance(python, str) else None, deps, scripts, roots)
+
+
+def _package_roots(tool: dict[str, Any]) -> tuple[str, ...]:
+    """The package roots a build backend's table names: setuptools' ``packages.find.where`` and ``package-dir``,
+    hatch's wheel ``packages`` (``src/acme`` -> ``src/``), poetry's ``packages`` ``from``."""
+    setuptools = _table(tool.get("setuptools"))
+    roots = _strings(_table(_table(setuptools.get("packages")).get("find")).get("where"))
+    roots += [v for v in _table(setuptools.get("package-dir")).values() if isinstance(v, str)]
+    wheel = _table(_table(_table(_table(tool.get("hatch")).get("build")).get("targets")).get("wheel"))
+    roots += [p.rstrip("/").rpartition("/")[0] for p in _strings(wheel.get("packages"))]
+    poetry = _table(tool.get("poetry")).get("packages")
+    entries = poetry if isinstance(poetry, list) else []
+    roots += [str(p["from"]) for p in entries if isinstance(p, dict) and "from" in p]
+    cleaned = (r.strip().strip("/").removeprefix("./") for r in roots)
+    return tuple(dict.fromkeys(f"{r}/" if r not in ("", ".") else "" for r in cleaned if ".." not in r))
 
 
 def normalize(name: str) -> str:

@@ -18,9 +18,18 @@ from typing import Any, Callable
 from .errors import NotCarried, UnreadableFile
 from .model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from .parse import PythonSyntaxProblem, python_index
+from .pyproject import project_meta
 from .source import SourceTree
 
-_ROOTS = ("src/", "")
+_USUAL_ROOTS = ("src/", "", "python/", "lib/")
+
+
+def _roots(tree: SourceTree, top: str) -> tuple[str, ...]:
+    """Where the package ``top`` may lie: the usual roots, a folder of its own name under ``python/`` (a
+    monorepo's ``python/cuopt/cuopt/``), and the roots pyproject.toml's build tables declare."""
+    meta = project_meta(tree)
+    declared = meta.package_roots if meta is not None else ()
+    return tuple(dict.fromkeys([*_USUAL_ROOTS, f"python/{top}/", *declared]))
 
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
@@ -115,7 +124,7 @@ def _not_here(tree: SourceTree, dotted: str) -> tuple[PromiseStatus, str]:
     top = dotted.split(".")[0]
     if top in sys.stdlib_module_names:
         return PromiseStatus.EXTERNAL, f"{top} is the standard library"
-    own = next((root for root in _ROOTS if _exists(tree, f"{root}{top}")), None)
+    own = next((root for root in _roots(tree, top) if _exists(tree, f"{root}{top}")), None)
     if own is None:
         return PromiseStatus.EXTERNAL, f"{top} is not a package of this repository"
     parts = dotted.split(".")
@@ -129,7 +138,7 @@ def _shared(tree: SourceTree, top: str) -> bool:
     beside another distribution's ``megatron/core/``): no ``__init__.py`` and no module of its own."""
     if _module(tree, top)[0] is not None:
         return False
-    for root in _ROOTS:
+    for root in _roots(tree, top):
         folder = f"{root}{top}"
         try:
             if tree.is_folder(folder):
@@ -149,7 +158,7 @@ def _exists(tree: SourceTree, path: str) -> bool:
 def _module(tree: SourceTree, dotted: str) -> tuple[str | None, str | None]:
     """The module's path and blob at the ref (found from the tree alone, nothing read), or Nones."""
     path = dotted.replace(".", "/")
-    for root in _ROOTS:
+    for root in _roots(tree, dotted.split(".")[0]):
         for candidate in (f"{root}{path}.py", f"{root}{path}/__init__.py"):
             try:
                 blob = tree.blob_id(candidate)
@@ -254,7 +263,8 @@ def resolve_name(
     parts = name.split(".")
     if len(parts) == 1:
         return _bare(parts[0], tree, searched) if call else None
-    if parts[0] in sys.stdlib_module_names or not any(_exists(tree, f"{root}{parts[0]}") for root in _ROOTS):
+    ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
+    if parts[0] in sys.stdlib_module_names or not ours:
         return None  # another package's name, or an object's attribute chain: not this repository's citation
     if parts[-1].startswith("__") and parts[-1].endswith("__"):
         return None  # __file__, __version__: what every module has

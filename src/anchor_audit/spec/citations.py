@@ -117,14 +117,18 @@ _LINE_ANCHOR = re.compile(r"(?P<file>[\w./-]+\.[A-Za-z]\w{0,7}):(?P<start>\d{1,7
 
 
 _NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?")
-_NOT_NAMES = {"py", "md", "mdx", "rst", "yaml", "yml", "json", "toml", "sh", "txt", "cfg", "ini", "ipynb", "log"}
+_NOT_NAMES = {  # the last part of a file name, not of a dotted Python name
+    "py", "md", "mdx", "rst", "yaml", "yml", "json", "toml", "sh", "txt", "cfg", "ini", "ipynb", "log", "so", "h",
+    "hpp", "c", "cc", "cpp", "cu", "cuh", "dll", "dylib", "a", "o", "whl", "gz", "zip", "tar", "tgz", "csv", "parquet",
+    "html", "xml", "lock", "env", "pt", "pth", "bin", "safetensors", "onnx", "engine", "ckpt", "jsonl",
+}  # fmt: skip
 _TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?:#.*)?$")
 
 
 def _is_name(match: re.Match[str]) -> bool:
     """A dotted name (`pkg.mod.Name`) or a call (`make_batch()`): not a file name, not one bare word."""
     parts = match.group("name").split(".")
-    if parts[-1].lower() in _NOT_NAMES or _PLACEHOLDER.search(match.group("name")):
+    if parts[-1] in _NOT_NAMES or _PLACEHOLDER.search(match.group("name")):
         return False
     return len(parts) > 1 or match.group("call") is not None
 

@@ -88,3 +88,26 @@ def test_fix_renames_a_moved_path_in_the_prose_and_in_the_cards_evidence(moved: 
     missing = [(p["kind"], p["path"]) for s in after["skills"] for p in s["promises"] if p["status"] == "missing"]
     assert missing == [("evidence", "pkg/doomed.py"), ("path", "pkg/launchers/"), ("path", "pkg/doomed.py"),
                        ("path", "pkg/passing.py"), ("path", "runner/slurm_cfg.py")]  # fmt: skip
+
+
+def test_the_skills_own_new_name_written_inside_a_path_is_read_as_the_name_the_code_has(tmp_path: Path) -> None:
+    """A skill folder renamed (resiliency -> acme-resiliency) with the rename applied inside its paths too:
+    each such path says which path is there, and fix renames it back, in the prose and in the card."""
+    files = {"scripts/resiliency_plugins.py": "x = 1\n", "examples/resiliency/run.sh": "echo\n"}
+    repo = make_code_repo(tmp_path / "code", files)
+    card = "validation_status:\n  files:\n    - file_exists\nevidence:\n  - examples/acme-resiliency/\n"
+    body = QUOTE + "Plugins: `scripts/acme-resiliency_plugins.py`; run `examples/acme-resiliency/run.sh`.\n"
+    skill = make_skill(tmp_path / "acme-resiliency", body, card)
+    args = ["--repo", str(repo.path), "--ref", "v1", str(skill)]
+    report = json.loads(run_cli("check", "--format", "json", *args).out)
+    said = {p["path"]: (p["status"], p["detail"], p.get("heal")) for p in report["skills"][0]["promises"]}
+    assert said["scripts/acme-resiliency_plugins.py"] == (
+        "missing",
+        "the skill's name acme-resiliency is written inside the path, where the code has resiliency: "
+        "scripts/resiliency_plugins.py is there",
+        "scripts/resiliency_plugins.py",
+    )
+    assert said["examples/acme-resiliency/"][2] == "examples/resiliency/"  # the card's evidence folder
+    run_cli("fix", "--write", *args)
+    assert "`scripts/resiliency_plugins.py`; run `examples/resiliency/run.sh`" in (skill / "SKILL.md").read_text()
+    assert (skill / "card.yaml").read_text() == card.replace("acme-resiliency", "resiliency")

@@ -72,11 +72,11 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status is PromiseStatus.MISSING or (status is PromiseStatus.UNVERIFIABLE and "another tree" in detail)
         ):
             missing.append((len(out) - 1, c))  # the history may know where it went, or that it was here
-    return _healed(out, missing, tree, listing)
+    return _healed(out, missing, skill, tree, listing)
 
 
 def _healed(
-    out: list[PromiseResult], missing: list[tuple[int, Citation]], tree: SourceTree, listing: Listing
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], skill: Skill, tree: SourceTree, listing: Listing
 ) -> list[PromiseResult]:
     """``out`` with what the history says of each path that is not here (asked once for all): moved (its new
     path the heal), or deleted (then missing, even where the path alone could be another tree's); and else the
@@ -84,6 +84,11 @@ def _healed(
     gone = tree.removals([c.target for _, c in missing]) if missing else {}
     for at, c in missing:
         removal = gone.get(c.target)
+        renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
+        if renamed is not None:
+            heal = renamed[0] if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed[1], heal=heal)
+            continue
         if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
             continue
         detail = out[at].detail if removal is None else _removed(removal, c.target)
@@ -93,6 +98,23 @@ def _healed(
         heal = _sole_candidate(c, listing, moved)
         out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
     return out
+
+
+def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> tuple[str, str] | None:
+    """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
+    here, and why: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied
+    inside the paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
+    for name in dict.fromkeys([posixpath.basename(skill.path.rstrip("/")), skill.name]):
+        if len(name) < 3 or name not in path:
+            continue
+        cuts = [m.start() for m in re.finditer(r"[-_.]", name)]
+        forms = [name[at + 1 :] for at in cuts] + [name[:at] for at in reversed(cuts)]  # longest first
+        for form in (f for f in forms if len(f) >= 3):
+            candidate = path.replace(name, form)
+            if _in_tree(tree, candidate):
+                why = f"the skill's name {name} is written inside the path, where the code has {form}: {candidate}"
+                return candidate, why + " is there"
+    return None
 
 
 def _removed(removal: Removal, cited: str) -> str:

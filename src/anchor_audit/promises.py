@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from .citations import with_skill_renamed
 from .errors import NotCarried, UnreadableFile
 from .model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from .source import SourceTree
@@ -33,7 +34,7 @@ def check_promises(
         ]
     if not evidence_only:
         out += [_exists(PromiseKind.REFERENCE, path, tree, skill_md, line) for path, line in skill.references]
-    out = _with_moves(out, tree)
+    out = _with_moves(out, skill, tree)
     if evidence_only:
         return tuple(out)
     for promise in skill.test_promises:
@@ -42,8 +43,9 @@ def check_promises(
     return tuple(out)
 
 
-def _with_moves(results: list[PromiseResult], tree: SourceTree) -> list[PromiseResult]:
-    """Each missing path with where the history moved it (asked once for all), as its detail and its heal."""
+def _with_moves(results: list[PromiseResult], skill: Skill, tree: SourceTree) -> list[PromiseResult]:
+    """Each missing path with where the history moved it (asked once for all), or the path it names with the
+    skill's own name renamed inside it, as its detail and its heal."""
     gone = tree.removals([r.path for r in results if r.status is PromiseStatus.MISSING])
     out = []
     for r in results:
@@ -51,6 +53,8 @@ def _with_moves(results: list[PromiseResult], tree: SourceTree) -> list[PromiseR
         if removal is not None and removal.now is not None:
             heal = removal.now if removal.was == r.path else None  # another path with this tail: said, not healed
             r = replace(r, detail=f"moved to {removal.now} in commit {removal.commit[:10]}", heal=heal)
+        elif r.status is PromiseStatus.MISSING and (renamed := with_skill_renamed(r.path, skill, tree)):
+            r = replace(r, detail=renamed[1], heal=renamed[0])
         elif removal is not None:
             r = replace(r, detail=f"deleted in commit {removal.commit[:10]}")
         out.append(r)

@@ -23,7 +23,7 @@ LAYERS = [
     {"compare", "inputs", "catalog", "draft"},
     {"audit"},
     {"promises", "cardlinks", "citations", "citation_examples"},
-    {"commandcheck"},
+    {"commandcheck", "attrchains", "pathcandidates"},
     {"symbols", "resultcache", "reads", "pyproject"},
     {"spec", "match"},
     {"parse"},

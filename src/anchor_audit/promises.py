@@ -12,9 +12,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .citations import with_skill_renamed
+from .attrchains import check_chains
 from .errors import NotCarried, UnreadableFile
 from .model import PromiseKind, PromiseResult, PromiseStatus, Skill
+from .pathcandidates import with_skill_renamed
 from .source import SourceTree
 from .symbols import Memo, check_symbols, no_memo
 
@@ -40,6 +41,7 @@ def check_promises(
     for promise in skill.test_promises:
         out.append(_tests(promise.path, promise.promised, tree, skill_md, promise.line, memo))
     out += check_symbols(skill, tree, memo)
+    out += check_chains(skill, tree)
     return tuple(out)
 
 

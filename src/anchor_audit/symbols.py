@@ -52,13 +52,7 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
             out.append(PromiseResult(PromiseKind.SYMBOL, subject, status, skill_md, first + lineno - 1, detail))
 
         imported = _imports(module, tree, memo, say)
-        for node in ast.walk(module):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    chain = _chain(target)
-                    if chain and chain.split(".")[0] not in imported:
-                        why = f"the type of {chain.split('.')[0]} is not known from the example"
-                        say(chain, PromiseStatus.UNVERIFIABLE, node.lineno, why)
+        for node in ast.walk(module):  # attribute chains: anchor_audit.attrchains
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
                 name, path, blob = imported[node.func.id]
                 for keyword in node.keywords:
@@ -80,6 +74,21 @@ Say = Callable[[str, PromiseStatus, int, str], None]
 Imported = dict[str, tuple[str, str | None, str | None]]  # a name -> (its name in the module, module path, blob)
 
 
+def imported_names(module: ast.Module, tree: SourceTree) -> Imported:
+    """The names an example imports from the repository (``from pkg.mod import Name as Alias``), found quietly."""
+    imported: Imported = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            path, blob = _module(tree, node.module)
+            imported |= {alias.asname or alias.name: (alias.name, path, blob) for alias in node.names}
+    return imported
+
+
+def module_path(tree: SourceTree, dotted: str) -> str | None:
+    """The file of module ``dotted`` at the ref (``pkg/mod.py`` or ``pkg/mod/__init__.py`` under its root)."""
+    return _module(tree, dotted)[0]
+
+
 def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Imported:
     """The names an example imports from the repository, each import said (found, missing or unverifiable)."""
     imported: Imported = {}
@@ -98,17 +107,6 @@ def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Impo
                 found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
                 say(subject, PromiseStatus(found["status"]), node.lineno, found["detail"])
     return imported
-
-
-def _chain(node: ast.expr) -> str | None:
-    """``cfg.ddp.overlap_grad_reduce`` for an attribute chain on a name; None otherwise."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not parts or not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 _PLACEHOLDER = re.compile(r"^(?:my|your|some|foo|bar|example)_|^(?:my|your)[A-Z]|^(?:foo|bar|baz)$")

@@ -1,0 +1,134 @@
+"""What became of a path a skill cites that is not at the ref, and the one path that certainly stands in its place.
+
+Asked in this order: the history (one walk of the commit's deletions: moved, with renames followed to a path
+that is here, or deleted, and in which commit), the skill's own new name written inside the path
+(``scripts/acme-resiliency_plugins.py`` where the code has ``resiliency_plugins.py``), then namesakes: a file
+of the same stem beside it (``index.md`` that became ``index.mdx``), the files of its name elsewhere. A heal
+is a path ``fix`` may write in place of the cited one: certain, never a guess among several.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import replace
+from typing import Callable
+
+from .model import Citation, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from .source import Removal, SourceTree
+
+Listing = Callable[[], list[str]]
+MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
+
+
+def healed(
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], skill: Skill, tree: SourceTree, listing: Listing
+) -> list[PromiseResult]:
+    """``out`` with what the history says of each path that is not here (asked once for all): moved (its new
+    path the heal), or deleted (then missing, even where the path alone could be another tree's); and else the
+    one namesake in the same place as the heal of a missing path."""
+    gone = tree.removals([c.target for _, c in missing]) if missing else {}
+    for at, c in missing:
+        removal = gone.get(c.target)
+        renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
+        if renamed is not None:
+            heal = renamed[0] if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed[1], heal=heal)
+            continue
+        if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
+            continue
+        detail = out[at].detail if removal is None else _removed(removal, c.target)
+        if removal is not None and removal.now is None and out[at].detail.startswith("not at the ref; "):
+            detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
+        moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
+        heal = _sole_candidate(c, listing, moved)
+        out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
+    return out
+
+
+def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> tuple[str, str] | None:
+    """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
+    here, and why: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied
+    inside the paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
+    for name in dict.fromkeys([posixpath.basename(skill.path.rstrip("/")), skill.name]):
+        if len(name) < 3 or name not in path:
+            continue
+        cuts = [m.start() for m in re.finditer(r"[-_.]", name)]
+        forms = [name[at + 1 :] for at in cuts] + [name[:at] for at in reversed(cuts)]  # longest first
+        for form in (f for f in forms if len(f) >= 3):
+            candidate = path.replace(name, form)
+            if in_tree(tree, candidate):
+                why = f"the skill's name {name} is written inside the path, where the code has {form}: {candidate}"
+                return candidate, why + " is there"
+    return None
+
+
+def _removed(removal: Removal, cited: str) -> str:
+    was = "" if removal.was == cited else f" (as {removal.was})"
+    if removal.now is not None:
+        return f"moved to {removal.now} in commit {removal.commit[:10]}{was}"
+    return f"deleted in commit {removal.commit[:10]}{was}"
+
+
+def _sole_candidate(c: Citation, listing: Listing, moved: str | None) -> str | None:
+    """The one file a missing path can only mean: where the history moved it, else the same stem beside it
+    (``index.md`` -> ``index.mdx``), else the one file of its name in the repository; None when there is not
+    exactly one, or the path is written in a form fix cannot rewrite in place (a glob, a brace expansion, a
+    folder)."""
+    path = c.target
+    if c.kind is not ReferenceKind.PATH or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
+        return None
+    if "*" in path or path.endswith("/"):
+        return None
+    if moved is not None:
+        return moved
+    beside = _same_stem_beside(path, listing())
+    if beside:
+        return beside[0] if len(beside) == 1 else None
+    named = _same_name(path, listing())
+    return named[0] if len(named) == 1 and _same_place(path, named[0]) else None
+
+
+def _same_stem_beside(path: str, files: list[str]) -> list[str]:
+    """Files beside ``path`` with its stem and another extension (``index.md`` that became ``index.mdx``)."""
+    folder, _, name = path.rstrip("/").rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return sorted(p for p in files if p.rpartition("/")[0] == folder and p.rpartition("/")[2].startswith(f"{stem}."))
+
+
+def _same_name(path: str, files: list[str]) -> list[str]:
+    """Files anywhere with ``path``'s file name."""
+    name = path.rstrip("/").rpartition("/")[2]
+    return sorted(p for p in files if p.rpartition("/")[2] == name)
+
+
+def _same_place(old: str, new: str) -> bool:
+    """Whether ``new`` is where ``old`` moved, not a namesake: ``old``'s folders all in ``new``'s, in order
+    (``pkg/x.py`` -> ``pkg/runtime/x.py``), or the same parent folder and half of the others
+    (``a/b/old-name/c/x.sh`` -> ``a/b/new-name/c/x.sh``)."""
+    was, now = old.split("/")[:-1], new.split("/")[:-1]
+    rest = iter(now)
+    if was and all(folder in rest for folder in was):
+        return True
+    return bool(was and now) and was[-1] == now[-1] and 2 * len(set(was) & set(now)) >= len(was)
+
+
+def namesakes(path: str, listing: Listing) -> str | None:
+    """Where files of the path's name are (None: nowhere)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if "*" in name:
+        return "nothing here matches it"
+    renamed = _same_stem_beside(path, listing())
+    if renamed:  # index.md that became index.mdx, an .rst that became .md
+        return f"not at the ref; {', '.join(renamed[:MAX_CANDIDATES])} is there, in the same folder"
+    in_folders = {p for p in listing() if f"/{name}/" in f"/{p}"}  # a folder of that name, for a folder's path
+    same = sorted(set(_same_name(path, listing())) | in_folders)
+    if not same:
+        return None
+    shown = ", ".join(same[:MAX_CANDIDATES]) + (f" (+{len(same) - MAX_CANDIDATES} more)" if len(same) > 3 else "")
+    return f"not at the ref; a file of that name is at {shown}"
+
+
+def in_tree(tree: SourceTree, path: str) -> bool:
+    path = path.strip("/")
+    return bool(path) and (tree.blob_id(path) is not None or tree.is_folder(path))

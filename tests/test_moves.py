@@ -111,3 +111,16 @@ def test_the_skills_own_new_name_written_inside_a_path_is_read_as_the_name_the_c
     run_cli("fix", "--write", *args)
     assert "`scripts/resiliency_plugins.py`; run `examples/resiliency/run.sh`" in (skill / "SKILL.md").read_text()
     assert (skill / "card.yaml").read_text() == card.replace("acme-resiliency", "resiliency")
+
+
+def test_history_shows_when_a_path_the_prose_cites_broke_for_a_skill_in_the_repository(tmp_path: Path) -> None:
+    """history, for an in-repository skill: the commit that deletes a file its prose names is an event of the
+    path (exists -> missing); the paths it cites are not listed as they first appear."""
+    files = {"pkg/other.py": "x = 1\n", "pkg/kept.py": "y = 2\n",
+             "skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n\nSee `pkg/other.py` and `pkg/kept.py`.\n"}  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", files)
+    repo.remove("pkg/other.py")
+    removed = repo.commit("remove other.py", date="2026-02-01T00:00:00")
+    done = run_cli("history", "--repo", str(repo.path), "--in-repo", "skills/s", "--format", "json")
+    events = [(e["commit"], e["kind"], e["key"], e["from"], e["to"]) for e in json.loads(done.out)["events"]]
+    assert events == [(removed, "promise", "path pkg/other.py", "exists", "missing")], done.out + done.err

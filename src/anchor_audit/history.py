@@ -16,7 +16,7 @@ from typing import Callable
 from .audit import Judge, audit
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
-from .model import AuditReport, Skill, SkillSpec, Spec
+from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
 from .reads import reads
 from .source.git import GitTree, fetch_blobs
 from .spec.skill import load_skill_from_tree, parse_skill_md
@@ -79,8 +79,10 @@ def history(
         for _, folder in locations.get(source.name, []):
             if folder is not None and folder not in result.skill_paths:
                 result.skill_paths.append(folder)
+    skill_cache: dict[tuple[str, str | None, str | None], Skill] = {}
     paths = _disk_reads(base, skills, spec) | set(result.skill_paths)
     paths |= _quoted_paths(base, until_sha, result.skill_paths, judge)
+    paths |= _cited_paths(base, skills, spec, skill_cache, judge)
     paths |= _gitlinks(base, since_sha, paths)
 
     result.commits_in_range = base.history.count_commits(span)
@@ -92,7 +94,6 @@ def history(
     previous = AuditReport(base.info, ())
     folder_at: dict[str, str | None] = {}
     follow = {name: dict(locs) for name, locs in locations.items()}
-    skill_cache: dict[tuple[str, str | None, str | None], Skill] = {}
     for i, sha in enumerate(walk):
         if on_commit:
             on_commit(i, len(walk))
@@ -109,10 +110,10 @@ def history(
                 folder_at[source.name] = _folder_in(tree, locations[source.name])
             skill = _skill_at(tree, folder_at[source.name], source.name, skill_cache, judge)
             pairs += [(skill, entry)] if skill is not None else []
-        current = audit(pairs, tree, spec, judge, promises=False)
+        current = audit(pairs, tree, spec, judge)
         date, subject = tree.history.summary
         info = CommitInfo(sha, date, subject)
-        result.events += [Event(info, change) for change in compare(previous, current).changes]
+        result.events += [Event(info, change) for change in compare(previous, current).changes if _event(change)]
         previous = current
     return result
 
@@ -173,6 +174,34 @@ def _disk_reads(base: GitTree, skills: list[SkillSource], spec: Spec | None) -> 
             if read.tails and listing is None:
                 listing = base.files_under("")
             paths |= read.resolve(listing or [])
+    return paths
+
+
+def _event(change: Change) -> bool:
+    """A change the timeline shows: every quote's and claim's, and a promise's move from one status to another
+    (the dozens of paths and links a skill cites are not listed as they first appear, only as they break)."""
+    return change.kind is not ChangeKind.PROMISE or (change.before is not None and change.after is not None)
+
+
+def _cited_paths(
+    base: GitTree,
+    skills: list[SkillSource],
+    spec: Spec | None,
+    cache: dict[tuple[str, str | None, str | None], Skill],
+    judge: Judge,
+) -> set[str]:
+    """What the in-repository skills' prose cites at the range's end (:func:`reads`): the commits that change a
+    path, a link's target or a command's module are in the walk, as quotes' are."""
+    paths: set[str] = set()
+    listing: list[str] | None = None
+    for source in (s for s in skills if s.in_repo):
+        skill = _skill_at(base, source.in_repo, source.name, cache, judge)
+        if skill is None:
+            continue
+        read = reads(skill, spec.skill(source.name) if spec else None)
+        if read.tails and listing is None:
+            listing = base.files_under("")
+        paths |= read.resolve(listing or [])
     return paths
 
 

@@ -64,10 +64,11 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
         first = [e for e in events if e.commit == start and e.change.before is None]
         counts = Counter(e.change.after for e in first)
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        console.print(Text(printable(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}")))
+        if first:  # none when the skills quote and claim nothing: only citations' changes are listed
+            console.print(Text(printable(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}")))
         events = [e for e in events if e not in first]
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("commit", "date", "kind", "quote or claim", "change", "subject"):
+    for column in ("commit", "date", "kind", "quote, claim or citation", "change", "subject"):
         table.add_column(column, overflow="fold" if column == "subject" else "ellipsis", no_wrap=column != "subject")
     for e in events:
         c = e.change

@@ -25,7 +25,7 @@ from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
-from .githistory import GitHistory, Memo
+from .githistory import DeletionChain, GitHistory, Memo
 from .gitrun import (
     UPLOAD_PACK,
     check_ref,
@@ -59,9 +59,10 @@ class GitTree:
         url: str | None = None,
         trees: "dict[bytes, dict[str, tuple[int, bytes]]] | None" = None,
         memo: Memo | None = None,
+        chain: DeletionChain | None = None,
     ) -> None:
         self.repo = repo
-        self.history = GitHistory(repo, commit, memo)  # rev-list, log and diff questions, remembered by sha
+        self.history = GitHistory(repo, commit, memo, chain)  # rev-list, log and diff questions, remembered by sha
         self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
         self.commit = commit
         self.info = info
@@ -77,7 +78,8 @@ class GitTree:
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees, self.history.memo)
+        shared = self.history.memo, self.history.chain
+        return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees, *shared)
 
     def blob_id(self, path: str) -> str | None:
         """The sha of the blob at ``path`` (None: no such file); reads no content."""

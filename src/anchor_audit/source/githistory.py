@@ -32,11 +32,14 @@ Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 class GitHistory:
     """History questions about a repository, asked from one of its commits: a git tree's ``history``."""
 
-    def __init__(self, repo: git.Repo, commit: git.Commit, memo: Memo | None = None) -> None:
+    def __init__(
+        self, repo: git.Repo, commit: git.Commit, memo: Memo | None = None, chain: DeletionChain | None = None
+    ) -> None:
         self.repo = repo
         self.commit = commit
         self.memo = memo  # a persistent memo by content key (the run's); None in a bare library use
-        self._deletions: list[tuple[str, list[str]]] | None = None
+        # what the first-parent line deleted, listed once for every tree at() opens from this one
+        self.chain = chain if chain is not None else DeletionChain(repo, commit.hexsha, self._remembered)
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
@@ -143,24 +146,14 @@ class GitHistory:
         return {p: (str(was), str(sha), new) for p, (was, sha, new) in answer.items()}
 
     def deletions(self) -> list[tuple[str, list[str]]]:
-        """(commit, the paths it deleted) for every commit up to this one that deleted any, newest first: one walk
-        of the history (tree-level diffs, no blob read) for every question a run asks of it, remembered."""
-        if self._deletions is None:
-
-            def ask() -> list[tuple[str, list[str]]]:
-                out = self.repo.git.log("-z", "--no-renames", "--diff-filter=D", "--name-only", "--format=%x01%H",
-                                        self.commit.hexsha)  # fmt: skip
-                found, count = [], 0
-                for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
-                    sha, _, names = chunk.partition("\0")
-                    deleted = [n for n in names.removeprefix("\n").split("\0") if n][: MAX_DELETIONS - count]
-                    count += len(deleted)
-                    found.append((sha, deleted))
-                return found
-
-            answer = self._remembered("deletions", [self.commit.hexsha], [], ask)
-            self._deletions = [(sha, list(names)) for sha, names in answer]
-        return self._deletions
+        """(commit, the paths it deleted) for every first-parent commit up to this one that deleted any (a merge's
+        against its first parent), newest first: from the deletion chain this tree shares with the trees of its
+        repository's other commits (a history's), else from one of its own."""
+        found = self.chain.up_to(self.commit.hexsha)
+        if found is None:  # not on the shared chain's first-parent line: a chain of its own
+            self.chain = DeletionChain(self.repo, self.commit.hexsha, self._remembered)
+            found = self.chain.up_to(self.commit.hexsha)
+        return found or []
 
     def _renames(self, sha: str) -> list[tuple[str, str]]:
         """(old path, new path) of each rename commit ``sha`` made (against its first parent)."""
@@ -222,3 +215,44 @@ def _was(cited: str, removed: str) -> str | None:
         return removed if removed == cited or removed.endswith(f"/{cited}") else None
     at = f"/{removed}".find(f"/{cited}")
     return removed[: at + len(cited)] if at >= 0 else None
+
+
+Remember = Callable[[str, list[str], list[Any], Callable[[], Any]], Any]
+
+
+class DeletionChain:
+    """The paths each first-parent commit up to ``tip`` deleted, listed by one ``git log`` when first asked, and
+    shared by the trees of the commits on that line: a history of a thousand commits asks git once, not once per
+    commit."""
+
+    def __init__(self, repo: git.Repo, tip: str, remember: Remember) -> None:
+        self.repo, self.tip, self.remember = repo, tip, remember
+        self._position: dict[str, int] | None = None
+        self._entries: list[tuple[str, int, list[str]]] = []  # (commit, its place on the line, paths), newest first
+
+    def up_to(self, sha: str) -> list[tuple[str, list[str]]] | None:
+        """The deletions of ``sha`` and the commits before it on the line; None if ``sha`` is not on it."""
+        if self._position is None:
+            self._load()
+        assert self._position is not None
+        at = self._position.get(sha)
+        if at is None:
+            return None
+        return [(commit, names) for commit, place, names in self._entries if place >= at]
+
+    def _load(self) -> None:
+        def ask() -> dict[str, Any]:
+            line = self.repo.git.rev_list("--first-parent", self.tip).split()
+            out = self.repo.git.log("-z", "--first-parent", "--diff-merges=first-parent", "--no-renames",
+                                    "--diff-filter=D", "--name-only", "--format=%x01%H", self.tip)  # fmt: skip
+            entries, count = [], 0
+            for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
+                sha, _, names = chunk.partition("\0")
+                deleted = [n for n in names.removeprefix("\n").split("\0") if n][: MAX_DELETIONS - count]
+                count += len(deleted)
+                entries.append([sha, deleted])
+            return {"line": line, "entries": entries}
+
+        answer = self.remember("deletion chain", [self.tip], [], ask)
+        self._position = {sha: i for i, sha in enumerate(answer["line"])}
+        self._entries = [(sha, self._position.get(sha, 0), list(names)) for sha, names in answer["entries"]]

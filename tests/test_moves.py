@@ -124,3 +124,20 @@ def test_history_shows_when_a_path_the_prose_cites_broke_for_a_skill_in_the_repo
     done = run_cli("history", "--repo", str(repo.path), "--in-repo", "skills/s", "--format", "json")
     events = [(e["commit"], e["kind"], e["key"], e["from"], e["to"]) for e in json.loads(done.out)["events"]]
     assert events == [(removed, "promise", "path pkg/other.py", "exists", "missing")], done.out + done.err
+
+
+def test_a_skill_in_the_work_tree_has_its_links_checked_at_the_ref_and_a_moved_target_healed(tmp_path: Path) -> None:
+    """A skill folder inside the audited repository's work tree lies in that folder of it: a link above the
+    folder is resolved in the repository at the ref; one whose target moved is rewritten by fix."""
+    skill_md = "---\nname: s\ndescription: d\n---\n\n[guide](../../docs/guide.md), [api](../../docs/api.md)\n"
+    files = {"docs/guide.md": "# Guide\n" + BODY, "docs/api.md": "# API\n", "skills/s/SKILL.md": skill_md}
+    repo = make_code_repo(tmp_path / "code", files)
+    (repo.path / "docs/user").mkdir()
+    git(repo.path, "mv", "docs/guide.md", "docs/user/guide.md")
+    repo.commit("move the guide", tag="v2")
+    args = ["--repo", str(repo.path), "--ref", "v2", str(repo.path / "skills/s")]
+    report = json.loads(run_cli("check", "--format", "json", *args).out)
+    said = {p["path"]: (p["status"], p.get("heal")) for p in report["skills"][0]["promises"]}
+    assert said == {"../../docs/guide.md": ("missing", "../../docs/user/guide.md"), "../../docs/api.md": ("exists", None)}
+    run_cli("fix", "--write", *args)
+    assert "[guide](../../docs/user/guide.md), [api](../../docs/api.md)" in (repo.path / "skills/s/SKILL.md").read_text()

@@ -26,7 +26,7 @@ from typing import Callable
 from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
-from .pathcandidates import healed, in_tree, namesakes
+from .pathcandidates import healed, healed_links, in_tree, namesakes
 from .pyproject import conflict, normalize, project_meta
 from .source import SourceTree
 from .symbols import bare_searches, resolve_name
@@ -39,6 +39,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
+    links: list[tuple[int, Citation]] = []  # and of each missing relative link
     commands = [c for c in skill.citations if c.kind is ReferenceKind.COMMAND]
     names = {c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
     bare = [text for name in sorted(names) for text in bare_searches(name)]
@@ -71,7 +72,9 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             status is PromiseStatus.MISSING or (status is PromiseStatus.UNVERIFIABLE and "another tree" in detail)
         ):
             missing.append((len(out) - 1, c))  # the history may know where it went, or that it was here
-    return healed(out, missing, skill, tree, listing)
+        elif c.kind is ReferenceKind.LINK and status is PromiseStatus.MISSING and c.target and skill.repo_folder:
+            links.append((len(out) - 1, c))
+    return healed_links(healed(out, missing, skill, tree, listing), links, skill, tree)
 
 
 def _named(c: Citation, tree: SourceTree, shown: str, searched: dict[str, list[str]] | None) -> list[PromiseResult]:
@@ -178,7 +181,8 @@ def _link(c: Citation, skill: Skill, tree: SourceTree) -> Judged:
     in_repo = upstream is not None and in_tree(tree, upstream)
     if on_disk:
         return _anchor(c, c.target, _read_disk(skill, c.target) if c.fragment else None)
-    if in_repo and skill.disk is not None and upstream is not None:
+    if in_repo and skill.disk is not None and upstream is not None and skill.disk_root != skill.disk:
+        # a copy of the skill elsewhere (a catalog's, whose root is the catalog), not the skill in the work tree
         if upstream.startswith(f"{skill.repo_folder}/"):
             why = f"the repository has it ({upstream}), but this copy does not ship it"
         else:

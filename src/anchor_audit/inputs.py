@@ -121,7 +121,22 @@ def load_inputs(
             raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
-    return AuditInputs(spec, skills, [], repo, ref, memo=memo)
+    return AuditInputs(spec, [_placed(item, repo) for item in skills], [], repo, ref, memo=memo)
+
+
+def _placed(item: SkillInput, repo: str) -> SkillInput:
+    """A skill on disk inside the work tree of the repository audited lies in that folder of it: its links
+    above its own folder are then resolved in the repository (as ``--in-repo`` and a catalog's ``path`` do)."""
+    if isinstance(item, UnreadableSkill) or item[0].disk is None or is_remote(repo):
+        return item
+    top = Path(repo)
+    if not (top / ".git").exists():
+        return item  # a bare repository or a mirror: no work tree the skill could be in
+    try:
+        folder = Path(item[0].disk).resolve().relative_to(top.resolve())
+    except (ValueError, OSError):
+        return item
+    return (replace(item[0], repo_folder=folder.as_posix()), item[1]) if folder.parts else item
 
 
 def _first_error(items: list[SkillInput]) -> str:

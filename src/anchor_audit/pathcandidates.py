@@ -46,6 +46,28 @@ def healed(
     return out
 
 
+def healed_links(
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], skill: Skill, tree: SourceTree
+) -> list[PromiseResult]:
+    """``out`` with what the history says of each missing relative link's target (where the skill's folder lies
+    in the repository is known): moved, the link rewritten relative to the same folder is the heal; deleted,
+    in which commit. A link the catalog's layout broke has a target that is there, and is left as it is."""
+    assert skill.repo_folder is not None or not missing
+    where = {at: posixpath.normpath(f"{skill.repo_folder}/{c.target}") for at, c in missing}
+    inside = {at: path for at, path in where.items() if not path.startswith("../")}
+    gone = tree.removals(sorted(set(inside.values()))) if inside else {}
+    for at, _ in missing:
+        removal = gone.get(inside.get(at, ""))
+        if removal is None or removal.was != inside[at]:
+            continue
+        detail = _removed(removal, inside[at])
+        heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None else None
+        if heal is not None and removal.now is not None and removal.now.endswith("/") and not heal.endswith("/"):
+            heal += "/"
+        out[at] = replace(out[at], detail=f"the link's target {inside[at]}: {detail}", heal=heal)
+    return out
+
+
 def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> tuple[str, str] | None:
     """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
     here, and why: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
+from .parse import PythonSyntaxProblem, python_index
 from .pyproject import project_meta
 from .source import SourceTree
 
@@ -214,12 +215,13 @@ def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object
 
 
 def _parsed(tree: SourceTree, path: str) -> ast.Module | None:
+    """The module at ``path``, parsed once per blob (the run's index), however many commands name it."""
     source = tree.read(path)
     if source is None or len(source.text) > 2 * 1024 * 1024:
         return None
     try:
-        return ast.parse(source.text)
-    except (SyntaxError, ValueError, RecursionError):
+        return python_index(source).ast_module
+    except PythonSyntaxProblem:
         return None
 
 
@@ -234,7 +236,22 @@ def _imported(module: ast.Module) -> list[str]:
 
 
 def _flags(module: ast.Module) -> dict[str, object]:
-    """Every option string the module's parser calls define, and its default."""
+    """Every option string the module's parser calls define, and its default (one walk per parsed module: the
+    index keeps one tree per blob, and a skill names the same module in many commands)."""
+    kept = _FLAGS.get(id(module))
+    if kept is not None and kept[0] is module:
+        return kept[1]
+    found = _walked_flags(module)
+    if len(_FLAGS) >= 256:
+        _FLAGS.clear()
+    _FLAGS[id(module)] = (module, found)
+    return found
+
+
+_FLAGS: dict[int, tuple[ast.Module, dict[str, object]]] = {}  # id -> (the module, kept alive, its flags)
+
+
+def _walked_flags(module: ast.Module) -> dict[str, object]:
     found: dict[str, object] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.Call):
@@ -278,10 +295,31 @@ def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
 
 def _package_roots(top: str, listing: Listing) -> list[str]:
     """Where the package ``top`` lies in the repository (``""``, ``"src/"``, ``"python/cuopt/"``), nearest first."""
-    roots: set[str] = set()
-    for marker in (f"{top}/__init__.py", f"{top}.py"):
-        roots |= {p[: -len(marker)] for p in listing() if p == marker or p.endswith(f"/{marker}")}
-    return sorted((r for r in roots if not r.startswith(("tests/", "test/"))), key=len)[:3]
+    files = listing()
+    kept = _ROOTS.get(id(files))
+    if kept is None or kept[0] is not files:
+        _ROOTS.clear()  # another tree's listing: the last one is the one asked about
+        kept = _ROOTS[id(files)] = (files, _roots_of(files))
+    return kept[1].get(top, [])
+
+
+_ROOTS: dict[int, tuple[list[str], dict[str, list[str]]]] = {}  # id -> (a listing, kept alive, its roots)
+
+
+def _roots_of(files: list[str]) -> dict[str, list[str]]:
+    """For every top-level package or module name of a listing, where it lies: one pass over the files."""
+    roots: dict[str, set[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition("/")
+        if name == "__init__.py" and folder:  # folder/top/__init__.py: top lies at folder/
+            parent, _, top = folder.rpartition("/")
+            roots.setdefault(top, set()).add(f"{parent}/" if parent else "")
+        elif name.endswith(".py"):
+            roots.setdefault(name[:-3], set()).add(f"{folder}/" if folder else "")
+    return {
+        top: sorted((r for r in found if not r.startswith(("tests/", "test/"))), key=len)[:3]
+        for top, found in roots.items()
+    }
 
 
 def _console_scripts(tree: SourceTree) -> dict[str, str]:

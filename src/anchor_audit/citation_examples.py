@@ -60,6 +60,14 @@ CODE |= {  # a monorepo's package under python/NAME/, and a root only pyproject.
     "lib2/gear/__init__.py": "",
     "lib2/gear/parts.py": "class Cog:\n    pass\n",
 }
+CODE |= {  # a subproject with a pyproject.toml of its own, declaring its own console script
+    "tools/kit/pyproject.toml": '[project]\nname = "kit"\n\n[project.scripts]\nkit-run = "kitcli.main:main"\n',
+    "tools/kit/src/kitcli/__init__.py": "",
+    "tools/kit/src/kitcli/main.py": (
+        "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--rayjob', action='store_true')\n    p.parse_args()\n"
+    ),
+}
 CODE["pyproject.toml"] += '\n[tool.setuptools.packages.find]\nwhere = ["lib2"]\n'
 CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\nacme = "acme.cli.main:main"\n'
 
@@ -176,6 +184,11 @@ EXAMPLES = [
             (COMMAND, "acme-train --config", EXISTS),
             (COMMAND, "acme-train --model.depth", UNVERIFIABLE),  # an override for the config
         ),
+    ),
+    CitationExample(
+        "a console script a subproject's own pyproject.toml declares",
+        "```bash\nkit-run --rayjob --gone\n```\n",
+        ((COMMAND, "kit-run", EXISTS), (COMMAND, "kit-run --rayjob", EXISTS), (COMMAND, "kit-run --gone", MISSING)),
     ),
     CitationExample(
         "a CLI that takes one positional config, called with subcommands it no longer has; subcommands that hold",

@@ -35,7 +35,7 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
         return PromiseResult(PromiseKind.COMMAND, target, status, file, c.line, detail)
 
     if kind == "program":
-        module = _console_scripts(tree).get(name)
+        module = _console_scripts(tree, listing).get(name)
         if module is None:
             return []  # not this repository's program: not a citation of it
         shown, path = name, _module_file(module, tree, listing)
@@ -121,7 +121,7 @@ def _command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None
     """The file a command runs: a console script's module, a module, a script."""
     kind, _, name = c.target.partition(":")
     if kind == "program":
-        module = _console_scripts(tree).get(name)
+        module = _console_scripts(tree, listing).get(name)
         return _module_file(module, tree, listing) if module else None
     if kind == "module":
         return _module_file(name, tree, listing)
@@ -322,7 +322,15 @@ def _roots_of(files: list[str]) -> dict[str, list[str]]:
     }
 
 
-def _console_scripts(tree: SourceTree) -> dict[str, str]:
-    """``[project.scripts]`` of the repository's pyproject.toml: program -> module."""
-    meta = project_meta(tree)
-    return meta.scripts if meta is not None else {}
+def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
+    """``[project.scripts]`` of the repository's pyproject.toml and of its subprojects' (a monorepo's
+    ``infra/tool/pyproject.toml``, three folders deep at most): program -> module; the root's first."""
+    found: dict[str, str] = {}
+    nested = sorted(p for p in listing() if p.endswith("/pyproject.toml") and p.count("/") <= 3)
+    for path in ["pyproject.toml", *(p for p in nested if not p.startswith(("tests/", "test/")))][:MAX_PROJECTS]:
+        meta = project_meta(tree, path)
+        found = {**(meta.scripts if meta is not None else {}), **found}
+    return found
+
+
+MAX_PROJECTS = 32  # pyproject.toml files read for console scripts

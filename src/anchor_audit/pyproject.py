@@ -36,10 +36,10 @@ class ProjectMeta:
     problem: str = ""
 
 
-def project_meta(tree: SourceTree) -> ProjectMeta | None:
-    """The repository's pyproject.toml at the ref; None when it has none."""
+def project_meta(tree: SourceTree, path: str = "pyproject.toml") -> ProjectMeta | None:
+    """The repository's pyproject.toml at the ref (or a subproject's, at ``path``); None when it has none."""
     try:
-        source = tree.read("pyproject.toml")
+        source = tree.read(path)
     except (NotCarried, UnreadableFile) as exc:  # a release wheel does not carry it: no answers, and why
         return ProjectMeta(problem=str(exc))
     return None if source is None else _meta(source.text)

@@ -36,6 +36,11 @@ CODE = {
         "    p.add_argument('--workers', default=os.cpu_count())\n    p.parse_args()\n"
     ),
     "src/acme/cli/__init__.py": "",
+    "src/acme/cli/clicky.py": (
+        "import click\n\n@click.group()\ndef main():\n    pass\n\n@main.group()\ndef cluster():\n    pass\n\n"
+        '@cluster.command("up")\n@click.option("--wait/--no-wait", default=True)\n'
+        '@click.option("--rayjob/--raycluster", default=False)\ndef cluster_up(wait, rayjob):\n    pass\n'
+    ),
     "src/acme/cli/main.py": (
         "import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n    p.add_argument('config')\n"
         "    p.add_argument('--dry-run', action='store_true')\n    p.parse_args()\n"
@@ -70,6 +75,7 @@ CODE |= {  # a subproject with a pyproject.toml of its own, declaring its own co
 }
 CODE["pyproject.toml"] += '\n[tool.setuptools.packages.find]\nwhere = ["lib2"]\n'
 CODE["pyproject.toml"] += '\n[project.scripts]\nacme-train = "acme.cli.train:main"\nacme = "acme.cli.main:main"\n'
+CODE["pyproject.toml"] += 'acme-k8s = "acme.cli.clicky:main"\n'
 
 
 
@@ -183,6 +189,18 @@ EXAMPLES = [
             (COMMAND, "acme-train", EXISTS),
             (COMMAND, "acme-train --config", EXISTS),
             (COMMAND, "acme-train --model.depth", UNVERIFIABLE),  # an override for the config
+        ),
+    ),
+    CitationExample(
+        "a click CLI: a group's subcommand, the two halves of a boolean flag, a group it does not have",
+        "```bash\nacme-k8s cluster up --no-wait --rayjob\nacme-k8s jobs list\n```\n",
+        (
+            (COMMAND, "acme-k8s", EXISTS),
+            (COMMAND, "acme-k8s cluster", EXISTS),
+            (COMMAND, "acme-k8s --no-wait", EXISTS),
+            (COMMAND, "acme-k8s --rayjob", EXISTS),
+            (COMMAND, "acme-k8s", EXISTS),
+            (COMMAND, "acme-k8s jobs", MISSING),
         ),
     ),
     CitationExample(

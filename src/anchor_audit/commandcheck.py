@@ -161,7 +161,7 @@ def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[st
             for deco in node.decorator_list:
                 call = deco if isinstance(deco, ast.Call) else None
                 func = call.func if call else deco
-                if isinstance(func, ast.Attribute) and func.attr == "command":
+                if isinstance(func, ast.Attribute) and func.attr in ("command", "group"):  # click's groups too
                     named = [a.value for a in (call.args if call else []) if isinstance(a, ast.Constant)]
                     commands.add(str(named[0]) if named else node.name.replace("_", "-"))
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
@@ -258,7 +258,8 @@ def _walked_flags(module: ast.Module) -> dict[str, object]:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in _OPTION_CALLS:
-                options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                written = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                options = [o.strip() for w in written for o in w.split("/")]  # click's "--wait/--no-wait" pair
                 default = _default_of(node, name)
                 found |= {o: default for o in options if o.startswith("--")}
     return found

@@ -51,6 +51,7 @@ CODE = {
     ),
     "src/acme/__init__.py": "",
     "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n",
+    "tests/helpers.py": "def build_scheduler(cfg):\n    return cfg\n",
     "src/acme/training/__init__.py": "",
     "src/ns/part/__init__.py": "",  # a namespace package this repository adds one subpackage to
     "src/ns/part/core.py": "class Engine:\n    pass\n",
@@ -251,6 +252,11 @@ EXAMPLES = [
             (SYMBOL, "make_batch()", PRIVATE),
             (SYMBOL, "acme.training.data.make_batch", PRIVATE),
         ),
+    ),
+    CitationExample(
+        "a call the package no longer defines, whose name only a test helper has",
+        "Then `build_scheduler()`.\n",
+        ((SYMBOL, "build_scheduler()", UNVERIFIABLE),),
     ),
     CitationExample(
         "names that are not this repository's: an object's attributes, another package's, a builtin",

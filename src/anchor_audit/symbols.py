@@ -299,8 +299,16 @@ def _bare(name: str, tree: SourceTree, searched: dict[str, list[str]] | None) ->
         found[text] = hits
     *public, private = bare_searches(name)
     defined = sorted({path for text in public for path in found[text]})
-    if defined:
-        return PromiseStatus.EXISTS, defined[0]
+    package = [p for p in defined if not _is_test(p)]
+    if package:
+        return PromiseStatus.EXISTS, package[0]
+    if defined:  # a test's helper of that name is not the package's function the prose means
+        return PromiseStatus.UNVERIFIABLE, f"defined only in tests ({defined[0]}), not in the package"
     if found[private] and not name.startswith("_"):
         return PromiseStatus.PRIVATE, f"{found[private][0]} has _{name}: the name became private"
     return None
+
+
+def _is_test(path: str) -> bool:
+    parts = path.split("/")
+    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")

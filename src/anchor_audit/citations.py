@@ -17,6 +17,7 @@ checked against the target's headings, with GitHub's slug rules.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
 import re
@@ -215,8 +216,10 @@ def _anchor(c: Citation, shown: str, text: str | None) -> Judged:
     return PromiseStatus.MISSING, f"{c.target}#{fragment}", f"{shown} has no heading #{fragment}"
 
 
-def heading_slugs(markdown: str) -> set[str]:
-    """The anchors GitHub makes for a Markdown file's headings (and its explicit ``id=``/``name=`` anchors)."""
+@functools.lru_cache(maxsize=256)
+def heading_slugs(markdown: str) -> frozenset[str]:
+    """The anchors GitHub makes for a Markdown file's headings (and its explicit ``id=``/``name=`` anchors);
+    remembered by text: a catalog's skills link to the same files again and again."""
     slugs: set[str] = set()
     seen: dict[str, int] = {}
     fence = ""
@@ -233,7 +236,7 @@ def heading_slugs(markdown: str) -> set[str]:
             seen[slug] = count + 1
             slugs.add(slug if count == 0 else f"{slug}-{count}")
         slugs.update(m.lower() for m in re.findall(r"""(?:id|name)=["']([^"']+)["']""", line))
-    return slugs
+    return frozenset(slugs)
 
 
 def _pin(c: Citation, tree: SourceTree) -> Judged:

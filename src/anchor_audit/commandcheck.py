@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import difflib
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
 from .parse import PythonSyntaxProblem, python_index
@@ -151,8 +151,10 @@ def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[st
     """(subcommands, positionals taken (None: any number), whether a parser is defined here at all), read
     from ``add_parser``/``add_argument`` calls and click/typer ``command`` decorators of ``path``."""
     module = _parsed(tree, path)
-    if module is None:
-        return set(), None, False
+    return _once(_SHAPES, module, _shape) if module is not None else (set(), None, False)
+
+
+def _shape(module: ast.Module) -> tuple[set[str], int | None, bool]:
     commands: set[str] = set()
     positionals: int | None = 0
     parses = False
@@ -238,17 +240,25 @@ def _imported(module: ast.Module) -> list[str]:
 def _flags(module: ast.Module) -> dict[str, object]:
     """Every option string the module's parser calls define, and its default (one walk per parsed module: the
     index keeps one tree per blob, and a skill names the same module in many commands)."""
-    kept = _FLAGS.get(id(module))
-    if kept is not None and kept[0] is module:
-        return kept[1]
-    found = _walked_flags(module)
-    if len(_FLAGS) >= 256:
-        _FLAGS.clear()
-    _FLAGS[id(module)] = (module, found)
-    return found
+    return _once(_FLAGS, module, _walked_flags)
 
 
-_FLAGS: dict[int, tuple[ast.Module, dict[str, object]]] = {}  # id -> (the module, kept alive, its flags)
+T = TypeVar("T")
+_FLAGS: dict[int, tuple[ast.Module, Any]] = {}  # id -> (the module, kept alive, its flags)
+_SHAPES: dict[int, tuple[ast.Module, Any]] = {}  # id -> (the module, kept alive, its parser's shape)
+
+
+def _once(kept: dict[int, tuple[ast.Module, Any]], module: ast.Module, walk: Callable[[ast.Module], T]) -> T:
+    """``walk(module)``, walked once per parsed module (the index keeps one tree per blob, and a skill names
+    the same module in many commands)."""
+    found = kept.get(id(module))
+    if found is not None and found[0] is module:
+        return found[1]  # type: ignore[no-any-return]
+    if len(kept) >= 256:
+        kept.clear()
+    value = walk(module)
+    kept[id(module)] = (module, value)
+    return value
 
 
 def _walked_flags(module: ast.Module) -> dict[str, object]:

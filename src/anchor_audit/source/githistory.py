@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import git
 
@@ -123,18 +123,15 @@ class GitHistory:
         """For each of ``paths`` (files, or folders ending in ``/``; exact, or the tail of a longer path) that a
         commit up to this one removed: path -> (the path it was, the newest commit removing it, where that commit
         moved it by git's rename detection (50% similar) or None). One walk of the history for all (see
-        :meth:`deletions`); a folder
-        moved when the files that commit renamed went to one folder."""
+        :meth:`deletions`); a folder moved when the files that commit renamed went to one folder."""
 
         def ask() -> dict[str, list[str | None]]:
-            wanted = sorted(set(paths))
+            wanted = set(paths)
             removed: dict[str, tuple[str, str]] = {}  # wanted path -> (the path it was, commit), newest first
             for sha, names in self.deletions():
                 for name in names:
-                    for p in (p for p in wanted if p not in removed):
-                        was = _was(p, name)
-                        if was is not None:
-                            removed[p] = (was, sha)
+                    for p, was in _named_by(name, wanted):
+                        removed.setdefault(p, (was, sha))
             found: dict[str, list[str | None]] = {}
             shas = sorted({sha for _, sha in removed.values()})[:MAX_MOVE_COMMITS]
             renames = {sha: self._renames(sha) for sha in shas}
@@ -209,12 +206,19 @@ def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:
     return folders.pop() if len(folders) == 1 else None
 
 
-def _was(cited: str, removed: str) -> str | None:
-    """The path ``cited`` (exact or a tail; a folder's ``/`` kept) named, if ``removed`` is it or under it."""
-    if not cited.endswith("/"):
-        return removed if removed == cited or removed.endswith(f"/{cited}") else None
-    at = f"/{removed}".find(f"/{cited}")
-    return removed[: at + len(cited)] if at >= 0 else None
+def _named_by(removed: str, wanted: set[str]) -> Iterator[tuple[str, str]]:
+    """(cited path, the path it was) for each of ``wanted`` that ``removed`` is (exactly, or as its tail) or
+    lies under (a folder ending in ``/``): the path's "/"-aligned pieces looked up, not every wanted path."""
+    parts = removed.split("/")
+    for start in range(len(parts)):
+        tail = "/".join(parts[start:])
+        if tail in wanted:
+            yield tail, removed
+        for end in range(start + 1, len(parts)):  # folders: parts[start:end] + "/"
+            folder = "/".join(parts[start:end]) + "/"
+            if folder in wanted:
+                yield folder, "/".join(parts[:end]) + "/"
+
 
 
 Remember = Callable[[str, list[str], list[Any], Callable[[], Any]], Any]

@@ -141,3 +141,26 @@ def test_a_skill_in_the_work_tree_has_its_links_checked_at_the_ref_and_a_moved_t
     assert said == {"../../docs/guide.md": ("missing", "../../docs/user/guide.md"), "../../docs/api.md": ("exists", None)}
     run_cli("fix", "--write", *args)
     assert "[guide](../../docs/user/guide.md), [api](../../docs/api.md)" in (repo.path / "skills/s/SKILL.md").read_text()
+
+
+def test_a_catalog_copy_says_where_a_links_target_moved_but_is_not_healed_where_it_lies(tmp_path: Path) -> None:
+    """A catalog's copy of a skill links to an upstream file the repository moved: the detail says where, and no
+    heal is offered (the copy is re-synced from upstream: the fix belongs there)."""
+    from .conftest import git as run_git
+
+    body = "---\nname: s\ndescription: d\n---\n\n[guide](../../docs/guide.md)\n"
+    repo = make_code_repo(tmp_path / "code", {"docs/guide.md": "# Guide\n" + BODY, "skills/s/SKILL.md": body})
+    (repo.path / "docs/user").mkdir()
+    run_git(repo.path, "mv", "docs/guide.md", "docs/user/guide.md")
+    repo.commit("move the guide")
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    (catalog / "components.d" / "c.yml").write_text("repo: acme/code\nskills:\n  - path: skills/s/\n    catalog_dir: s\n")
+    (catalog / "skills" / "s").mkdir(parents=True)
+    (catalog / "skills" / "s" / "SKILL.md").write_text(body)
+    done = run_cli("check", "--catalog", str(catalog), "--mirror", f"acme/code={repo.path}", "--format", "json")
+    (link,) = [p for p in json.loads(done.out)["skills"][0]["promises"] if p["kind"] == "link"]
+    assert link["status"] == "missing" and link["detail"].startswith(
+        "the link's target docs/guide.md: moved to docs/user/guide.md in commit"
+    ), done.out + done.err
+    assert "heal" not in link

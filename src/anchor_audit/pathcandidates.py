@@ -61,7 +61,8 @@ def healed_links(
         if removal is None or removal.was != inside[at]:
             continue
         detail = _removed(removal, inside[at])
-        heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None else None
+        copy = skill.disk is not None and skill.disk_root != skill.disk  # a catalog's: healed upstream, not here
+        heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None and not copy else None
         if heal is not None and removal.now is not None and removal.now.endswith("/") and not heal.endswith("/"):
             heal += "/"
         out[at] = replace(out[at], detail=f"the link's target {inside[at]}: {detail}", heal=heal)

@@ -28,7 +28,7 @@ LAYERS = [
     {"spec", "match"},
     {"parse"},
     {"source"},
-    {"findings"},
+    {"findings", "rules"},
     {"model", "fsutil", "escape", "textlines", "yamltext", "budget"},
     {"errors", "redact"},
     {""},  # the package itself: __version__

@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
                 ctx = stack.enter_context(run_context(reporter, args.cache_dir, keep_results=not args.no_cache))
             else:
-                ctx = RunContext(reporter, args.cache_dir)
+                ctx = RunContext(reporter, getattr(args, "cache_dir", None))  # explain has no cache
             code = int(args.run(args, ctx))
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
@@ -142,6 +142,10 @@ def _history(args: argparse.Namespace, ctx: RunContext) -> int:
 def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
     return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors)
+
+
+def _explain(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.explain(args.code)
 
 
 def _cache(args: argparse.Namespace, ctx: RunContext) -> int:
@@ -289,6 +293,11 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("action", choices=("dir", "clean"))
     cache.add_argument("--cache-dir", metavar="DIR", help=f"the cache directory (default: {cache_root()})")
     cache.set_defaults(run=_cache)
+    explain = commands.add_parser(
+        "explain", help="what a finding code means and what to do", description="What a finding code means."
+    )
+    explain.add_argument("code", nargs="?", metavar="CODE", help="a code (AA406) or a rule name (path-missing)")
+    explain.set_defaults(run=_explain)
     for sub in commands.choices.values():
         sub.epilog = EXIT_HELP
     return parser

@@ -23,65 +23,9 @@ from .model import (
     QuoteMatch,
     Relocated,
     SkillReport,
-    TextEnum,
     Verdict,
 )
-
-
-class Family(TextEnum):
-    """What a rule is about: the hundreds digit of its code (AA1xx quotes, AA2xx claims, ...)."""
-
-    QUOTE = "quote"
-    CLAIM = "claim"
-    SKILL = "skill"  # the skill as a whole: unreadable, skipped, out of sync
-    PROMISE = "promise"  # evidence paths, @references, test counts, symbols
-
-
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    level: str  # SARIF level: error | warning | note
-    summary: str
-    drift: bool = True  # counts toward exit code 1
-
-    @property
-    def family(self) -> Family:
-        return _FAMILIES[self.code[2]]
-
-
-_FAMILIES = {"1": Family.QUOTE, "2": Family.CLAIM, "3": Family.SKILL, "4": Family.PROMISE}
-
-
-RULES: dict[str, Rule] = {
-    r.code: r
-    for r in (
-        Rule("AA101", "quote-moved", "warning", "The quoted code moved: the quote's START:END no longer fits it."),
-        Rule("AA102", "quote-changed", "error", "The quoted code is no longer in its file."),
-        Rule("AA103", "quote-missing", "error", "The quoted file is not at the audited ref."),
-        Rule("AA104", "quote-unverifiable", "note", "The source cannot show the quoted file (a wheel has no docs/)."),
-        Rule("AA105", "quote-incomplete", "warning", "Checking the quote would pass one of anchor-audit's bounds."),
-        Rule("AA106", "quote-error", "warning", "The quoted file cannot be audited (binary, not UTF-8, a link)."),
-        Rule("AA107", "quote-relocated", "warning", "The quoted code left its file and is now in another one."),
-        Rule("AA201", "claim-broken", "error", "Evidence registered for the claim fails."),
-        Rule("AA202", "claim-unverifiable", "warning", "Some evidence registered for the claim could not be checked."),
-        Rule("AA203", "card-mismatch", "error", "card.yaml's tags contradict the verdict."),
-        Rule("AA204", "unknown-tag", "note", "card.yaml uses a tag anchor-audit does not know; kept.", drift=False),
-        Rule("AA205", "claim-unlinked", "note", "A code_verified claim has no registered evidence.", drift=False),
-        Rule("AA301", "skill-unreadable", "error", "The skill cannot be read (a bad fence, card.yaml, a link)."),
-        Rule("AA302", "skill-skipped", "warning", "The code the skill is about could not be had (unreachable)."),
-        Rule("AA303", "catalog-out-of-sync", "warning", "The catalog's copy differs from the repository's."),
-        Rule("AA401", "evidence-missing", "error", "A card.yaml evidence path is not at the audited ref."),
-        Rule("AA402", "reference-missing", "error", "An @path reference of SKILL.md is not at the audited ref."),
-        Rule("AA403", "test-count-differs", "warning", "A pytest file defines another number of tests than promised."),
-        Rule("AA404", "promise-unverifiable", "note", "A promise cannot be checked here.", drift=False),
-        Rule("AA405", "symbol-missing", "error", "A name or field the skill's examples use is not in the code."),
-        Rule("AA406", "path-missing", "error", "A repository path SKILL.md's prose names is not at the audited ref."),
-        Rule("AA407", "link-broken", "error", "A link of SKILL.md (or its #anchor) does not resolve."),
-        Rule("AA408", "version-differs", "warning", "A Python version the skill states is not what the code requires."),
-        Rule("AA409", "command-missing", "error", "A module, script or flag a command of the skill runs is not here."),
-    )
-}  # fmt: skip
+from .rules import RULES, Family, Rule
 
 _ANCHOR_RULE = {
     AnchorStatus.MOVED: "AA101",

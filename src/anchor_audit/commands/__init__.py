@@ -5,6 +5,7 @@
 
 from .check import check
 from .context import RunContext
+from .explain import explain
 from .fix import fix
 from .impact import impact
 from .maintenance import cache, init
@@ -14,5 +15,5 @@ from .versions import bump, diff, history
 
 __all__ = [
     "Reporter", "ReportOptions", "RunContext", "SourceOptions",
-    "bump", "cache", "check", "diff", "fix", "history", "impact", "init",
+    "bump", "cache", "check", "diff", "explain", "fix", "history", "impact", "init",
 ]  # fmt: skip

@@ -24,6 +24,8 @@ def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
             "id": rule.code,
             "name": rule.name,
             "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": f"{rule.summary} {rule.why}"},
+            "help": {"text": rule.act, "markdown": rule.act},
             "defaultConfiguration": {"level": rule.level},
         }
         for rule in RULES.values()

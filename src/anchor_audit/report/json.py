@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any, TextIO
 
-from ..findings import exit_code
+from ..findings import Finding, counts_as_drift, exit_code, findings
 from ..model import (
     AuditReport,
     Changed,
@@ -33,17 +34,43 @@ SCHEMA_VERSION = 1
 
 
 def report_dict(report: AuditReport) -> dict[str, Any]:
+    found = findings(report)
+    by_skill: dict[str, list[Finding]] = {}
+    for f in found:
+        by_skill.setdefault(f.skill, []).append(f)
     return {
         "version": SCHEMA_VERSION,
         "source": source_dict(report.source),
-        "skills": [_skill(s) for s in report.skills],
-        "summary": {
-            "anchors": report.anchor_counts(),
-            "claims": report.claim_counts(),
-            "card_mismatches": report.mismatch_count(),
-            "exit_code": int(exit_code(report)),
-        },
+        "skills": [_skill(s, by_skill.get(s.name, []), report) for s in report.skills],
+        "summary": _summary(report, found),
         "warnings": list(report.warnings),
+    }
+
+
+def _summary(report: AuditReport, found: list[Finding]) -> dict[str, Any]:
+    """Everything that drives the exit code, counted: quotes and claims by status, promises by kind and status,
+    the skills audited, skipped and unreadable, out-of-sync files, findings by code, accepted and drifting."""
+    promises: dict[str, dict[str, int]] = {}
+    for p in (p for s in report.skills for p in s.promises):
+        promises.setdefault(p.kind.value, {}).setdefault(p.status.value, 0)
+        promises[p.kind.value][p.status.value] += 1
+    skills = report.skills
+    return {
+        "anchors": report.anchor_counts(),
+        "claims": report.claim_counts(),
+        "card_mismatches": report.mismatch_count(),
+        "promises": promises,
+        "skills": {
+            "audited": sum(1 for s in skills if s.error is None and s.skipped is None),
+            "skipped": sum(1 for s in skills if s.skipped is not None),
+            "unreadable": sum(1 for s in skills if s.error is not None),
+            "out_of_sync": sum(1 for s in skills if s.out_of_sync),
+        },
+        "out_of_sync_files": sum(len(s.out_of_sync) for s in skills),
+        "findings": dict(sorted(Counter(f.code for f in found).items())),
+        "accepted": sum(1 for f in found if f.key in report.accepted),
+        "drift": sum(1 for f in found if counts_as_drift(f, report)),
+        "exit_code": int(exit_code(report)),
     }
 
 
@@ -64,7 +91,7 @@ def source_dict(info: SourceInfo) -> dict[str, Any]:
     return out
 
 
-def _skill(skill: SkillReport) -> dict[str, Any]:
+def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dict[str, Any]:
     return {
         "name": skill.name,
         "path": skill.path,
@@ -76,6 +103,20 @@ def _skill(skill: SkillReport) -> dict[str, Any]:
         **({"source": source_dict(skill.source) if skill.source else None} if skill.source or skill.skipped else {}),
         **({"skipped": skill.skipped} if skill.skipped is not None else {}),
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
+        "findings": [_finding(f, report) for f in found],
+    }
+
+
+def _finding(f: Finding, report: AuditReport) -> dict[str, Any]:
+    """A problem as SARIF and the baseline know it: its code and its fingerprint (the baseline's key)."""
+    return {
+        "code": f.code,
+        "fingerprint": f.key,
+        "file": f.file,
+        "line": f.line,
+        "message": f.message,
+        "drift": counts_as_drift(f, report),
+        **({"accepted": True} if f.key in report.accepted else {}),
     }
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+os.environ.pop("COLUMNS", None)  # piped output takes its width from COLUMNS: the goldens are at the default, 100
 FIXTURES = ROOT / "fixtures"
 DEMO = FIXTURES / "demo"
 SHARED_SKILL = ROOT.parent / "shared" / "skills" / "nemo-mbridge-perf-tp-dp-comm-overlap"

@@ -164,3 +164,19 @@ def test_a_catalog_copy_says_where_a_links_target_moved_but_is_not_healed_where_
         "the link's target docs/guide.md: moved to docs/user/guide.md in commit"
     ), done.out + done.err
     assert "heal" not in link
+
+
+def test_a_piped_history_takes_its_width_from_columns_and_never_breaks_a_word(tmp_path: Path) -> None:
+    """history | cat: COLUMNS is the width; where the table does not fit, one record per event, the subject
+    whole on its own line (it was once squeezed to four characters a line)."""
+    subject = "refactor: move every launcher helper into the shared runtime package"
+    files = {"pkg/other.py": "x = 1\n", "skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n\nSee `pkg/other.py`.\n"}
+    repo = make_code_repo(tmp_path / "code", files)
+    repo.remove("pkg/other.py")
+    repo.commit(subject, date="2026-02-01T00:00:00")
+    args = ["history", "--repo", str(repo.path), "--in-repo", "skills/s"]
+    narrow = run_cli(*args, env={"COLUMNS": "60"}).out.splitlines()
+    assert f"    {subject}" in narrow and all(len(line) <= 80 for line in narrow)
+    wide = run_cli(*args, env={"COLUMNS": "200"}).out.splitlines()
+    (row,) = [line for line in wide if "pkg/other.py" in line]
+    assert row.rstrip().endswith(f"│ {subject}") and len(row) <= 200

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..escape import printable
 from ..history import Event, History
 from ..model import AnchorStatus
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def history_dict(result: History) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .terminal import make_console, short_path
+    from .terminal import make_console
 
     console = make_console(stream)
     span = f"{result.since}..{result.until}" if result.since else f"..{result.until}"
@@ -67,19 +70,38 @@ def render_history_terminal(result: History, stream: TextIO) -> None:
         if first:  # none when the skills quote and claim nothing: only citations' changes are listed
             console.print(Text(printable(f"at {start.sha[:10]} {start.date[:10]} {start.subject}: {summary}")))
         events = [e for e in events if e not in first]
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("commit", "date", "kind", "quote, claim or citation", "change", "subject"):
-        table.add_column(column, overflow="fold" if column == "subject" else "ellipsis", no_wrap=column != "subject")
-    for e in events:
-        c = e.change
-        change = f"{c.before or '(new)'} -> {c.after or '(gone)'}"
-        if c.suggested is not None and c.after is AnchorStatus.MOVED:
-            change += f" (suggest {c.suggested.start}:{c.suggested.end})"
-        style = "red" if c.after in ("broken", "changed", "missing") else ""
-        cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, short_path(c.key, 44)]
-        table.add_row(
-            *(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject))
-        )
-    if events:
+    rows = [_row(e) for e in events]
+    # The fixed columns are never cut and the subject wraps at spaces, never narrower than its longest word (a
+    # piped history was once squeezed to four characters a line); where that does not fit, one event a record.
+    widths = [max([len(name), *(len(r[i].plain) for r in rows)]) for i, name in enumerate(_COLUMNS[:-1])]
+    longest = max((len(w) for r in rows for w in r[-1].plain.split()), default=7)
+    fits = sum(widths) + 3 * len(widths) + min(longest, 40) <= console.width
+    if rows and fits:
+        table = Table(show_edge=False, pad_edge=False)
+        for name in _COLUMNS[:-1]:
+            table.add_column(name, no_wrap=True)
+        table.add_column(_COLUMNS[-1], overflow="fold", min_width=min(longest, 40))
+        for row in rows:
+            table.add_row(*row)
         console.print(table)
+    for row in [] if fits else rows:
+        console.print(Text(" ").join(row[:-1]))
+        console.print(Text("    ") + row[-1])
     console.print(Text(f"{len(events)} status changes after the start"))
+
+
+_COLUMNS = ("commit", "date", "kind", "quote, claim or citation", "change", "subject")
+
+
+def _row(e: Event) -> list[Text]:
+    from rich.text import Text
+
+    from .terminal import short_path
+
+    c = e.change
+    change = f"{c.before or '(new)'} -> {c.after or '(gone)'}"
+    if c.suggested is not None and c.after is AnchorStatus.MOVED:
+        change += f" (suggest {c.suggested.start}:{c.suggested.end})"
+    style = "red" if c.after in ("broken", "changed", "missing") else ""
+    cells = [e.commit.sha[:10], e.commit.date[:10], c.kind, short_path(c.key, 44)]
+    return [*(Text(printable(c)) for c in cells), Text(change, style=style), Text(printable(e.commit.subject))]

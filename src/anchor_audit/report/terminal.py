@@ -42,17 +42,24 @@ STYLE = {
 
 
 def make_console(stream: TextIO, width: int | None = None) -> Console:
-    """A console on ``stream``: colour only on a terminal and without NO_COLOR; 120 columns otherwise."""
+    """A console on ``stream``: colour only on a terminal and without NO_COLOR; off a terminal, ``COLUMNS``
+    columns when it is set (20 to 1000), else 100."""
     is_tty = hasattr(stream, "isatty") and stream.isatty()
     return Console(
         file=stream,
-        width=width or (None if is_tty else 120),
+        width=width or (None if is_tty else piped_width()),
         no_color="NO_COLOR" in os.environ or not is_tty,
         highlight=False,
         emoji=False,
         # In a file or a CI log lines stay whole (grep-able); on a terminal they wrap at word boundaries.
         soft_wrap=not is_tty,
     )
+
+
+def piped_width() -> int:
+    """The width of output that is not a terminal: ``COLUMNS`` as the shell exports it, else 100."""
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and 20 <= int(columns) <= 1000 else 100
 
 
 @dataclass

@@ -87,7 +87,7 @@ def test_catalog_goes_with_check_only_and_alone(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err == f"anchor-audit: error: {tmp_path}: not a skills catalog (no components.d/ folder)\n"
 
 
-def test_many_skills_show_one_row_each_then_only_the_problems(tmp_path: Path, capsys) -> None:
+def test_many_skills_show_the_components_then_only_the_skills_that_drift(tmp_path: Path, capsys) -> None:
     names = [f"skill-{i}" for i in range(7)]
     files = {f"skills/{n}/SKILL.md": "---\nname: " + n + "\ndescription: hostile case\n---\n\n" + QUOTE for n in names}
     a = make_code_repo(tmp_path / "a", files)
@@ -101,13 +101,13 @@ def test_many_skills_show_one_row_each_then_only_the_problems(tmp_path: Path, ca
     )  # one quote that moved (and a copy out of sync)
     assert main(["check", "--catalog", str(catalog), "--mirror", f"owner-a/code-a={a.path}"]) == 1
     out = capsys.readouterr().out
-    assert "7 skills: 7 audited, 0 skipped; 1 with drift\n" in out
-    rows = [line for line in out.splitlines() if line.startswith("skill-") and "│" in line]
-    assert [r.split("│")[3].strip() for r in rows] == ["holds"] * 3 + ["drift"] + ["holds"] * 3
+    assert "7 skills in 1 component: 7 audited, 0 skipped, 0 unreadable; 1 with drift\n" in out
+    row = next(line for line in out.splitlines() if line.startswith("owner-a/code-a @ main"))
+    assert [cell.strip() for cell in row.split("│")][3:] == ["7", "7", "6", "1"]  # skills, audited, in sync, drift
     assert out.count("no entry in anchors.yaml") == 1 and "note: 7 skills: no entry in anchors.yaml" in out
-    problems = out[out.index("problems (--verbose shows every skill):"):]
-    assert "skill-3  skills/skill-3" in problems and "skill-2" not in problems
-    assert "out of sync with its repository: SKILL.md (differs)" in problems
+    drifting = out[out.index("skills with drift (1)"):out.index("findings by class")]
+    assert "skill-3" in drifting and "skill-2" not in drifting
+    assert "1 quote moved · 1 file out of sync (ahead/diverged)" in drifting
 
 
 def test_a_catalog_where_nothing_can_be_audited_is_exit_2(tmp_path: Path, capsys) -> None:
@@ -192,8 +192,8 @@ def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, caps
     lines = err.splitlines()
     assert lines[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/first at main: cannot fetch")
     assert "anchor-audit-test.invalid" in lines[0]
-    assert lines[1:] == ["anchor-audit: skipped: cannot reach https://github.com/nobody/second at main: "
-                         "anchor-audit-test.invalid could not be resolved (said once, by the first fetch from it)"]  # fmt: skip
+    assert lines[1:] == ["anchor-audit: skipped 1 more component on anchor-audit-test.invalid (1 skill), which could "
+                         "not be resolved: nobody/second"]  # fmt: skip
     audited = {s["name"]: s for s in json.loads(out)["skills"]}["plan-skill"]
     assert audited["source"]["repo"] == "https://github.com/owner-a/code-a" and audited["anchors"]
 

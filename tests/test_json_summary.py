@@ -36,7 +36,8 @@ def test_findings_carry_the_fingerprints_sarif_and_the_baseline_use(make_repo, t
     assert (summary["drift"], summary["accepted"]) == (len(found), 0)
     promises = [p for s in report["skills"] for p in s["promises"]]
     assert sum(n for by_status in summary["promises"].values() for n in by_status.values()) == len(promises)
-    assert summary["skills"] == {"audited": len(report["skills"]), "skipped": 0, "unreadable": 0, "out_of_sync": 0}
+    assert summary["skills"] == {"audited": len(report["skills"]), "skipped": 0, "unreadable": 0, "out_of_sync": 0,
+                                 "absent_upstream": 0, "behind_upstream": 0, "unlisted": 0}  # fmt: skip
 
     baseline = tmp_path / "baseline.json"
     _run(*args, "--write-baseline", str(baseline), "--format", "json")

@@ -20,7 +20,7 @@ LAYERS = [
     {"commands"},
     {"report", "fix", "baseline", "impact"},
     {"history"},
-    {"compare", "inputs", "catalog", "draft"},
+    {"compare", "inputs", "catalog", "catalogsync", "draft"},
     {"audit"},
     {"promises", "cardlinks", "citations", "citation_examples"},
     {"commandcheck", "attrchains", "pathcandidates"},

@@ -20,12 +20,13 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from .audit import Judge, audit_skill
-from .errors import AuditError, SpecError, UnreadableFile
-from .fsutil import read_input
-from .model import AuditReport, SkillReport, SourceInfo, SourceKind, Spec
-from .source import MAX_FILE_BYTES, Progress, SourceTree, git_blob_sha, no_progress
+from .catalogsync import stale_mirror_warnings, sync_facts
+from .errors import AuditError, SpecError
+from .model import AuditReport, ComponentInfo, SkillReport, SourceInfo, SourceKind, Spec
+from .source import Progress, SourceTree, no_progress
+from .source.githistory import folder_dates
 from .source.gitrun import effective_url
-from .spec.catalog import Component, load_catalog
+from .spec.catalog import CatalogSkill, Component, load_catalog, unlisted_folders
 from .spec.skill import load_skill
 
 # Opens a component's repository: (URL or local git dir, ref) -> tree.  Called from several threads at once.
@@ -36,7 +37,7 @@ OPEN_AT_ONCE = 8  # component repositories fetched side by side
 @dataclass(frozen=True)
 class CatalogRun:
     report: AuditReport
-    skipped: list[str]  # one line per component that could not be audited
+    skipped: list[str]  # what could not be audited, one line per cause
 
 
 def audit_catalog(
@@ -51,32 +52,70 @@ def audit_catalog(
     mirrors = {repo_key(url): where for url, where in (mirrors or {}).items()}
     components = load_catalog(root)
     reports: list[SkillReport] = []
-    skipped: list[str] = []
+    infos: list[ComponentInfo] = []
+    warnings: list[str] = list(spec.warnings) if spec else []
     opened = _open_all(components, mirrors, open_repository, progress)
+    dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
     for i, (component, (tree, why)) in enumerate(zip(components, opened, strict=True)):
         progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
+        names = tuple(s.catalog_dir for s in component.skills)
         if tree is None:
-            skipped.append(f"skipped: {why}")
+            infos.append(ComponentInfo(component.file, component.url if component.repo else "", component.ref,
+                                       names, skipped=why))  # fmt: skip
             reports += [
                 SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=why) for s in component.skills
             ]
             continue
         info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
-        for item in component.skills:
-            folder = root / "skills" / item.catalog_dir
-            shown = f"skills/{item.catalog_dir}"
-            try:
-                refuse_links_out(folder, root, shown)
-                skill = load_skill(folder, shown_as=shown, memo=judge.remember)
-                skill = replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
-            except SpecError as exc:
-                reports.append(SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info))
-                continue
-            result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
-            reports.append(replace(result, source=info, out_of_sync=sync_differences(folder, tree, item.path)))
+        infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
+        mine = [_audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
+                for item in component.skills]  # fmt: skip
+        warnings += stale_mirror_warnings(infos[-1], mine)
+        reports += mine
     progress("", 1.0)
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
-    return CatalogRun(AuditReport(source, tuple(reports), spec.warnings if spec else ()), skipped)
+    report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
+                         unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
+    return CatalogRun(report, skip_lines(infos))
+
+
+def _audit_one(
+    root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge, info: SourceInfo,
+    catalog_date: str | None,
+) -> SkillReport:  # fmt: skip
+    folder = root / "skills" / item.catalog_dir
+    shown = f"skills/{item.catalog_dir}"
+    try:
+        refuse_links_out(folder, root, shown)
+        skill = load_skill(folder, shown_as=shown, memo=judge.remember)
+        skill = replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
+    except SpecError as exc:
+        return SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info)
+    result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
+    return replace(result, source=info, sync=sync_facts(folder, tree, item.path, catalog_date))
+
+
+def skip_lines(infos: list[ComponentInfo]) -> list[str]:
+    """One line per cause a component was skipped: a host that did not resolve is said once for all of its."""
+    lines: list[str] = []
+    unresolved: dict[str, list[ComponentInfo]] = {}
+    for info in infos:
+        said = _SAID_ONCE.search(info.skipped or "")
+        if said:
+            unresolved.setdefault(said.group(1), []).append(info)
+        elif info.skipped is not None:
+            lines.append(f"skipped: {info.skipped}")
+    for host, group in unresolved.items():
+        names = [g.repo.removeprefix("https://github.com/") for g in group]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        skills = sum(len(g.skills) for g in group)
+        lines.append(f"skipped {_count(len(group), 'more component')} on {host} ({_count(skills, 'skill')}), "
+                     f"which could not be resolved: {shown}")  # fmt: skip
+    return lines
+
+
+def _count(n: int, one: str) -> str:
+    return f"{n} {one}{'s' if n != 1 else ''}"
 
 
 def _open_all(
@@ -134,6 +173,8 @@ def _open(
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 
+# What a component skipped for its host's name says (the first fetch from that host says git's own words).
+_SAID_ONCE = re.compile(r": (\S+) could not be resolved \(said once, by the first fetch from it\)$")
 # What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
 _NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 
@@ -160,25 +201,3 @@ def repo_key(url: str) -> str:
     tail = url.rstrip("/").removesuffix(".git")
     tail = tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail
     return tail.lower()
-
-
-def sync_differences(folder: Path, tree: SourceTree, repo_path: str) -> tuple[str, ...]:
-    """The files where the catalog's copy in ``folder`` and the repository's at ``repo_path`` differ."""
-    prefix = repo_path.strip("/") + "/"
-    theirs = {p[len(prefix) :] for p in tree.files_under(repo_path)}
-    ours = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
-    out = []
-    for rel in sorted(ours | theirs):
-        if rel not in theirs:
-            out.append(f"{rel} (only in the catalog)")
-        elif rel not in ours:
-            out.append(f"{rel} (only in the repository)")
-        else:
-            try:
-                mine: str | None = git_blob_sha(read_input(folder / rel, MAX_FILE_BYTES, "a skill file"))
-                same = mine == tree.blob_id(prefix + rel)
-            except (AuditError, UnreadableFile):
-                same = False  # a file either side cannot read is not known to be the same
-            if not same:
-                out.append(f"{rel} (differs)")
-    return tuple(out)

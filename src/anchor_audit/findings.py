@@ -87,9 +87,10 @@ def findings(report: AuditReport) -> list[Finding]:
             out.append(Finding("AA301", skill.name, "skill", skill.error, _skill_md(skill), _line_of(skill.error)))
         if skill.skipped is not None:
             out.append(Finding("AA302", skill.name, "source", f"not audited: {skill.skipped}", _skill_md(skill), 1))
-        if skill.out_of_sync:
-            files = ", ".join(skill.out_of_sync)
-            message = f"the catalog's copy differs from the repository's: {files}"
+        if skill.sync is not None and skill.sync.differs:
+            words = skill.sync.summary(skill.source)
+            files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
+            message = f"the catalog's copy is out of sync with the repository's: {words}{files}"
             out.append(Finding("AA303", skill.name, "sync", message, _skill_md(skill), 1))
         out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
         for claim in skill.claims:
@@ -103,10 +104,15 @@ def findings(report: AuditReport) -> list[Finding]:
             if promise.kind is PromiseKind.TESTS and promise.found is not None:
                 message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
             else:
-                message = f"{promise.kind} {promise.path} is {promise.status}" + (
+                verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
+                message = f"{promise.kind} {promise.path} {verb}" + (
                     f": {promise.detail}" if promise.detail else ""
                 )
             out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
+    for folder in report.unlisted:
+        listed = f"; listed in {folder.listed_in}" + (f": {folder.reason}" if folder.reason else "")
+        message = f"not audited: no components.d entry names it{listed if folder.listed_in else ''}"
+        out.append(Finding("AA304", folder.name, "unlisted", message, f"skills/{folder.name}/SKILL.md", 1))
     return out
 
 

@@ -110,7 +110,14 @@ RULES: dict[str, Rule] = {
         _rule("AA303", "catalog-out-of-sync", "warning",
               "The catalog's copy differs from the repository's.",
               "The catalog serves a skill its upstream no longer publishes (or one it never did).",
-              "Re-sync the copy from upstream; fix drift upstream, where the next sync takes it from."),
+              "Re-sync the copy from upstream; fix drift upstream, where the next sync takes it from. The "
+              "finding says whether the copy is behind (it names the upstream commit it matches) or ahead."),
+        _rule("AA304", "catalog-unlisted", "note",
+              "A folder of the catalog's skills/ that no components.d entry names; not audited.",
+              "Nothing says where its code is, so nothing of it can be checked; a sync may prune it.",
+              "Add a components.d entry naming its repository, or keep it listed in the catalog's exception "
+              "file with a reason (the finding names the file, when one lists it).",
+              drift=False),
         _rule("AA401", "evidence-missing", "error",
               "A card.yaml evidence path is not at the audited ref.",
               "The card cites a file as proof that is not there.",

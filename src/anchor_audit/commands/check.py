@@ -84,11 +84,11 @@ def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec
         )
     spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
     spec = load_spec(Path(spec_path)) if spec_path else None
-    for warning in spec.warnings if spec else ():
-        ctx.reporter.warn(warning)
     with open_sources(options, (), ctx) as sources:
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
         run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress)
+    for warning in run.report.warnings:  # the registry's, then a mirror older than the catalog's copies
+        ctx.reporter.warn(warning)
     for line in run.skipped:
         ctx.reporter.say(line)
     if not any(skill.checked for skill in run.report.skills):

@@ -1,59 +1,163 @@
-"""The terminal report of many skills: one row per skill, then only the problems.
+"""The terminal report of many skills, for a maintainer's minute: counts first, then only what drifts, grouped.
 
-A note every skill would repeat (no registry entry, a component that could
-not be reached) is said once with a count; ``--verbose`` shows every skill
-in full instead.
+In order: one line of totals; a catalog's components (repository @ ref, its
+commit and date, skills audited, in sync and drifting); each cause of a
+skip, once; one line per skill with drift saying why in words (a skill whose
+only drift is its copy's sync is counted in one line per component); then
+the findings by class with a few examples; then notes once per cause.
+``--verbose`` shows every skill in full instead.  No column is narrower than
+its longest word: where a table does not fit, it becomes one record a line.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..escape import printable
-from ..findings import counts_as_drift, findings
-from ..model import AuditReport, SkillReport
+from ..findings import Finding, counts_as_drift, findings
+from ..model import AuditReport
+from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, sync_only, why
 
 CATALOG_AT = 6  # from this many skills on, the terminal shows the catalog view
+MAX_SKILL_LINES = 90  # skills with drift listed one a line; the rest are counted (--verbose, JSON list them)
+EXAMPLES = 2  # findings shown for each class
+EXAMPLE_CHARS = 160  # an example is cut after a word within this (or the width): JSON and --verbose have it whole
+MAX_NOTES = 8  # distinct notes shown, most frequent first
 
 
-def render_catalog(console: Console, report: AuditReport, skill: Callable[[Console, SkillReport], None]) -> None:
-    """Summary rows, repeated notes once, then ``skill(console, s)`` for every skill with drift."""
-    drifting = {f.skill for f in findings(report) if counts_as_drift(f, report)}
-    checked = [s for s in report.skills if s.skipped is None]
-    skipped = [s for s in report.skills if s.skipped is not None]
-    console.print(
-        Text(
-            f"{len(report.skills)} skills: {len(checked)} audited, {len(skipped)} skipped; "
-            f"{len([s for s in checked if s.name in drifting])} with drift"
-        )  # fmt: skip
-    )
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("skill", "quotes", "claims", "state"):
-        table.add_column(column, overflow="fold")
-    for s in checked:
-        quotes = Counter(m.status.value for m in s.anchors)
-        claims = Counter(c.verdict.value for c in s.claims)
-        state = "error" if s.error else "drift" if s.name in drifting else "holds" if s.anchors or s.claims else "-"
-        table.add_row(
-            Text(printable(s.name)),
-            Text(", ".join(f"{n} {k}" for k, n in sorted(quotes.items())) or "-"),
-            Text(", ".join(f"{n} {k}" for k, n in sorted(claims.items())) or "-"),
-            Text(state, style="bold red" if state in ("drift", "error") else "green" if state == "holds" else ""),
-        )
-    if checked:
+def render_catalog(console: Console, report: AuditReport) -> None:
+    drift = drift_by_skill(report)
+    checked = [s for s in report.skills if s.checked]
+    skipped = sum(1 for s in report.skills if s.skipped is not None)
+    unreadable = sum(1 for s in report.skills if s.error is not None)
+    where = f" in {count(len(report.components), 'component')}" if report.components else ""
+    unlisted = f"; {count(len(report.unlisted), 'folder')} no component names" if report.unlisted else ""
+    console.print(Text(
+        f"{count(len(report.skills), 'skill')}{where}: {len(checked)} audited, {skipped} skipped, "
+        f"{unreadable} unreadable; {sum(1 for s in checked if s.name in drift)} with drift{unlisted}"
+    ))  # fmt: skip
+    rows = component_counts(report, drift)
+    if rows:
+        _components(console, rows)
+    _skips(console, report)
+    _drifting(console, report, drift, rows)
+    _classes(console, report)
+    notes = Counter(note for s in report.skills for note in s.notes)
+    for note, n in notes.most_common(MAX_NOTES):
+        console.print(Text(printable(f"note: {count(n, 'skill')}: {note}"), style="dim"))
+    if len(notes) > MAX_NOTES:
+        console.print(Text(f"note: {len(notes) - MAX_NOTES} other notes (--verbose shows each skill's)", style="dim"))
+
+
+def _components(console: Console, rows: list[ComponentCounts]) -> None:
+    """The component table; the repository column wraps at its spaces (``OWNER/NAME`` / ``@ ref``), no other."""
+    console.print()
+    names = [printable(f"{repo_name(r.info.repo) or r.info.file} @ {r.info.ref}") for r in rows]
+    cells = []
+    for name, r in zip(names, rows, strict=True):
+        commit = Text("skipped", style="magenta") if r.info.skipped else Text((r.info.commit or "-")[:9])
+        numbers = (len(r.info.skills), r.audited, r.in_sync, r.drifting)
+        cells.append([Text(name), commit, Text(r.info.date or "-"), *(Text(str(n)) for n in numbers)])
+    fixed = [max(len(c[i].plain) for c in [[Text(x) for x in _HEADERS], *cells]) for i in range(1, len(_HEADERS))]
+    longest = max(len(word) for name in names for word in name.split())
+    if sum(fixed) + longest + 3 * len(fixed) <= console.width:
+        table = Table(title="components", title_justify="left", show_edge=False, pad_edge=False)
+        table.add_column(_HEADERS[0], min_width=longest)
+        for column in _HEADERS[1:]:
+            table.add_column(column, no_wrap=True, justify="left" if column in ("commit", "date") else "right")
+        for row in cells:
+            table.add_row(*row)
         console.print(table)
-    for reason, n in Counter(s.skipped for s in skipped).most_common():
-        console.print(Text(printable(f"skipped {n} skill{'s' if n != 1 else ''}: {reason}"), style="magenta"))
-    for note, n in Counter(note for s in report.skills for note in s.notes).most_common():
-        console.print(Text(printable(f"note: {n} skill{'s' if n != 1 else ''}: {note}"), style="dim"))
-    problems = [s for s in checked if s.name in drifting]
-    if problems:
+        return
+    console.print(Text("components", style="italic"))
+    for name, r in zip(names, rows, strict=True):  # too narrow for the table: one component a record, in words
+        at = "skipped" if r.info.skipped else f"{(r.info.commit or '-')[:9]} {r.info.date or '-'}"
+        said = f"{count(len(r.info.skills), 'skill')}, {r.audited} audited, {r.in_sync} in sync, {r.drifting} drift"
+        console.print(Text(f"{name}  {at}: {said}"))
+
+
+_HEADERS = ("repository @ ref", "commit", "date", "skills", "audited", "in sync", "drift")
+
+
+def _skips(console: Console, report: AuditReport) -> None:
+    """Each cause of a skip once: a host that did not resolve once for all its components."""
+    causes: dict[str, list[str]] = {}
+    for s in report.skills:
+        if s.skipped is not None:
+            cause = s.skipped.split(": ", 1)[1] if s.skipped.startswith("cannot reach ") else s.skipped
+            causes.setdefault(cause.removesuffix(" (said once, by the first fetch from it)"), []).append(s.name)
+    for cause, names in sorted(causes.items(), key=lambda item: -len(item[1])):
+        console.print(Text(printable(f"skipped {count(len(names), 'skill')}: {cause}"), style="magenta"))
+    by_file = Counter(u.listed_in or "no exception file" for u in report.unlisted)
+    if by_file:
+        files = ", ".join(f"{n} listed in {where}" if where != "no exception file" else f"{n} in none"
+                          for where, n in by_file.most_common())  # fmt: skip
+        folders = ", ".join(u.name for u in report.unlisted)
+        console.print(Text(printable(f"not audited, no component names them ({files}): {folders}"), style="dim"))
+
+
+def _drifting(
+    console: Console, report: AuditReport, drift: dict[str, list[Finding]], rows: list[ComponentCounts]
+) -> None:
+    skills = [s for s in report.skills if s.checked and s.name in drift]
+    listed = [s for s in skills if not sync_only(drift[s.name])]
+    if not skills:
+        return
+    console.print()
+    console.print(Text(f"skills with drift ({len(skills)})", style="bold"))
+    cells = [[Text(printable(s.name)), Text(printable(why(s, drift[s.name])))] for s in listed[:MAX_SKILL_LINES]]
+    name_width = max((len(c[0].plain) for c in cells), default=0)
+    if cells and name_width + 3 + max(len(c[1].plain) for c in cells) <= console.width:
+        table = Table(show_edge=False, pad_edge=False, show_header=False)
+        table.add_column("skill", no_wrap=True)
+        table.add_column("why", no_wrap=True)
+        for row in cells:
+            table.add_row(*row)
+        console.print(table)
+    else:  # a table would wrap the reasons: one skill a line, whatever its length
+        for name, words in cells:
+            console.print(Text.assemble(name, ": ", words))
+    if len(listed) > MAX_SKILL_LINES:
+        console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift (--verbose lists each)"))
+    for r in rows:  # the skills whose only drift is the copy's sync: counted per component, the split said
+        mine = [s for s in skills if s.name in r.info.skills and s not in listed]
+        if mine:
+            behind = sum(1 for s in mine if s.sync is not None and s.sync.matches is not None)
+            absent = sum(1 for s in mine if s.sync is not None and s.sync.absent)
+            split = ", ".join(f"{n} {what}" for n, what in ((behind, "behind upstream"), (absent, "absent upstream"),
+                              (len(mine) - behind - absent, "ahead or diverged")) if n)  # fmt: skip
+            text = f"{repo_name(r.info.repo)}: {count(len(mine), 'skill')} out of sync and nothing else ({split})"
+            console.print(Text(printable(text)))
+
+
+def _classes(console: Console, report: AuditReport) -> None:
+    """The drifting findings by code, with a few examples each; the notes (not drift) counted in one line."""
+    by_code: dict[str, list[Finding]] = {}
+    notes: Counter[str] = Counter()
+    for f in findings(report):
+        if counts_as_drift(f, report):
+            by_code.setdefault(f.code, []).append(f)
+        elif f.key not in report.accepted:
+            notes[f"{f.code} {f.rule.name}"] += 1
+    if by_code:
         console.print()
-        console.print(Text("problems (--verbose shows every skill):", style="bold"))
-    for s in problems:
-        skill(console, s)
+        console.print(Text("findings by class (anchor-audit explain CODE says what each means)", style="bold"))
+    for code, found in sorted(by_code.items()):
+        skills = len({f.skill for f in found})
+        console.print(Text(f"{code} {found[0].rule.name}: {len(found)} in {count(skills, 'skill')}", style="bold"))
+        for f in found[:EXAMPLES] if code != "AA302" else ():  # a skip's causes are said above
+            console.print(Text(printable(_clip(f"  {f.skill}: {f.message}", max(console.width, EXAMPLE_CHARS)))))
+    if notes:
+        console.print(Text("not drift: " + ", ".join(f"{n} {what}" for what, n in sorted(notes.items())), style="dim"))
+
+
+def _clip(line: str, width: int) -> str:
+    """``line`` in at most ``width`` characters, cut after a whole word (an example, not the finding: JSON has it)."""
+    if len(line) <= width:
+        return line
+    cut = line[: width - 1].rsplit(" ", 1)[0]
+    return (cut if len(cut) > width // 2 else line[: width - 1]) + "…"

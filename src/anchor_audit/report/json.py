@@ -16,6 +16,7 @@ from ..model import (
     AuditReport,
     Changed,
     ClaimVerdict,
+    ComponentInfo,
     Evidence,
     Exact,
     Missing,
@@ -26,7 +27,9 @@ from ..model import (
     Relocated,
     SkillReport,
     SourceInfo,
+    SyncFacts,
     Unchecked,
+    UnlistedFolder,
     assert_never,
 )
 
@@ -44,7 +47,34 @@ def report_dict(report: AuditReport) -> dict[str, Any]:
         "skills": [_skill(s, by_skill.get(s.name, []), report) for s in report.skills],
         "summary": _summary(report, found),
         "warnings": list(report.warnings),
+        **({"components": [_component(c) for c in report.components]} if report.components else {}),
+        **({"unlisted": [_unlisted(u) for u in report.unlisted]} if report.unlisted else {}),
     }
+
+
+def _component(info: ComponentInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"file": info.file, "repo": info.repo, "ref": info.ref, "commit": info.commit,
+                           "date": info.date, "skills": list(info.skills)}  # fmt: skip
+    if info.skipped is not None:
+        out["skipped"] = info.skipped
+    return out
+
+
+def _unlisted(folder: UnlistedFolder) -> dict[str, Any]:
+    return {"name": folder.name, "listed_in": folder.listed_in, "reason": folder.reason}
+
+
+def _sync(sync: SyncFacts) -> dict[str, Any]:
+    out: dict[str, Any] = {"differs": sync.differs, "summary": sync.summary()}
+    if sync.absent:
+        out["absent_upstream"] = True
+    if sync.matches is not None:
+        out.update(matches=sync.matches, matches_date=sync.matches_date, behind=sync.behind)
+    elif sync.files:
+        out["searched"] = sync.searched
+    if sync.catalog_date:
+        out["catalog_date"] = sync.catalog_date
+    return out
 
 
 def _summary(report: AuditReport, found: list[Finding]) -> dict[str, Any]:
@@ -64,7 +94,10 @@ def _summary(report: AuditReport, found: list[Finding]) -> dict[str, Any]:
             "audited": sum(1 for s in skills if s.error is None and s.skipped is None),
             "skipped": sum(1 for s in skills if s.skipped is not None),
             "unreadable": sum(1 for s in skills if s.error is not None),
-            "out_of_sync": sum(1 for s in skills if s.out_of_sync),
+            "out_of_sync": sum(1 for s in skills if s.sync is not None and s.sync.differs),
+            "absent_upstream": sum(1 for s in skills if s.sync is not None and s.sync.absent),
+            "behind_upstream": sum(1 for s in skills if s.sync is not None and s.sync.matches is not None),
+            "unlisted": len(report.unlisted),
         },
         "out_of_sync_files": sum(len(s.out_of_sync) for s in skills),
         "findings": dict(sorted(Counter(f.code for f in found).items())),
@@ -103,6 +136,7 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"source": source_dict(skill.source) if skill.source else None} if skill.source or skill.skipped else {}),
         **({"skipped": skill.skipped} if skill.skipped is not None else {}),
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
+        **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
         "findings": [_finding(f, report) for f in found],
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from ..model import (
     Exact,
     LineRange,
     Moved,
+    PromiseStatus,
     QuoteColumn,
     Relocated,
     SkillReport,
@@ -26,7 +28,9 @@ from ..model import (
     quote_column,
     suggested_lines,
 )
+from .catalogmarkdown import render_catalog_markdown
 
+MAX_PROMISES = 20  # citations not kept listed per skill; JSON has them all
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
 
 
@@ -41,6 +45,9 @@ class MarkdownRenderer:
     link_base: str | None = None  # https://github.com/OWNER/REPO: quotes link to their lines at the commit
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
+        if report.components:  # a catalog: grouped by component, within a comment's size
+            stream.write(render_catalog_markdown(report, self._text))
+            return
         w = stream.write
         src = report.source
         revision = src.commit or src.ref
@@ -84,7 +91,13 @@ class MarkdownRenderer:
         for skill in report.skills:
             self._skill(w, skill, revision)
 
-    def _skill(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
+    def _text(self, skill: SkillReport) -> str:
+        """A catalog skill's own section, its links at the commit of its own repository."""
+        out = io.StringIO()
+        self._skill(out.write, skill, (skill.source.commit or skill.source.ref) if skill.source else "", notes=False)
+        return out.getvalue()
+
+    def _skill(self, w, skill: SkillReport, revision: str, notes: bool = True) -> None:  # type: ignore[no-untyped-def]
         w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
         if skill.source is not None:
             own = skill.source
@@ -92,10 +105,19 @@ class MarkdownRenderer:
         for label, text in (("error", skill.error), ("skipped", skill.skipped)):
             if text is not None:
                 w(f"\n> **{label}**: {md_text(text)}\n")
-        if skill.out_of_sync:
-            w(f"\n> **out of sync** with its repository: {md_text(', '.join(skill.out_of_sync))}\n")
-        for note in skill.notes:
+        if skill.sync is not None and skill.sync.differs:
+            files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
+            w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
+        for note in skill.notes if notes else ():
             w(f"\n> {md_text(note)}\n")
+        broken = [p for p in skill.promises if not p.status.ok and p.status is not PromiseStatus.UNVERIFIABLE]
+        if broken:  # the prose's citations, evidence paths and test counts that do not hold
+            w("\n### Citations not kept\n\n")
+            for p in broken[:MAX_PROMISES]:
+                detail = f": {md_text(p.detail)}" if p.detail else ""
+                w(f"- {p.kind} {md_code(p.path)} ({md_code(f'{p.file}:{p.line}')}): **{p.status}**{detail}\n")
+            if len(broken) > MAX_PROMISES:
+                w(f"- and {len(broken) - MAX_PROMISES} more (the JSON report lists every one)\n")
         if skill.claims:
             w("\n### Claims\n\n| claim | card.yaml | verdict | evidence |\n| --- | --- | --- | --- |\n")
             for claim in skill.claims:

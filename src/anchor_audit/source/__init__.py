@@ -40,6 +40,17 @@ class Removal:
     now: str | None
 
 
+@dataclass(frozen=True)
+class FolderVersion:
+    """The newest commit whose folder holds exactly the files asked about, and how many commits to the folder
+    came after it; ``commit`` None when none of the ``searched`` commits does (or the tree has no history)."""
+
+    commit: str | None
+    date: str | None = None
+    behind: int = 0
+    searched: int = 0
+
+
 class SourceTree(Protocol):
     """The code at one ref, whatever holds it (a git commit, a release wheel, an installed distribution)."""
 
@@ -88,6 +99,11 @@ class SourceTree(Protocol):
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         """Which of ``paths`` that are not here (exact, or the tail of a longer path) the history removed, and
         where to, for those it did; none where this kind of tree has no history."""
+        ...
+
+    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+        """The newest commit up to this one whose ``folder`` holds exactly ``files`` (path under the folder ->
+        git blob sha): what an out-of-date copy of the folder is a copy of; no commit where there is no history."""
         ...
 
     def validated_on(self, day: str) -> "SourceTree | None":

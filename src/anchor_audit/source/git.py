@@ -22,7 +22,7 @@ from git.objects.fun import tree_entries_from_data
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import MAX_FILE_BYTES, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
+from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
 from .githistory import DeletionChain, GitHistory, Memo
@@ -219,6 +219,9 @@ class GitTree:
             if sha:
                 return self.at(sha, ref=f"validated_on {day}")
         return None
+
+    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+        return FolderVersion(*self.history.version_matching(folder, files))
 
     def is_folder(self, path: str) -> bool:
         found = self._walk(path)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from typing import Any, Callable, Iterator
 
 import git
 
-from .gitrun import DIFF_FLAGS, resolve_commit
+from .gitrun import DIFF_FLAGS, git_env, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
+MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
 MAX_DELETIONS = 200_000  # deleted paths remembered of a history (a monorepo's whole past is not needed)
 
 
@@ -196,6 +198,48 @@ class GitHistory:
 
         return [(sha, list(names)) for sha, names in self._remembered("versions_of", [until], paths, ask)]
 
+    def version_matching(self, folder: str, wanted: dict[str, str]) -> tuple[str | None, str | None, int, int]:
+        """(commit, its date, commits to ``folder`` after it, commits compared): the newest first-parent commit
+        whose ``folder`` holds exactly ``wanted`` (path under it -> blob sha); (None, None, 0, n) when none of
+        the last :data:`MAX_SYNC_COMMITS` does.  Two git commands: the folder at this commit, then each
+        commit's changes to it, undone one by one (no blob is read)."""
+        prefix = folder.strip("/") + "/"
+        tip = self.commit.hexsha
+
+        def ask() -> list[Any]:
+            listing = self.repo.git.ls_tree("-r", "-z", tip, "--", prefix)
+            state = {}
+            for entry in listing.split("\0"):
+                meta, _, path = entry.partition("\t")
+                if path.startswith(prefix):
+                    state[path[len(prefix) :]] = meta.split()[-1]
+            log = self.repo.git.log(
+                "-z", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev",
+                "--format=%x01%H %cs", f"-n{MAX_SYNC_COMMITS}", *DIFF_FLAGS, tip, "--", prefix,
+            )  # fmt: skip
+            chunks = log.split("\x01")[1:]  # \x01SHA DATE \0 \n:META \0 PATH \0 :META \0 PATH ...
+            for k, chunk in enumerate(chunks):
+                head, *fields = chunk.split("\0")
+                if state == wanted:
+                    sha, _, date = head.partition(" ")
+                    return [sha, date, k, k + 1]
+                for meta, path in zip(fields[::2], fields[1::2], strict=False):
+                    old = meta.strip().split(" ")[2] if meta.strip().count(" ") >= 4 else ""
+                    if not path.startswith(prefix) or not old:
+                        continue
+                    if set(old) == {"0"}:  # the commit added the file: before it, there was none
+                        state.pop(path[len(prefix) :], None)
+                    else:
+                        state[path[len(prefix) :]] = old
+            return [None, None, 0, len(chunks)]
+
+        try:
+            args = [prefix, sorted(wanted.items())]  # the blobs asked about are part of the question
+            sha, date, behind, searched = self._remembered("version_matching", [tip], args, ask)
+        except git.GitCommandError:  # a shallow history's end, a lean copy that cannot list a tree
+            return None, None, 0, 0
+        return sha, date, behind, searched
+
 
 def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:
     """Where a commit's renames took ``path``: a file's new path, or the one folder a folder's files went to."""
@@ -260,3 +304,31 @@ class DeletionChain:
         answer = self.remember("deletion chain", [self.tip], [], ask)
         self._position = {sha: i for i, sha in enumerate(answer["line"])}
         self._entries = [(sha, self._position.get(sha, 0), list(names)) for sha, names in answer["entries"]]
+
+
+MAX_DATED_COMMITS = 20_000  # commits of a catalog's own history read for the last change to each folder
+
+
+def folder_dates(work_tree: str, under: str) -> dict[str, str]:
+    """The date (YYYY-MM-DD) of the last commit to each folder directly under ``under`` in the git work tree at
+    ``work_tree`` (a catalog checkout), from one ``git log``; empty when it is not a git work tree.  Git runs in
+    the neutral environment (no pager, signature, hook or diff command from the repository's config)."""
+    if not os.path.exists(os.path.join(work_tree, ".git")):
+        return {}
+    prefix = under.strip("/") + "/"
+    try:
+        done = subprocess.run(
+            ["git", "-C", work_tree, "log", "-z", f"-n{MAX_DATED_COMMITS}", "--format=%x01%cs", "--name-only",
+             "--no-renames", *DIFF_FLAGS, "HEAD", "--", prefix],
+            capture_output=True, env={**os.environ, **git_env()}, stdin=subprocess.DEVNULL, timeout=60,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    dates: dict[str, str] = {}
+    for chunk in done.stdout.decode("utf-8", "replace").split("\x01")[1:] if done.returncode == 0 else ():
+        date, *names = chunk.split("\0")
+        for name in names:
+            folder = name.strip("\n").removeprefix(prefix).split("/", 1)[0]
+            if folder and name.strip("\n").startswith(prefix):
+                dates.setdefault(folder, date.strip())  # newest first: the first date seen is the last change
+    return dates

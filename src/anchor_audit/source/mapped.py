@@ -11,7 +11,7 @@ from typing import Iterable
 
 from ..errors import NotCarried
 from ..model import ReleaseSpec, SourceInfo
-from . import MAX_FILE_BYTES, Removal, decode, git_blob_sha, too_large
+from . import MAX_FILE_BYTES, FolderVersion, Removal, decode, git_blob_sha, too_large
 from .file import SourceFile
 
 
@@ -76,6 +76,9 @@ class MappedTree:
 
     def validated_on(self, day: str) -> None:
         return None  # a release has no history to look up a day in
+
+    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+        return FolderVersion(None)  # nor earlier versions of a folder
 
     def _repo_paths(self) -> Iterable[str]:
         for wheel_prefix, repo_prefix in self._mapping:

@@ -10,6 +10,7 @@ whole run's.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Callable
 
 from ..errors import AuditError, SpecError
 from ..fsutil import read_input
+from ..model import UnlistedFolder
 from .repopath import normalize, repo_path_problem
 from .yamldoc import KeyPath, load_yaml
 
@@ -89,3 +91,55 @@ def _parse(data: object, at: Callable[[KeyPath], str], shown: str) -> Component:
             raise SpecError(f"{at(('skills', i, 'catalog_dir'))}: expected a folder name, got {catalog_dir!r}")
         skills.append(CatalogSkill(normalize(str(skill_path)), catalog_dir))
     return Component(shown, repo, ref, tuple(skills))
+
+
+MAX_EXCEPTION_FILES = 64  # YAML files of a catalog read for the folders they name
+
+
+def unlisted_folders(root: Path, components: list[Component]) -> list[UnlistedFolder]:
+    """The folders of ``root/skills`` no component names, each with the exception file that names it, if any.
+
+    A catalog keeps such folders on purpose and says so in a file of its own (the NVIDIA catalog:
+    ``catalog-exceptions.yml``, ``.github/scripts/manual-components.yml``); which file is the catalog's
+    business, so every YAML file at the top and under ``.github/`` is read as data, and a folder is listed
+    in one that has it as a value (next to a ``reason``, when it has one).
+    """
+    named = {s.catalog_dir for c in components for s in c.skills}
+    skills = root / "skills"
+    folders = sorted(p.name for p in skills.iterdir() if p.is_dir() and p.name not in named) if skills.is_dir() else []
+    if not folders:
+        return []
+    mentions: dict[str, tuple[str, str | None]] = {}
+    for path in _yaml_files(root)[:MAX_EXCEPTION_FILES]:
+        shown = path.relative_to(root).as_posix()
+        try:
+            data = load_yaml(read_input(path, MAX_COMPONENT_BYTES, "a catalog file").decode("utf-8"), shown).data
+        except (AuditError, UnicodeDecodeError):
+            continue  # not this file's business to fail the run: it is read only for names
+        for value, reason in _values(data, None, 0):
+            if value in folders:
+                mentions.setdefault(value, (shown, reason))
+    return [UnlistedFolder(name, *mentions.get(name, (None, None))) for name in folders]
+
+
+def _yaml_files(root: Path) -> list[Path]:
+    """The YAML files at the top of ``root`` and under its ``.github/``: no link followed, none from outside."""
+    found = [p for p in sorted(root.iterdir()) if p.suffix in (".yml", ".yaml")]
+    github = root / ".github"
+    for parent, dirs, files in os.walk(github) if not github.is_symlink() else ():  # nor does os.walk below
+        dirs.sort()
+        found += [Path(parent, f) for f in sorted(files) if f.endswith((".yml", ".yaml"))]
+    return [p for p in found if p.is_file() and not p.is_symlink()]
+
+
+def _values(data: object, reason: str | None, depth: int) -> list[tuple[str, str | None]]:
+    """Every string value in ``data`` with the ``reason`` of the nearest mapping around it."""
+    if depth > 16:
+        return []
+    if isinstance(data, dict):
+        here = data.get("reason")
+        reason = here if isinstance(here, str) else reason
+        return [v for key, item in data.items() if key != "reason" for v in _values(item, reason, depth + 1)]
+    if isinstance(data, list):
+        return [v for item in data for v in _values(item, reason, depth + 1)]
+    return [(data, reason)] if isinstance(data, str) else []

@@ -174,3 +174,11 @@ def test_a_copy_is_matched_to_the_upstream_version_it_is_even_across_added_and_d
     assert tree.version_matching("skills/s", blobs(versions[2])).behind == 0
     nowhere = tree.version_matching("skills/s", blobs({"SKILL.md": "mine\n"}))
     assert (nowhere.commit, nowhere.searched) == (None, 3)
+
+
+def test_docs_catalog_shows_the_fixture_as_it_is() -> None:
+    from .conftest import GOLDEN, ROOT
+
+    docs = (ROOT / "docs/catalog.md").read_text()
+    golden = (GOLDEN / "catalog-fixture.txt").read_text().rstrip("\n")
+    assert f"```text\n{golden}\n```" in docs

@@ -182,3 +182,16 @@ def test_docs_catalog_shows_the_fixture_as_it_is() -> None:
     docs = (ROOT / "docs/catalog.md").read_text()
     golden = (GOLDEN / "catalog-fixture.txt").read_text().rstrip("\n")
     assert f"```text\n{golden}\n```" in docs
+
+
+def test_evidence_several_claims_share_is_printed_once_naming_the_claims(tmp_path: Path, capsys) -> None:
+    from .hostile.conftest import make_code_repo, make_skill
+
+    repo = make_code_repo(tmp_path / "code")
+    card = ("validation_status:\n  wiring: [file_exists]\n  plugins: [file_exists]\n  launch: [file_exists]\n"
+            "evidence:\n  - pkg/plan.py\n  - pkg/gone_a.py\n  - pkg/gone_b.py\n")  # fmt: skip
+    skill = make_skill(tmp_path / "skill", card=card)
+    assert main(["check", str(skill), "--repo", str(repo.path), "--ref", "v1"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("missing: file pkg/gone_a.py") == 1 and out.count("missing: file pkg/gone_b.py") == 1
+    assert "  under 3 claims (wiring, plugins, launch):\n    missing: file pkg/gone_a.py\n" in out

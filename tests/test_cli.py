@@ -262,7 +262,7 @@ def test_help_describes_every_argument_and_the_exit_codes(capsys) -> None:
         with pytest.raises(SystemExit):
             main([command, "--help"])
         out = capsys.readouterr().out
-        assert "exit codes: 0 everything holds; 1 drift" in out.replace("\n", " ").replace("  ", " ")
+        assert "exit codes: 0 " in out and "2 could not run (bad input" in " ".join(out.split())
     with pytest.raises(SystemExit):
         main(["history", "--help"])
     assert "--all ROOT" not in capsys.readouterr().out  # history follows named skills

@@ -11,17 +11,16 @@ import contextlib
 import difflib
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
-from . import __version__, commands
-from .cliargs import Parser, parse
+from . import commands
+from .cliargs import apply_settings, codes, parse
+from .cliparser import FORMATS, build_parser
 from .commands import Reporter, ReportOptions, RunContext, SourceOptions
-from .commands.common import DEFAULT_SPEC
 from .commands.context import run_context
 from .errors import AuditError, UsageError
-from .model import ExitCode
-from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS
-from .source.cache import cache_root
+from .model import ExitCode, Policy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,16 +35,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    args = parse(_parser(), list(sys.argv[1:] if argv is None else argv))
+    args = parse(build_parser(), list(sys.argv[1:] if argv is None else argv))
     reporter = Reporter(quiet=getattr(args, "quiet", False))
     say = reporter.say
     try:
+        apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
         with contextlib.ExitStack() as stack:
             if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
                 ctx = stack.enter_context(run_context(reporter, args.cache_dir, keep_results=not args.no_cache))
             else:
                 ctx = RunContext(reporter, getattr(args, "cache_dir", None))  # explain has no cache
-            code = int(args.run(args, ctx))
+            code = int(COMMANDS[args.command](args, ctx))
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
@@ -112,11 +112,23 @@ def _report(args: argparse.Namespace) -> ReportOptions:
         verbose=getattr(args, "verbose", False),
         link_base=getattr(args, "link_base", None),
         also=also,
+        color=getattr(args, "color", None) or "auto",
+    )
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    return Policy(
+        strict=bool(args.strict),
+        select=codes(args.select, "--select"),
+        ignore=codes(args.ignore, "--ignore"),
+        fail_on=args.fail_on,
+        exit_zero=bool(args.exit_zero),
     )
 
 
 def _check(args: argparse.Namespace, ctx: RunContext) -> int:
-    return commands.check(_sources(args), _report(args), ctx, args.baseline, args.write_baseline, args.strict)
+    policy = _policy(args)
+    return commands.check(_sources(args), _report(args), ctx, args.baseline, args.write_baseline, policy)
 
 
 def _fix(args: argparse.Namespace, ctx: RunContext) -> int:
@@ -149,7 +161,7 @@ def _explain(args: argparse.Namespace, ctx: RunContext) -> int:
 
 
 def _cache(args: argparse.Namespace, ctx: RunContext) -> int:
-    return commands.cache(args.action, ctx)
+    return commands.cache(args.action, ctx, args.older_than)
 
 
 def _detach_stdout() -> None:
@@ -161,212 +173,7 @@ def _detach_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush it at exit
 
 
-FORMATS = AUDIT_FORMATS
-EXIT_HELP = (
-    "exit codes: 0 everything holds; 1 drift (a quote not exact, a claim broken, a promise not kept, a finding "
-    "the baseline does not accept); 2 could not audit (bad input, unknown ref, unreachable source, bad command "
-    "line), one line on stderr. More: README.md and docs/."
-)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="anchor-audit",
-        epilog=EXIT_HELP,
-        description="Check that the line-anchored quotes and gating conditions of agent skills "
-        "still hold at a pinned git ref.",
-    )
-    parser.add_argument("--version", action="version", version=f"anchor-audit {__version__}")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True, parser_class=Parser)
-
-    check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
-    _source_options(check)
-    _format_options(check, FORMATS)
-    check.add_argument(
-        "--report",
-        action="append",
-        default=[],
-        metavar="FORMAT=FILE",
-        help="also write the report in FORMAT to FILE, from the same run; repeatable (stdout keeps --format)",
-    )
-    check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
-    check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
-    check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
-    check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
-    check.add_argument(
-        "--strict", action="store_true", help="a code_verified claim with no registered evidence (unlinked) is drift"
-    )
-    check.add_argument(
-        "--catalog",
-        metavar="DIR",
-        help="a skills catalog: audit DIR/skills/* against the repositories DIR/components.d/*.yml name",
-    )
-    check.add_argument(
-        "--mirror",
-        action="append",
-        default=[],
-        metavar="URL=GITDIR",
-        help="with --catalog: read the repository URL (or OWNER/NAME) from this local git dir; repeatable",
-    )
-    check.set_defaults(run=_check)
-
-    fix = commands.add_parser(
-        "fix",
-        help="heal moved quotes (and card.yaml tags); a dry run unless --write",
-        description="Rewrite the START:END of moved quotes (and the registry keys naming them). "
-        "Prints a unified diff and writes nothing unless --write.",
-    )
-    _source_options(fix)
-    fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
-    fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
-    fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
-    fix.set_defaults(run=_fix)
-
-    diff = commands.add_parser(
-        "diff",
-        help="audit at two refs; what changed, and what breaks",
-        description="Audit the same skills at OLD and NEW and list every quote and claim whose status changes. "
-        "Exit 1 when a claim that held at OLD is broken at NEW.",
-    )
-    diff.add_argument("old", metavar="OLD", help="the ref the skills were right at (tag, branch or sha)")
-    diff.add_argument("new", metavar="NEW", help="the ref to compare with it")
-    _source_options(diff, ref=False)
-    _format_options(diff, COMPARISON_FORMATS)
-    diff.set_defaults(run=_diff)
-
-    impact = commands.add_parser(
-        "impact",
-        help="what a code change BASE..HEAD does to the skills that quote it",
-        description="Read the diff BASE..HEAD (git) and report every quote, condition and claim whose status "
-        "changes, and every quote whose lines the diff touches, with the code lines in HEAD and the healing patch. "
-        "Exit 1 when a status changes.",
-    )
-    impact.add_argument("base", metavar="BASE", help="the ref the change starts from (a pull request's merge base)")
-    impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
-    _source_options(impact, ref=False, release=False)
-    impact.add_argument("--catalog", metavar="DIR", help="the catalog skills whose component is the --repo repository")
-    _format_options(impact, IMPACT_FORMATS)
-    impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
-    impact.set_defaults(run=_impact)
-
-    bump = commands.add_parser(
-        "bump",
-        help="move the registry's pinned ref to NEW when nothing breaks",
-        description="diff from the pinned ref to NEW; when no claim breaks (or with --force) rewrite source.ref "
-        "in anchors.yaml, comments and layout kept.",
-    )
-    bump.add_argument(
-        "new", metavar="NEW", help="the ref to move the pin to (HEAD or a branch is pinned to its commit)"
-    )
-    _source_options(bump, ref=False)
-    _format_options(bump, COMPARISON_FORMATS)
-    bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
-    bump.set_defaults(run=_bump)
-
-    hist = commands.add_parser(
-        "history",
-        help="when each quote and claim changed, commit by commit",
-        description="The timeline of status changes of every quote and claim over --since..--until, "
-        "each named by the first commit where it happened. Git only.",
-    )
-    _source_options(hist, ref=False, release=False, all_roots=False)
-    hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
-    hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
-    _format_options(hist, HISTORY_FORMATS)
-    hist.set_defaults(run=_history)
-
-    init = commands.add_parser(
-        "init",
-        help="draft an anchors.yaml that runs, for a skill or a catalog",
-        description="Draft a complete anchors.yaml: each card claim with the quotes its comments or captions name "
-        "and conditions drafted from the code. anchor-audit init SKILL_DIR > anchors.yaml && anchor-audit check",
-    )
-    init.add_argument("skill_dir", metavar="SKILL_DIR", nargs="?", help="the skill folder to draft an entry for")
-    init.add_argument("--repo", help="the code the skill quotes (default: the git repository SKILL_DIR is in)")
-    init.add_argument("--ref", help="tag, branch or sha to read the code at (default: HEAD)")
-    init.add_argument("--catalog", metavar="DIR", help="draft one registry for every skill of a skills catalog")
-    init.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help="with --catalog: local copy")
-    init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
-    init.set_defaults(run=_init)
-
-    cache = commands.add_parser("cache", help="show or remove the cache directory")
-    cache.add_argument("action", choices=("dir", "clean"))
-    cache.add_argument("--cache-dir", metavar="DIR", help=f"the cache directory (default: {cache_root()})")
-    cache.set_defaults(run=_cache)
-    explain = commands.add_parser(
-        "explain", help="what a finding code means and what to do", description="What a finding code means."
-    )
-    explain.add_argument("code", nargs="?", metavar="CODE", help="a code (AA406) or a rule name (path-missing)")
-    explain.set_defaults(run=_explain)
-    for sub in commands.choices.values():
-        sub.epilog = EXIT_HELP
-    return parser
-
-
-def _format_options(command: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
-    command.add_argument(
-        "--format",
-        choices=formats,
-        default="terminal",
-        help="the report's format (default: terminal): " + ", ".join(formats),
-    )
-    command.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
-
-
-def _source_options(
-    command: argparse.ArgumentParser, ref: bool = True, release: bool = True, all_roots: bool = True
-) -> None:
-    command.add_argument(
-        "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
-    )
-    command.add_argument("--spec", help=f"the registry (default: ./{DEFAULT_SPEC})")
-    if all_roots:
-        command.add_argument(
-            "--all",
-            action="append",
-            default=[],
-            metavar="ROOT",
-            help="audit every skill (SKILL.md) under ROOT, registered or not; repeatable",
-        )
-    command.add_argument("--repo", help="git URL or local path; overrides the registry's source.repo")
-    if ref:
-        command.add_argument("--ref", help="tag, branch or sha; overrides the registry's source.ref")
-    if release:
-        command.add_argument(
-            "--installed",
-            nargs="?",
-            const="",
-            metavar="DIST",
-            help="read the distribution installed in this Python (default: source.release.dist) instead of git",
-        )
-        command.add_argument(
-            "--release",
-            nargs="?",
-            const="",
-            metavar="VERSION",
-            help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
-        )
-    command.add_argument(
-        "--in-repo", action="store_true", help="SKILL_DIRs are folders inside the repository, read at each ref"
-    )
-    command.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, wheels and results are kept")
-    command.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="use no on-disk cache this run: fetch into a temporary directory, keep no results",
-    )
-    command.add_argument(
-        "--submodule",
-        action="append",
-        default=[],
-        metavar="PATH=URL_OR_DIR",
-        help="read the submodule at PATH from this repository instead of .gitmodules' URL; repeatable",
-    )
-    command.add_argument(
-        "--allow-protocol",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also allow this git transport (e.g. ext, which runs commands); repeatable",
-    )
-    command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+COMMANDS = {
+    "check": _check, "fix": _fix, "diff": _diff, "impact": _impact, "bump": _bump, "history": _history,
+    "init": _init, "explain": _explain, "cache": _cache,
+}  # fmt: skip

@@ -80,7 +80,11 @@ class Finding:
 
 
 def findings(report: AuditReport) -> list[Finding]:
-    """Every finding of ``report``, in report order."""
+    """Every finding of ``report`` its policy selects (``--select``, ``--ignore``), in report order."""
+    return [f for f in _all_findings(report) if report.policy.selects(f.code)]
+
+
+def _all_findings(report: AuditReport) -> list[Finding]:
     out: list[Finding] = []
     for skill in report.skills:
         if skill.error is not None:
@@ -170,21 +174,36 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
 STRICT = frozenset({"AA205"})
 
 
+# --fail-on LEVEL: the SARIF levels of drift that fail the run
+FAIL_LEVELS = {"error": ("error",), "warning": ("error", "warning")}
+
+
 def counts_as_drift(finding: Finding, report: AuditReport) -> bool:
-    """Whether ``finding`` fails the run: drift by its rule (or --strict), and not accepted by the baseline."""
-    drift = finding.drift or (report.strict and finding.code in STRICT)
+    """Whether ``finding`` fails the run: drift by its rule (or --strict), of a level ``--fail-on`` counts, and
+    not accepted by the baseline."""
+    policy = report.policy
+    drift = finding.drift or (policy.strict and finding.code in STRICT)
+    if policy.fail_on is not None and finding.rule.level not in FAIL_LEVELS[policy.fail_on]:
+        return False
     return drift and finding.key not in report.accepted
 
 
 def exit_code(report: AuditReport) -> ExitCode:
-    """The policy CI gates on: DRIFT when any finding counts as drift (see :func:`counts_as_drift`)."""
-    return ExitCode.DRIFT if any(counts_as_drift(f, report) for f in findings(report)) else ExitCode.OK
+    """The policy CI gates on: DRIFT when any finding counts as drift (see :func:`counts_as_drift`), unless
+    ``--exit-zero``."""
+    if report.policy.exit_zero or not any(counts_as_drift(f, report) for f in findings(report)):
+        return ExitCode.OK
+    return ExitCode.DRIFT
 
 
 def exit_words(report: AuditReport, code: ExitCode) -> str:
     """What the exit code means for this report: never "all hold" about what was not checked."""
     if code is ExitCode.DRIFT:
         return "drift"
+    if report.policy.exit_zero and any(counts_as_drift(f, report) for f in findings(report)):
+        return "drift, but --exit-zero"
+    if report.policy.fail_on and any(f.drift and f.key not in report.accepted for f in findings(report)):
+        return f"no drift of level {report.policy.fail_on} or worse"
     if any(f.key in report.accepted and f.drift for f in findings(report)):
         return "no drift but what the baseline accepts"
     if not any(s.anchors or s.claims or s.promises for s in report.skills):

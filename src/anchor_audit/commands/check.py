@@ -9,7 +9,7 @@ from typing import Callable, TextIO
 
 from ..errors import UsageError
 from ..findings import exit_code
-from ..model import AuditReport, ExitCode, Spec
+from ..model import AuditReport, ExitCode, Policy, Spec
 from .common import DEFAULT_SPEC, emit, open_sources
 from .context import RunContext
 from .options import VALIDATED, ReportOptions, SourceOptions
@@ -23,7 +23,7 @@ def check(
     ctx: RunContext,
     baseline: str | None = None,
     write_baseline: str | None = None,
-    strict: bool = False,
+    policy: Policy | None = None,
 ) -> ExitCode:
     """Audit the skills at one ref; write the report; the exit code CI gates on."""
     from ..report import renderer
@@ -44,7 +44,7 @@ def check(
             (tree,) = sources.trees
             report = sources.audit(tree)
         spec = sources.inputs.spec
-    report = replace(report, strict=strict)
+    report = replace(report, policy=policy or Policy())
     if accepted is not None:
         report = replace(report, accepted=accepted.keys, reasons=tuple(sorted(accepted.reasons.items())))
         for key in accepted.stale(report):
@@ -52,7 +52,7 @@ def check(
     link_base = (
         report_options.link_base or github_base(report.source.repo) or github_base(spec.source.repo if spec else None)
     )
-    render = renderer(report_options.format, verbose=report_options.verbose, link_base=link_base)
+    render = renderer(report_options.format, report_options.verbose, link_base, report_options.color)
     also: list[tuple[Callable[[TextIO], object], str, str]] = []
     for fmt, path in report_options.also:  # one audit, many reports
         extra = renderer(fmt, verbose=report_options.verbose, link_base=link_base)

@@ -51,7 +51,7 @@ def impact(
         if disk.text != text:
             raise UsageError(f"{name}: differs from the skill at {head}; check out HEAD first; nothing written")
         edits.append(FileEdit(Path(name), disk.raw, disk.encode(healed)))
-    writer = impact_renderer(report_options.format)
+    writer = impact_renderer(report_options.format, report_options.color)
     emit(lambda stream: writer(report, stream), report_options.output)
     for path in apply_edits(edits):
         ctx.reporter.say(f"wrote {path}")

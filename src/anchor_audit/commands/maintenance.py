@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
@@ -113,14 +115,31 @@ def _draft_catalog(
     return ExitCode.OK
 
 
-def cache(action: str, ctx: RunContext, out: TextIO | None = None) -> ExitCode:
-    """``dir``: print the cache directory; ``clean``: remove anchor-audit's entries from it."""
-    from ..source.cache import cache_root, clean_cache
+def cache(action: str, ctx: RunContext, older_than: float | None = None, out: TextIO | None = None) -> ExitCode:
+    """``info``: where the cache is, how big, what it holds; ``dir``: its path; ``prune``: remove the mirrors and
+    wheels not written to for ``older_than`` days; ``clean``: remove anchor-audit's entries from it."""
+    from ..source.cache import cache_entries, cache_root, clean_cache, prune_cache
 
     out = out or sys.stdout
     root = cache_root(ctx.cache_dir)
     if action == "dir":
         out.write(f"{root}\n")
+    elif action == "info":
+        entries = cache_entries(root) if root.is_dir() else []
+        kinds = Counter(e.kind for e in entries)
+        said = ", ".join(f"{kinds[k]} {k}{'s' if kinds[k] != 1 else ''}" for k in ("mirror", "wheel") if kinds[k])
+        said += (", " if said else "") + "the results store" if kinds["results"] else ""
+        out.write(f"{root}: {_size(sum(e.size for e in entries))} in {said or 'nothing'}\n")
+        for e in entries:
+            day = time.strftime("%Y-%m-%d", time.gmtime(e.written))
+            out.write(f"  {e.kind:<8} {_size(e.size):>9}  last written {day}  {e.path.name}\n")
+    elif action == "prune":
+        if older_than is None:
+            raise UsageError("cache prune needs --older-than DAYS")
+        removed = prune_cache(root, older_than, time.time())
+        freed = _size(sum(e.size for e in removed))
+        out.write(f"removed {len(removed)} entr{'y' if len(removed) == 1 else 'ies'} ({freed}) not written to for "
+                  f"{older_than:g} days from {root}\n")  # fmt: skip
     elif root.exists() or root.is_symlink():
         clean_cache(root)
         if root.exists():
@@ -130,3 +149,11 @@ def cache(action: str, ctx: RunContext, out: TextIO | None = None) -> ExitCode:
     else:
         out.write(f"{root} is already empty\n")
     return ExitCode.OK
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"

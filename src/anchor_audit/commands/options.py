@@ -41,3 +41,4 @@ class ReportOptions:
     verbose: bool = False
     link_base: str | None = None  # https://github.com/OWNER/REPO for Markdown links
     also: tuple[tuple[str, str], ...] = ()  # (format, file): more reports of the same run (--report)
+    color: str = "auto"  # the terminal report's colour: auto, always, never

@@ -25,7 +25,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 def diff(options: SourceOptions, report_options: ReportOptions, ctx: RunContext, old: str, new: str) -> ExitCode:
     """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
     comparison = _compare(options, ctx, old, new)
-    emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
+    emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     return comparison.exit_code
 
 
@@ -40,7 +40,7 @@ def bump(
 
     spec = load_spec(Path(options.spec or DEFAULT_SPEC))
     comparison = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path))
-    emit(lambda stream: _render(report_options.format, comparison, stream), report_options.output)
+    emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     if comparison.breaks and not force:
         ctx.reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
         return ExitCode.DRIFT
@@ -82,7 +82,7 @@ def history(
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
         progress("", 1.0)
-    render = history_renderer(report_options.format)
+    render = history_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)
     return ExitCode.OK
 
@@ -97,10 +97,10 @@ def _compare(
         return compare(before, after)
 
 
-def _render(fmt: str, comparison: Comparison, stream: TextIO) -> None:
+def _render(options: ReportOptions, comparison: Comparison, stream: TextIO) -> None:
     from ..report import comparison_renderer
 
-    comparison_renderer(fmt)(comparison, stream)
+    comparison_renderer(options.format, options.color)(comparison, stream)
 
 
 def _in_repo(tree: GitTree, folders: list[str], memo: Memo) -> list[Skill]:

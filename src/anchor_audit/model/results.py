@@ -295,6 +295,23 @@ class SyncFacts:
 
 
 @dataclass(frozen=True)
+class Policy:
+    """Which findings a run reports and which fail it (the command line over ``[tool.anchor-audit]``)."""
+
+    strict: bool = False  # unlinked claims count as drift (--strict)
+    select: tuple[str, ...] = ()  # codes or prefixes (AA1, AA40) reported; none: every code
+    ignore: tuple[str, ...] = ()  # codes or prefixes never reported
+    fail_on: str | None = None  # "error" or "warning": only drift of that SARIF level or worse fails the run
+    exit_zero: bool = False  # exit 0 even with drift (2 still means the run could not audit)
+
+    def selects(self, code: str) -> bool:
+        """Whether findings of ``code`` are reported: the longest matching prefix decides, as in ruff."""
+        chosen = max((p for p in self.select if code.startswith(p)), key=len, default="" if not self.select else None)
+        dropped = max((p for p in self.ignore if code.startswith(p)), key=len, default=None)
+        return chosen is not None and (dropped is None or len(chosen) > len(dropped))
+
+
+@dataclass(frozen=True)
 class ComponentInfo:
     """A catalog component: where its skills came from, and why none were audited, if so."""
 
@@ -344,7 +361,7 @@ class AuditReport:
     skills: tuple[SkillReport, ...]
     warnings: tuple[str, ...] = field(default=())
     accepted: frozenset[str] = frozenset()  # finding keys a baseline accepts (see findings.py)
-    strict: bool = False  # unlinked claims count as drift (check --strict)
+    policy: Policy = field(default_factory=lambda: Policy())  # which findings count, and what fails the run
     reasons: tuple[tuple[str, str], ...] = ()  # (finding key, why the baseline accepts it)
     components: tuple[ComponentInfo, ...] = ()  # a catalog's components (none for one repository)
     unlisted: tuple[UnlistedFolder, ...] = ()  # a catalog's folders no component names

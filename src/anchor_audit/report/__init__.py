@@ -8,6 +8,7 @@ never one of its own.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
-AUDIT_FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "github")
+AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github")
 
 # report type -> format -> (module of this package, renderer in it)
 _COMPARISON = {
@@ -42,36 +43,38 @@ _HISTORY = {
 COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
 
 
-def renderer(name: str, verbose: bool = False, link_base: str | None = None) -> Renderer:
-    """The audit report's renderer for ``--format name``."""
+def renderer(name: str, verbose: bool = False, link_base: str | None = None, color: str = "auto") -> Renderer:
+    """The audit report's renderer for ``--format name`` (``color``: auto, always, never; terminal only)."""
     if name == "terminal":
         from .terminal import TerminalRenderer
 
-        return TerminalRenderer(verbose=verbose)
+        return TerminalRenderer(verbose=verbose, color=color)
     if name == "markdown":
         from .markdown import MarkdownRenderer
 
         return MarkdownRenderer(link_base)
     table = {"json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit")}
     table["github"] = ("github", "render_github")
+    table["jsonl"] = ("jsonl", "render_jsonl")
     return _load(table, name)  # type: ignore[no-any-return]
 
 
-def comparison_renderer(name: str) -> Callable[[Comparison, TextIO], None]:
+def comparison_renderer(name: str, color: str = "auto") -> Callable[[Comparison, TextIO], None]:
     """``diff`` and ``bump``: two audits compared."""
-    return _load(_COMPARISON, name)  # type: ignore[no-any-return]
+    return _load(_COMPARISON, name, color)  # type: ignore[no-any-return]
 
 
-def impact_renderer(name: str) -> Callable[[ImpactReport, TextIO], None]:
-    return _load(_IMPACT, name)  # type: ignore[no-any-return]
+def impact_renderer(name: str, color: str = "auto") -> Callable[[ImpactReport, TextIO], None]:
+    return _load(_IMPACT, name, color)  # type: ignore[no-any-return]
 
 
-def history_renderer(name: str) -> Callable[[History, TextIO], None]:
-    return _load(_HISTORY, name)  # type: ignore[no-any-return]
+def history_renderer(name: str, color: str = "auto") -> Callable[[History, TextIO], None]:
+    return _load(_HISTORY, name, color)  # type: ignore[no-any-return]
 
 
-def _load(table: dict[str, tuple[str, str]], name: str) -> Any:
+def _load(table: dict[str, tuple[str, str]], name: str, color: str = "auto") -> Any:
     if name not in table:
         raise ValueError(f"unknown format {name!r}")
     module, function = table[name]
-    return getattr(importlib.import_module(f".{module}", __name__), function)
+    found = getattr(importlib.import_module(f".{module}", __name__), function)
+    return functools.partial(found, color=color) if name == "terminal" else found

@@ -79,8 +79,8 @@ def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
         w(f"No claim that held at {md_code(old)} breaks at {md_code(new)}.\n")
 
 
-def render_comparison_terminal(comparison: Comparison, stream: TextIO) -> None:
-    console = make_console(stream)
+def render_comparison_terminal(comparison: Comparison, stream: TextIO, color: str = "auto") -> None:
+    console = make_console(stream, color=color)
     old, new = _label(comparison.old), _label(comparison.new)
     console.print(Text(printable(f"diff: {_where(comparison.old)} -> {_where(comparison.new)}"), style="bold"))
     if comparison.changes:

@@ -41,14 +41,14 @@ def render_history_json(result: History, stream: TextIO) -> None:
     stream.write(json.dumps(history_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
-def render_history_terminal(result: History, stream: TextIO) -> None:
+def render_history_terminal(result: History, stream: TextIO, color: str = "auto") -> None:
     # rich only here: a JSON history (what CI asks for) never imports it.
     from rich.table import Table
     from rich.text import Text
 
     from .terminal import make_console
 
-    console = make_console(stream)
+    console = make_console(stream, color=color)
     span = f"{result.since}..{result.until}" if result.since else f"..{result.until}"
     console.print(
         Text(

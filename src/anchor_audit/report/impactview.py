@@ -34,8 +34,8 @@ def _what(i: Impact) -> str:
     return f"{i.before or '(new)'} -> {i.after or '(gone)'}"
 
 
-def render_impact_terminal(report: ImpactReport, stream: TextIO) -> None:
-    console = make_console(stream)
+def render_impact_terminal(report: ImpactReport, stream: TextIO, color: str = "auto") -> None:
+    console = make_console(stream, color=color)
     files, skills = len(report.changed), report.audited
     console.print(Text(f"impact {report.base[:12]}..{report.head[:12]}: {files} file{'s' if files != 1 else ''} "
                        f"changed, {skills} skill{'s' if skills != 1 else ''} concerned", style="bold"))  # fmt: skip

@@ -41,14 +41,23 @@ STYLE = {
 }
 
 
-def make_console(stream: TextIO, width: int | None = None) -> Console:
-    """A console on ``stream``: colour only on a terminal and without NO_COLOR; off a terminal, ``COLUMNS``
-    columns when it is set (20 to 1000), else 100."""
+def make_console(stream: TextIO, width: int | None = None, color: str = "auto") -> Console:
+    """A console on ``stream``; off a terminal, ``COLUMNS`` columns when it is set (20 to 1000), else 100.
+
+    Colour: ``always``, ``never``, or ``auto``: on a terminal unless ``NO_COLOR`` is set (not empty), and off
+    one too when ``FORCE_COLOR`` is (NO_COLOR wins over FORCE_COLOR; ``--color`` over both).
+    """
     is_tty = hasattr(stream, "isatty") and stream.isatty()
+    if color == "auto":
+        colored = not os.environ.get("NO_COLOR") and (is_tty or bool(os.environ.get("FORCE_COLOR")))
+    else:
+        colored = color == "always"
     return Console(
         file=stream,
         width=width or (None if is_tty else piped_width()),
-        no_color="NO_COLOR" in os.environ or not is_tty,
+        # Off a terminal rich reads FORCE_COLOR itself: the choice made here is said to it either way.
+        force_terminal=colored if not is_tty else None,
+        no_color=not colored,
         highlight=False,
         emoji=False,
         # In a file or a CI log lines stay whole (grep-able); on a terminal they wrap at word boundaries.
@@ -66,9 +75,10 @@ def piped_width() -> int:
 class TerminalRenderer:
     verbose: bool = False
     width: int | None = None
+    color: str = "auto"  # auto, always, never
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
-        console = make_console(stream, self.width)
+        console = make_console(stream, self.width, self.color)
         console.print(Text(f"source: {printable(report.source.label)}", style="bold"))
         if len(report.skills) >= CATALOG_AT and not self.verbose:
             render_catalog(console, report)

@@ -174,3 +174,53 @@ def locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One thing in the cache: a repository's lean mirror, a release wheel, or the results store."""
+
+    kind: str  # "mirror", "wheel" or "results"
+    path: Path
+    size: int  # bytes, links not followed
+    written: float  # the newest modification time in it (a fetch, a download, a run that stored results)
+
+
+def cache_entries(root: Path) -> list[CacheEntry]:
+    """What anchor-audit keeps in the cache ``root``, biggest first; nothing outside its own entries is looked at."""
+    found = []
+    git_dir, wheels = root / "git", root / "wheels"
+    for folder, kind, suffix in ((git_dir, "mirror", ".git"), (wheels, "wheel", ".whl")):
+        if folder.is_dir() and not folder.is_symlink():
+            mine = [p for p in sorted(folder.iterdir()) if p.name.endswith(suffix) and not p.is_symlink()]
+            found += [_entry(kind, p) for p in mine]
+    results = root / "results.sqlite3"
+    if results.is_file() and not results.is_symlink():
+        found.append(_entry("results", results))
+    return sorted(found, key=lambda e: -e.size)
+
+
+def _entry(kind: str, path: Path) -> CacheEntry:
+    size, newest = 0, 0.0
+    for parent, _, files in os.walk(path) if path.is_dir() else [(str(path.parent), [], [path.name])]:
+        for name in files:
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(parent, name))
+                size, newest = size + info.st_size, max(newest, info.st_mtime)
+    return CacheEntry(kind, path, size, newest)
+
+
+def prune_cache(root: Path, older_than_days: float, now: float) -> list[CacheEntry]:
+    """Remove the mirrors and wheels nothing was written to for ``older_than_days``; the results store stays (its
+    entries are keyed by content: an old one is as right as a new one).  Only a tagged cache is touched."""
+    if root.is_symlink() or not root.is_dir() or not is_tagged(root):
+        raise UsageError(f"{root}: not an anchor-audit cache (no {TAG_NAME} made by anchor-audit); nothing removed")
+    removed = []
+    for entry in cache_entries(root):
+        if entry.kind != "results" and now - entry.written > older_than_days * 86_400:
+            if entry.path.is_dir():
+                shutil.rmtree(entry.path)
+            else:
+                entry.path.unlink()
+            removed.append(entry)
+    return removed

@@ -52,7 +52,7 @@ def test_the_terminal_says_why_each_skill_drifts_in_one_line(fixture_catalog, ca
     reasons = {line.split(":", 1)[0]: line.split(": ", 1)[1] for line in lines if line.startswith(("a-", "b-"))}
     assert reasons == {
         "a-moved": "1 quote moved",
-        "a-changed": "1 quote changed · 1 claim broken · 1 evidence path missing",
+        "a-changed": "1 quote changed · 1 claim broken · 1 card mismatch · 1 evidence path missing",
         "a-citations": "1 symbol missing · 1 path missing · 1 link broken",
         "b-cli": "1 version differs · 1 command fails to parse",
     }  # at 60 columns the reasons do not fit a table: one skill a line, none wrapped

@@ -22,7 +22,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("code", list(RULES))
 def test_every_rule_says_what_why_and_what_to_do(code: str) -> None:
     rule = RULES[code]
-    assert re.fullmatch(r"AA[1-4]\d\d", code) and re.fullmatch(r"[a-z]+(?:-[a-z]+)+", rule.name)
+    assert re.fullmatch(r"AA[1-5]\d\d", code) and re.fullmatch(r"[a-z]+(?:-[a-z]+)+", rule.name)
     for text in (rule.summary, rule.why, rule.act):
         assert len(text) > 20 and text.endswith(".") and (text[0].isupper() or text.startswith("card.yaml")), text
     shown = _run(code.lower())  # codes are read in any case, and names too
@@ -48,7 +48,7 @@ def test_sarif_rules_carry_the_same_text(make_repo, tmp_path) -> None:
          str(DEMO / "anchors.yaml"), "--format", "sarif"], capture_output=True, text=True,
     )  # fmt: skip
     rules = json.loads(done.stdout)["runs"][0]["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == list(RULES)
+    assert [r["id"] for r in rules] == [c for c in RULES if not c.startswith("AA5")]  # impact's are in impact's log
     for r in rules:
         rule = RULES[r["id"]]
         assert r["fullDescription"]["text"] == f"{rule.summary} {rule.why}" and r["help"]["text"] == rule.act

@@ -36,7 +36,7 @@ def test_every_format_renders_file_exists_claims_and_shows_why_it_fails(promised
     assert code == 1 and err == ""  # no crash (the Markdown report used to die on file_exists paths)
     if fmt == "markdown":
         assert "file `docs/gone.md` missing" in out and "at `pkg/plan.py`" in out
-        assert "Drift: 1 claim-broken, 1 evidence-missing, 1 test-count-differs." in out
+        assert "Drift: 1 card-mismatch, 1 claim-broken, 1 evidence-missing, 1 test-count-differs." in out
     if fmt == "junit":
         failures = int(ET.fromstring(out).get("failures"))
         assert failures >= 2  # the broken claim and the test count: every reason for exit 1 is a failure
@@ -50,14 +50,14 @@ def test_accepted_findings_are_marked_and_counted_apart(promised: Path, capsys) 
     assert main([*base, "--write-baseline", "baseline.yaml"]) == 1
     capsys.readouterr()
     text = Path("baseline.yaml").read_text()
-    assert main([*base, "--baseline", "baseline.yaml"]) == 2  # three reasons missing: all three named at once
+    assert main([*base, "--baseline", "baseline.yaml"]) == 2  # four reasons missing: all four named at once
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "3 entries have no reason (lines " in err
+    assert err.count("\n") == 1 and "4 entries have no reason (lines " in err
     Path("baseline.yaml").write_text(text.replace("TODO: say why this finding is acceptable", "tracked in #7"))
     assert main([*base, "--baseline", "baseline.yaml"]) == 0
     out = capsys.readouterr().out
     assert "accepted: skill: claim files_there is broken" in out and "(baseline: tracked in #7)" in out
-    assert out.splitlines()[-1].endswith("· 3 findings accepted by the baseline · exit 0 (no drift but what the baseline accepts)")
+    assert out.splitlines()[-1].endswith("· 4 findings accepted by the baseline · exit 0 (no drift but what the baseline accepts)")
 
 
 def test_output_files_follow_the_umask(promised: Path) -> None:

@@ -105,6 +105,6 @@ def test_every_rule_belongs_to_the_family_its_code_names() -> None:
     """The renderers count promises by family, not by a code prefix: each code's hundreds digit is its family."""
     from anchor_audit.findings import RULES, Family
 
-    digits = {Family.QUOTE: "1", Family.CLAIM: "2", Family.SKILL: "3", Family.PROMISE: "4"}
+    digits = {Family.QUOTE: "1", Family.CLAIM: "2", Family.SKILL: "3", Family.PROMISE: "4", Family.IMPACT: "5"}
     assert all(rule.code[2] == digits[rule.family] for rule in RULES.values())
     assert RULES["AA403"].family is Family.PROMISE and RULES["AA303"].family is Family.SKILL

@@ -274,7 +274,9 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
             else Verdict.UNVERIFIABLE if any(not p.status.ok for p in paths)
             else Verdict.CODE_VERIFIED
         )  # fmt: skip
-        return replace(claim, verdict=verdict, evidence=evidence, mismatch=None)
+        # The card's file_exists is a claim too: a path it names that is gone contradicts it.
+        mismatch = Mismatch.FILES_MISSING if verdict is Verdict.BROKEN else None
+        return replace(claim, verdict=verdict, evidence=evidence, mismatch=mismatch)
     if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
         why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
         evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.NO_ENTRY, why),)

@@ -65,10 +65,14 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline(path, reasons)
 
 
-def render_baseline(report: AuditReport, stream: TextIO) -> int:
-    """Every drift finding of ``report`` as a baseline entry awaiting a reason, written to ``stream``; the count."""
+def render_baseline(report: AuditReport, stream: TextIO, reason: str | None = None) -> int:
+    """Every drift finding of ``report`` as a baseline entry, written to ``stream``; the count.  A finding the
+    baseline in use accepts keeps its reason; a new one gets ``reason`` (``--reason``), else awaits one."""
+    kept = dict(report.reasons)
     entries = [
-        {"key": f.key, "code": f.code, "message": f.message, "reason": PLACEHOLDER} for f in findings(report) if f.drift
+        {"key": f.key, "code": f.code, "message": f.message, "reason": kept.get(f.key) or reason or PLACEHOLDER}
+        for f in findings(report)
+        if f.drift
     ]
     header = (
         "# anchor-audit baseline: findings CI accepts. Replace each TODO with the reason it is acceptable;\n"

@@ -128,7 +128,12 @@ def _policy(args: argparse.Namespace) -> Policy:
 
 def _check(args: argparse.Namespace, ctx: RunContext) -> int:
     policy = _policy(args)
-    return commands.check(_sources(args), _report(args), ctx, args.baseline, args.write_baseline, policy)
+    if args.reason is not None and not args.write_baseline:
+        raise UsageError("--reason goes with --write-baseline: it is the reason every new entry is given")
+    if args.reason is not None and not args.reason.strip():
+        raise UsageError("--reason: say why the findings are acceptable")
+    report = _report(args)
+    return commands.check(_sources(args), report, ctx, args.baseline, args.write_baseline, policy, args.reason)
 
 
 def _fix(args: argparse.Namespace, ctx: RunContext) -> int:

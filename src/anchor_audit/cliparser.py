@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
     check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")
+    check.add_argument(
+        "--reason", metavar="TEXT",
+        help="with --write-baseline: the reason given to every new entry (old ones keep theirs)",
+    )  # fmt: skip
     _policy_options(check)
     check.add_argument(
         "--catalog",

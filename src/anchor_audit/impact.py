@@ -12,7 +12,7 @@ range shifts it), each with the code lines in HEAD it concerns and the edit
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -54,6 +54,8 @@ class Impact:
     path: str | None  # the code file in HEAD it concerns
     lines: LineRange | None  # the code lines in HEAD it concerns
     patch: str = ""  # the healing edit, a unified diff ("" when there is none to make)
+    skill_file: str = ""  # the skill's own file and line it concerns (the fence, the card's claim, the prose)
+    skill_line: int = 1
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,22 @@ def _skill_impacts(
             out.append(
                 Impact(skill.name, ChangeKind.ANCHOR, quote.key, match.status, match.status, quote.path, where, patch)
             )
-    return out, (name, text, healed) if skill_patch else None
+    return [_on_skill(i, old, new, name) for i in out], (name, text, healed) if skill_patch else None
+
+
+def _on_skill(impact: Impact, old: SkillReport, new: SkillReport, skill_md: str) -> Impact:
+    """``impact`` with the place in the skill it concerns: where an annotation goes when HEAD has no code line."""
+    file, line = skill_md, 1
+    if impact.kind is ChangeKind.ANCHOR:
+        quote = next((m.quote for m in (*new.anchors, *old.anchors) if m.quote.key == impact.key), None)
+        line = quote.skill_line if quote else 1
+    elif impact.kind is ChangeKind.CLAIM:
+        claim = next((c for c in (*new.claims, *old.claims) if c.id == impact.key), None)
+        file, line = (new.card_path or old.card_path or skill_md), (claim.card_line if claim else None) or 1
+    elif impact.kind is ChangeKind.PROMISE:
+        said = next((p for p in (*new.promises, *old.promises) if f"{p.kind} {p.path}" == impact.key), None)
+        file, line = (said.file, said.line) if said else (file, line)
+    return replace(impact, skill_file=file, skill_line=line)
 
 
 def _condition_impacts(skill: str, old: SkillReport, new: SkillReport, patch: str) -> list[Impact]:

@@ -18,6 +18,7 @@ class Family(TextEnum):
     CLAIM = "claim"
     SKILL = "skill"  # the skill as a whole: unreadable, skipped, out of sync
     PROMISE = "promise"  # evidence paths, @references, test counts, symbols, the prose's citations
+    IMPACT = "impact"  # what a code change does to the skills (impact's findings, on the code's lines)
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Rule:
         return _FAMILIES[self.code[2]]
 
 
-_FAMILIES = {"1": Family.QUOTE, "2": Family.CLAIM, "3": Family.SKILL, "4": Family.PROMISE}
+_FAMILIES = {"1": Family.QUOTE, "2": Family.CLAIM, "3": Family.SKILL, "4": Family.PROMISE, "5": Family.IMPACT}
 
 
 def _rule(code: str, name: str, level: str, summary: str, why: str, act: str, drift: bool = True) -> Rule:
@@ -158,5 +159,16 @@ RULES: dict[str, Rule] = {
               "A module, script, subcommand, flag or default a command of the skill uses is not here.",
               "The command an agent runs fails to start, or behaves otherwise than the skill says.",
               "Rewrite the command as the code's parser defines it (the finding names the closest flag)."),
+        _rule("AA501", "skill-made-stale", "error",
+              "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
+              "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "
+              "of the status it leads to (a quote that only moved is a warning).",
+              "Apply the healing patch in the same pull request (`impact --apply`), or update the skill; the "
+              "finding names the skill and the quote or claim."),
+        _rule("AA502", "quoted-code-touched", "note",
+              "A code change touches lines a skill quotes, and their status stays.",
+              "The quote still holds, but a reviewer of the code may want the skill's author to look.",
+              "Nothing, or ask the skill's owner to read the change.",
+              drift=False),
     )
 }  # fmt: skip

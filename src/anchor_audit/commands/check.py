@@ -24,6 +24,7 @@ def check(
     baseline: str | None = None,
     write_baseline: str | None = None,
     policy: Policy | None = None,
+    reason: str | None = None,
 ) -> ExitCode:
     """Audit the skills at one ref; write the report; the exit code CI gates on."""
     from ..report import renderer
@@ -61,7 +62,7 @@ def check(
     if write_baseline:  # an output of the run like the others: written with them, or not at all
         from ..baseline import render_baseline
 
-        also.append((lambda s: counted.append(render_baseline(report, s)), write_baseline, "--write-baseline"))
+        also.append((lambda s: counted.append(render_baseline(report, s, reason)), write_baseline, "--write-baseline"))
     emit(lambda stream: render(report, stream), report_options.output, also)
     if write_baseline:
         reporter.say(f"wrote {counted[0]} findings to {write_baseline}; give each a reason")
@@ -128,6 +129,8 @@ def _at_validation(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport
                 reports.append(replace(result, source=tree.info))
             else:
                 reports.append(SkillReport(item.name, item.path, (), (), error=item.error))
+        if reports and not any(r.checked for r in reports):  # nothing audited is not "drift": it is exit 2
+            raise UsageError(f"nothing could be audited: {reports[0].error}")
         base = replace(head.info, ref="validated_on of each skill", commit=None, date=None)
         spec = sources.inputs.spec
         return AuditReport(base, tuple(reports), spec.warnings if spec else ()), spec

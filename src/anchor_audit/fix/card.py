@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from ..model import ClaimVerdict, SourceInfo, Verdict
+from ..model import ClaimVerdict, EvidenceKind, SourceInfo, Verdict
 from ..yamltext import scalar_text
 from .text import Splice, apply_splices, compose, mapping_get, refuse_block_scalar, verified
 
@@ -69,7 +69,10 @@ def reconcile_card(
             continue
         key, tags = entry
         splices += _mark(text, key, tags, claim, source, changes)
-        if claim.verdict is Verdict.CODE_VERIFIED and "code_verified" not in claim.declared:
+        # Only registered evidence (quotes, conditions) earns code_verified: card.yaml's own file paths verify
+        # its file_exists tag, which it has already.
+        registered = not claim.evidence or any(e.kind is not EvidenceKind.FILE for e in claim.evidence)
+        if claim.verdict is Verdict.CODE_VERIFIED and "code_verified" not in claim.declared and registered:
             splices += _add_code_verified(text, tags, newline)
             tagged.add(claim.id)
             changes.append(CardChange(claim.id, "registered evidence holds: tagged code_verified"))

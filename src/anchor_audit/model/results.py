@@ -352,7 +352,7 @@ class SourceInfo:
             return f"catalog {self.repo}: each skill against its own component's repository"
         if self.kind is SourceKind.INSTALLED:
             return f"read from the installed distribution {self.release}, not git (the registry pins {self.ref})"
-        return f"{self.repo} @ {self.ref} ({self.commit})"
+        return f"{self.repo} @ {self.ref}" + (f" ({self.commit})" if self.commit else "")
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,7 @@ class Mismatch(TextEnum):
     NO_EVIDENCE = "card.yaml says code_verified, but anchors.yaml registers no evidence"
     EVIDENCE_FAILS = "card.yaml says code_verified, but its evidence fails"
     EVIDENCE_HOLDS = "card.yaml says doc_only, but the registered evidence holds"
+    FILES_MISSING = "card.yaml says file_exists, but a path it names is missing"
 
 
 class SourceKind(TextEnum):

@@ -10,6 +10,7 @@ from rich.text import Text
 from ..escape import md_code, md_fence, md_text, printable, uri_path
 from ..impact import Impact, ImpactReport
 from ..model import ChangeKind, LineRange
+from ..rules import RULES
 from ..textlines import split_lines
 from .github import _data, _property
 from .terminal import make_console
@@ -72,16 +73,37 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
         w("\n" + md_fence(patch.rstrip("\n"), "diff"))
 
 
+# Impact's own codes (rules.py): a change of status, its level that of the status it leads to as `check` says it;
+# a change that touches quoted lines but leaves their status.
+_STALE, _TOUCHED = "AA501", "AA502"
+_WARNING_STATES = {"moved", "relocated", "unverifiable", "incomplete", "differs"}
+_GOOD_STATES = {"exact", "holds", "code_verified", "exists", "doc_only", "external"}
+
+
+def _finding(i: Impact) -> tuple[str, str, str, int, int]:
+    """(code, level, file, first line, last line): on the code lines in HEAD, else on the skill's own line."""
+    if i.before == i.after:
+        code, level = _TOUCHED, "note"
+    else:
+        code = _STALE
+        after = str(i.after) if i.after is not None else "missing"
+        level = "note" if after in _GOOD_STATES else "warning" if after in _WARNING_STATES else "error"
+    if i.path and i.lines:
+        return code, level, i.path, i.lines.start, i.lines.end
+    return code, level, i.skill_file, i.skill_line, i.skill_line
+
+
 def render_impact_github(report: ImpactReport, stream: TextIO) -> None:
-    """Annotations on the code lines of the diff, where the code author reviews."""
+    """Annotations on the code lines of the diff, where the code author reviews (else on the skill's line)."""
     for i in report.impacts:
-        if not (i.path and i.lines):
+        code, level, path, start, end = _finding(i)
+        if not path:
             continue
-        level = "error" if i.before != i.after else "notice"
-        title = f"skill {i.skill}: {i.kind} {_what(i)}"
+        title = f"{code} {RULES[code].name}: skill {i.skill}: {i.kind} {_what(i)}"
         heals = i.patch and i.after in ("moved", "relocated")
         message = f"{i.key} in skill {i.skill}: {_what(i)}" + ("; impact --apply heals it" if heals else "")
-        stream.write(f"::{level} file={_property(i.path)},line={i.lines.start},endLine={i.lines.end},"
+        command = {"note": "notice"}.get(level, level)
+        stream.write(f"::{command} file={_property(path)},line={start},endLine={end},"
                      f"title={_property(title)}::{_data(message)}\n")  # fmt: skip
 
 
@@ -89,29 +111,22 @@ def render_impact_sarif(report: ImpactReport, stream: TextIO) -> None:
     from .. import __version__
     from .sarif import SCHEMA, SRCROOT
 
-    results = [
-        {
-            "ruleId": "AA501" if i.before != i.after else "AA502",
-            "level": "error" if i.before != i.after else "note",
+    results = []
+    for i in report.impacts:
+        code, level, path, start, end = _finding(i)
+        if not path:
+            continue
+        region = {"startLine": start, "endLine": end}
+        results.append({
+            "ruleId": code, "level": level,
             "message": {"text": f"{i.key} in skill {i.skill}: {_what(i)}"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri_path(i.path), "uriBaseId": SRCROOT},
-                        "region": {"startLine": i.lines.start, "endLine": i.lines.end},
-                    }
-                }
-            ],
-        }  # fmt: skip
-        for i in report.impacts
-        if i.path and i.lines
-    ]
-    rules = [
-        {"id": "AA501", "name": "skill-made-stale",
-         "shortDescription": {"text": "The change makes a skill's quote or claim stale."}},
-        {"id": "AA502", "name": "quoted-code-touched",
-         "shortDescription": {"text": "The change touches lines a skill quotes."}},
-    ]  # fmt: skip
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri_path(path), "uriBaseId": SRCROOT},
+                                                "region": region}}],
+            "partialFingerprints": {"anchorAuditKey/v1": f"{i.skill}:{code}:{i.kind}:{i.key}"},
+        })  # fmt: skip
+    rules = [{"id": code, "name": RULES[code].name, "shortDescription": {"text": RULES[code].summary},
+              "fullDescription": {"text": RULES[code].why}, "help": {"text": RULES[code].act}}
+             for code in (_STALE, _TOUCHED)]  # fmt: skip
     driver = {"name": "anchor-audit", "version": __version__, "rules": rules}
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
     stream.write(json.dumps(log, indent=2, sort_keys=True) + "\n")

@@ -11,6 +11,7 @@ from .. import __version__
 from ..escape import uri_path
 from ..findings import RULES, findings
 from ..model import AuditReport
+from ..rules import Family
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"  # the root of the repository the run is in: code scanning resolves artifact URIs against it
@@ -18,7 +19,8 @@ SRCROOT = "%SRCROOT%"  # the root of the repository the run is in: code scanning
 
 def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
     """The SARIF log; artifact URIs are relative to ``root`` (the repository the skills are in, default: here)."""
-    codes = list(RULES)
+    audit_rules = [rule for rule in RULES.values() if rule.family is not Family.IMPACT]  # impact has its own log
+    codes = [rule.code for rule in audit_rules]
     rules = [
         {
             "id": rule.code,
@@ -28,7 +30,7 @@ def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
             "help": {"text": rule.act, "markdown": rule.act},
             "defaultConfiguration": {"level": rule.level},
         }
-        for rule in RULES.values()
+        for rule in audit_rules
     ]
     results = []
     for f in findings(report):

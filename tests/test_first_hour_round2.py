@@ -1,0 +1,108 @@
+"""A user's first hour, round 2 (issue 25): each defect found by using the tool, as the test that caught it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import QUOTE, make_code_repo, make_skill
+
+CARD = 'validated_on: "2026-01-10"\nvalidation_status:\n  layout:\n    - file_exists\nevidence:\n  - pkg/plan.py\n'
+
+
+@pytest.fixture
+def laid_out(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """A skill whose file_exists claim holds at v1; at v2 the file it names is gone."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/layout.py": "x = 1\n"})
+    card = CARD.replace("pkg/plan.py", "pkg/layout.py")
+    skill = make_skill(tmp_path / "skill", QUOTE, card=card)
+    repo.remove("pkg/layout.py")
+    repo.commit("layout gone", tag="v2", date="2026-02-01T00:00:00")
+    monkeypatch.chdir(tmp_path)
+    return repo.path, skill
+
+
+def test_a_file_exists_claim_whose_files_are_gone_is_a_card_mismatch(laid_out, capsys) -> None:
+    repo, skill = laid_out
+    assert main(["check", str(skill), "--repo", str(repo), "--ref", "v2", "--format", "json"]) == 1
+    claim = json.loads(capsys.readouterr().out)["skills"][0]["claims"][0]
+    assert (claim["verdict"], claim["mismatch"]) == ("broken", "card.yaml says file_exists, but a path it names is missing")
+    main(["check", str(skill), "--repo", str(repo), "--ref", "v2"])
+    out = capsys.readouterr().out
+    assert "agrees" not in out and "1 card mismatch" in out.splitlines()[-1]
+
+
+def test_fix_update_card_never_tags_code_verified_what_only_files_verify(laid_out, capsys) -> None:
+    repo, skill = laid_out
+    before = (skill / "card.yaml").read_text()
+    main(["fix", str(skill), "--repo", str(repo), "--ref", "v1", "--update-card"])
+    out = capsys.readouterr().out
+    assert "registered evidence holds" not in out and "tagged code_verified" not in out
+    assert (skill / "card.yaml").read_text() == before
+
+
+def test_write_baseline_gives_new_entries_one_reason_and_keeps_the_old_ones(laid_out, capsys, tmp_path) -> None:
+    repo, skill = laid_out
+    first = tmp_path / "base.yaml"
+    args = ["check", str(skill), "--repo", str(repo), "--ref", "v2"]
+    main([*args, "--write-baseline", str(first), "--reason", "the layout moves in 2.0"])
+    capsys.readouterr()
+    text = first.read_text()
+    assert "reason: TODO" not in text and text.count("reason: the layout moves in 2.0") == text.count("- key:") > 0
+    assert main([*args, "--baseline", str(first)]) == 0
+    capsys.readouterr()
+    second = tmp_path / "again.yaml"
+    main([*args, "--baseline", str(first), "--write-baseline", str(second), "--reason", "another"])
+    assert "another" not in second.read_text() and "the layout moves in 2.0" in second.read_text()
+
+
+def test_ref_validated_names_no_none_and_nothing_audited_is_exit_2(laid_out, capsys) -> None:
+    repo, skill = laid_out
+    (skill / "card.yaml").write_text(CARD.replace("2026-01-10", "2020-01-01"))  # before any commit
+    code = main(["check", str(skill), "--repo", str(repo), "--ref", "validated"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (f"anchor-audit: error: nothing could be audited: {skill}: no commit of the default branch on or "
+                   "before 2020-01-01\n")  # fmt: skip
+    (skill / "card.yaml").write_text(CARD)
+    assert main(["check", str(skill), "--repo", str(repo), "--ref", "validated"]) == 0
+    assert "(None)" not in capsys.readouterr().out
+
+
+def test_impact_of_a_deleted_quoted_file_is_annotated_on_the_skill_with_codes(make_repo, capsys) -> None:
+    from .conftest import DEMO
+
+    repo = make_repo()
+    base = "v1"
+    repo.remove("src/demo/overlap.py")
+    repo.commit("drop overlap.py", tag="v2")
+    args = ["impact", base, "v2", str(DEMO / "skills" / "demo-overlap"), "--spec", str(DEMO / "anchors.yaml"),
+            "--repo", str(repo.path)]  # fmt: skip
+    assert main([*args, "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    quotes = [x for x in lines if "anchor exact -> missing" in x]
+    assert quotes and all(x.startswith("::error file=") and "demo-overlap/SKILL.md,line=" in x for x in quotes)
+    assert all("title=AA501 skill-made-stale%3A skill demo-overlap" in x for x in lines)
+    claims = [x for x in lines if "claim" in x and "-> broken" in x]
+    assert claims and all("demo-overlap/card.yaml,line=" in x for x in claims)
+    assert main([*args, "--format", "sarif"]) == 1
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert len(results) == len(lines) and {r["ruleId"] for r in results} == {"AA501"}
+    assert all(r["partialFingerprints"]["anchorAuditKey/v1"].startswith("demo-overlap:AA501:") for r in results)
+
+
+def test_impact_calls_a_quote_that_only_moved_a_warning_as_check_does(make_repo, capsys) -> None:
+    from .conftest import DEMO
+
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    args = ["impact", "v1", "v2", str(DEMO / "skills" / "demo-overlap"), "--spec", str(DEMO / "anchors.yaml"),
+            "--repo", str(repo.path), "--format", "github"]  # fmt: skip
+    assert main(args) == 1
+    moved = [x for x in capsys.readouterr().out.splitlines() if "exact -> moved" in x]
+    assert moved and all(x.startswith("::warning file=src/demo/overlap.py,") for x in moved)

@@ -106,3 +106,29 @@ def test_impact_calls_a_quote_that_only_moved_a_warning_as_check_does(make_repo,
     assert main(args) == 1
     moved = [x for x in capsys.readouterr().out.splitlines() if "exact -> moved" in x]
     assert moved and all(x.startswith("::warning file=src/demo/overlap.py,") for x in moved)
+
+
+def test_bump_says_what_fix_would_heal_and_bump_fix_heals_it_with_the_pin(make_repo, tmp_path, capsys) -> None:
+    import shutil
+
+    from .conftest import DEMO
+
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    skill = tmp_path / "demo-overlap"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", skill)
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace(
+        "https://git.example.invalid/demo-trainer.git", str(repo.path)).replace(
+        "path: skills/demo-overlap", f"path: {skill}"))  # fmt: skip
+    before = (skill / "SKILL.md").read_text()
+    assert main(["bump", "v2", "--spec", str(spec)]) == 0  # moved quotes break no claim: the pin moves
+    err = capsys.readouterr().err
+    assert "fix would heal: " in err and "run `anchor-audit fix --write` (or bump v2 --fix next time)" in err
+    assert (skill / "SKILL.md").read_text() == before and "  ref: v2\n" in spec.read_text()
+    spec.write_text(spec.read_text().replace("  ref: v2\n", "  ref: v1\n"))
+    assert main(["bump", "v2", "--spec", str(spec), "--fix"]) == 0
+    err = capsys.readouterr().err
+    assert "healed: " in err and "  ref: v2\n" in spec.read_text() and (skill / "SKILL.md").read_text() != before
+    assert main(["check", "--spec", str(spec)]) == 0  # the pin and the healing, together: everything holds

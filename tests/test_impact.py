@@ -226,3 +226,5 @@ def test_catalog_takes_the_skills_of_the_component_the_repository_is(change, cap
     err = capsys.readouterr().err
     assert err.startswith(f"anchor-audit: error: {catalog}: no component of the catalog is {repo.path}")
     assert "owner-a/code-a, owner-b/other" in err
+    assert main([*args, "--mirror", f"owner-a/code-a={repo.path}"]) == 1  # --mirror says which component it is
+    assert {i["skill"] for i in json.loads(capsys.readouterr().out)["impacts"]} == {"ours"}

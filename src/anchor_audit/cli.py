@@ -149,7 +149,7 @@ def _impact(args: argparse.Namespace, ctx: RunContext) -> int:
 
 
 def _bump(args: argparse.Namespace, ctx: RunContext) -> int:
-    return commands.bump(_sources(args), _report(args), ctx, args.new, args.force)
+    return commands.bump(_sources(args), _report(args), ctx, args.new, args.force, args.fix)
 
 
 def _history(args: argparse.Namespace, ctx: RunContext) -> int:

@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
     _source_options(impact, ref=False, release=False)
     impact.add_argument("--catalog", metavar="DIR", help="the catalog skills whose component is the --repo repository")
+    impact.add_argument(
+        "--mirror", action="append", default=[], metavar="URL=GITDIR",
+        help="with --catalog: the local --repo GITDIR is the repository URL (OWNER/NAME); repeatable",
+    )  # fmt: skip
     _format_options(impact, IMPACT_FORMATS)
     impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
     impact.set_defaults(command="impact")
@@ -125,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(bump, ref=False)
     _format_options(bump, COMPARISON_FORMATS)
     bump.add_argument("--force", action="store_true", help="rewrite the pin even when claims break")
+    bump.add_argument(
+        "--fix", action="store_true", help="also heal what fix would at NEW (moved quotes), in the same write"
+    )
     bump.set_defaults(command="bump")
 
     hist = commands.add_parser(

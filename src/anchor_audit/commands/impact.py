@@ -75,6 +75,8 @@ def _catalog_skills(options: SourceOptions) -> SourceOptions:
             names |= {repo_key(url) for remote in git.Repo(options.repo).remotes for url in remote.urls}
         except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
             pass  # open_sources says what is wrong with it
+    here = Path(options.repo).resolve()
+    names |= {repo_key(url) for url, where in options.mirrors if Path(where).resolve() == here}  # --mirror URL=DIR
     root = Path(options.catalog or ".")
     components = load_catalog(root)
     folders = tuple(

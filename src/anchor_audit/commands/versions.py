@@ -14,6 +14,7 @@ from .options import ReportOptions, SourceOptions
 
 if TYPE_CHECKING:
     from ..compare import Comparison
+    from ..fix import FixPlan
     from ..model import Skill
     from ..source.git import GitTree
     from ..spec.skill import Memo
@@ -24,37 +25,50 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 def diff(options: SourceOptions, report_options: ReportOptions, ctx: RunContext, old: str, new: str) -> ExitCode:
     """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
-    comparison = _compare(options, ctx, old, new)
+    comparison, _ = _compare(options, ctx, old, new)
     emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     return comparison.exit_code
 
 
 def bump(
-    options: SourceOptions, report_options: ReportOptions, ctx: RunContext, new: str, force: bool = False
+    options: SourceOptions,
+    report_options: ReportOptions,
+    ctx: RunContext,
+    new: str,
+    force: bool = False,
+    heal: bool = False,
 ) -> ExitCode:
-    """diff from the pinned ref to ``new``; rewrite the pin when nothing breaks (or with ``force``)."""
+    """diff from the pinned ref to ``new``; rewrite the pin when nothing breaks (or with ``force``), and say what
+    ``fix`` would heal at ``new``; with ``heal`` (``--fix``) write that too, pin and healing in one transaction."""
     from ..fix.registry import rewrite_pin
     from ..fix.text import DiskText
     from ..fsutil import FileEdit, apply_edits
     from ..spec.registry import load_spec
 
     spec = load_spec(Path(options.spec or DEFAULT_SPEC))
-    comparison = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path))
+    comparison, plan = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path), plan=True)
     emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     if comparison.breaks and not force:
         ctx.reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
         return ExitCode.DRIFT
+    edits = list(plan.edits) if plan is not None and heal else []
+    registry = next((e for e in edits if e.path.resolve() == spec.path.resolve()), None)
     disk = DiskText.read(spec.path)
     # A pin must not move: a version tag or a sha is kept as written; HEAD or a branch is pinned to its commit.
     pin = new if _PINNABLE.match(new) or comparison.new.commit is None else comparison.new.commit
-    try:
-        text = rewrite_pin(disk.text, pin, spec.path)
+    try:  # on top of fix's own edit of anchors.yaml (its quote keys), when --fix makes one
+        text = rewrite_pin(DiskText.decode(registry.after).text if registry else disk.text, pin, spec.path)
     except ValueError as exc:
         raise UsageError(f"{spec.path}: {exc}") from None
-    apply_edits([FileEdit(spec.path, disk.raw, disk.encode(text))])
+    edits = [e for e in edits if e is not registry] + [FileEdit(spec.path, disk.raw, disk.encode(text))]
+    apply_edits(edits)  # the pin and the healing: all of them written, or none
     ctx.reporter.say(
         f"{spec.path}: source.ref {spec.source.ref} -> {pin}" + (f" ({new} at bump time)" if pin != new else "")
     )
+    for line in (plan.done if plan is not None else []):
+        ctx.reporter.say(("healed: " if heal else "fix would heal: ") + line)
+    if plan is not None and plan.done and not heal:
+        ctx.reporter.say(f"run `anchor-audit fix --write` (or bump {new} --fix next time) to heal them at {pin}")
     return comparison.exit_code
 
 
@@ -88,13 +102,20 @@ def history(
 
 
 def _compare(
-    options: SourceOptions, ctx: RunContext, old: str, new: str, spec_path: str | None = None
-) -> Comparison:
+    options: SourceOptions, ctx: RunContext, old: str, new: str, spec_path: str | None = None, plan: bool = False
+) -> tuple[Comparison, FixPlan | None]:
+    """The audits at ``old`` and ``new`` compared; with ``plan``, what ``fix`` would heal at ``new`` (skills on
+    disk only: an --in-repo skill is healed in its repository)."""
     from ..compare import compare
+    from ..fix import plan_fix
 
     with open_sources(options, [old, new], ctx, spec_path=spec_path) as sources:
         before, after = (sources.audit(tree) for tree in sources.trees)
-        return compare(before, after)
+        healing = None
+        if plan and not options.in_repo:
+            inputs = sources.inputs
+            healing = plan_fix(after, inputs.disk_skills, inputs.spec, sources.trees[1], False, False)
+        return compare(before, after), healing
 
 
 def _render(options: ReportOptions, comparison: Comparison, stream: TextIO) -> None:

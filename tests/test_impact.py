@@ -107,7 +107,8 @@ def test_every_format_places_the_move_on_the_code_lines(change, capsys, fmt: str
         assert regions == [{"startLine": 34, "endLine": 40}, {"startLine": 43, "endLine": 49},
                            {"startLine": 57, "endLine": 59}]  # fmt: skip
     elif fmt == "markdown":
-        assert "This change makes 3 quotes in 1 skill stale; apply this patch" in out
+        assert "This change makes 3 quotes in 1 skill stale. The patch below re-anchors 3 moved quotes (" in out
+        assert "had moved before this change" not in out  # all three moved in this change
         assert "```diff\n" in out and "+```34:40:src/demo/overlap.py" in out
     else:
         assert "demo-overlap: anchor src/demo/overlap.py:32-38: exact -> moved (HEAD src/demo/overlap.py:34-40)" in out

@@ -66,6 +66,7 @@ class ImpactReport:
     impacts: tuple[Impact, ...]
     audited: int  # skills the diff concerns (the others cost nothing)
     healed: tuple[tuple[str, str, str], ...] = ()  # (file, its text, healed): what --apply writes
+    heals: tuple[tuple[str, str], ...] = ()  # (skill, quote key): the moved quotes the patch re-anchors
 
     @property
     def breaks(self) -> bool:
@@ -93,6 +94,7 @@ def impact(
     concerned = [(s, e, text) for s, e, text in skills if reads(s, e).touched_by(changed)]
     impacts: list[Impact] = []
     healed: list[tuple[str, str, str]] = []
+    heals: list[tuple[str, str]] = []
     if concerned:
         # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
         hunks = functools.cache(lambda path: head_tree.history.hunks(base_tree.commit.hexsha, path))
@@ -111,6 +113,7 @@ def impact(
             found, heal = _skill_impacts(skill, text, old, new, base_tree, head_tree, changed, hunks, keys_patch)
             impacts += found
             healed += [heal] if heal and found else []
+            heals += [(skill.name, key) for key in renamed] if heal and found else []
             registry_text = keys_healed if found else registry_text
         if registry and registry_text != registry[1]:
             healed.append((str(registry[0]), registry[1], registry_text))
@@ -121,6 +124,7 @@ def impact(
         tuple(impacts),
         len(concerned),
         tuple(healed),
+        tuple(heals),
     )
 
 

@@ -63,8 +63,7 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
         return
     quotes = {i.key for i in changes if i.kind is ChangeKind.ANCHOR}
     w(f"### anchor-audit impact\n\nThis change makes {len(quotes)} quote{'s' if len(quotes) != 1 else ''} "
-      f"in {len(skills)} skill{'s' if len(skills) != 1 else ''} stale"
-      + ("; apply this patch in the same pull request." if any(i.patch for i in report.impacts) else ".")
+      f"in {len(skills)} skill{'s' if len(skills) != 1 else ''} stale.{_heals(report)}"
       + "\n\n| skill | what | status | code in HEAD |\n| --- | --- | --- | --- |\n")  # fmt: skip
     for i in report.impacts:
         where = md_code(_at(i.path, i.lines)) if i.path and i.lines else "—"
@@ -91,6 +90,19 @@ def _finding(i: Impact) -> tuple[str, str, str, int, int]:
     if i.path and i.lines:
         return code, level, i.path, i.lines.start, i.lines.end
     return code, level, i.skill_file, i.skill_line, i.skill_line
+
+
+def _heals(report: ImpactReport) -> str:
+    """What the patch below heals, said as it is: the moved quotes it re-anchors, and how many moved before BASE."""
+    if not report.heals or not any(i.patch for i in report.impacts):
+        return ""
+    keys = ", ".join(md_code(key) for _, key in report.heals)
+    n = len(report.heals)
+    here = {(i.skill, i.key) for i in report.impacts if i.before != i.after}
+    earlier = sum(1 for h in report.heals if h not in here)
+    before = f"; {earlier} of them had moved before this change" if earlier else ""
+    return f" The patch below re-anchors {n} moved quote{'s' if n != 1 else ''} ({keys}){before}: apply it in " \
+        "the same pull request."
 
 
 def render_impact_github(report: ImpactReport, stream: TextIO) -> None:

@@ -132,3 +132,26 @@ def test_bump_says_what_fix_would_heal_and_bump_fix_heals_it_with_the_pin(make_r
     err = capsys.readouterr().err
     assert "healed: " in err and "  ref: v2\n" in spec.read_text() and (skill / "SKILL.md").read_text() != before
     assert main(["check", "--spec", str(spec)]) == 0  # the pin and the healing, together: everything holds
+
+
+def test_change_details_show_the_source_as_written_and_an_elision_is_no_change() -> None:
+    from anchor_audit.match.closest import explain
+
+    said = explain(['if self.cfg.fp16 and self.cfg.amp_dtype == "fp16":'], ['if self.cfg.fp16:'])
+    assert said == '`and self.cfg.amp_dtype == "fp16"` removed in `if self.cfg.fp16 and self.cfg.amp_dtype == "fp16":`'
+    said = explain(['log(...)'], ['log(f"batch_size={n}")'])
+    assert said == "its lines are in the file, but not together"  # `...` stood for the arguments: no change
+
+
+def test_the_diff_of_a_changed_quote_keeps_its_indentation(tmp_path: Path) -> None:
+    from anchor_audit.match.closest import changed
+    from anchor_audit.match.shape import shape_of
+    from anchor_audit.model import LineRange, Quote
+    from anchor_audit.source.file import SourceFile
+
+    code = "class P:\n    def plan(self, cfg):\n        if cfg.tp > 2:\n            cfg.overlap = True\n        return cfg\n"
+    body = ("if cfg.tp > 1:", "    cfg.overlap = True")
+    quote = Quote("pkg/plan.py", LineRange(3, 4), body, 10)
+    result = changed(quote, shape_of(body), SourceFile("pkg/plan.py", code, "0" * 40), [])
+    assert "-if cfg.tp > 1:" in result.diff and "+if cfg.tp > 2:" in result.diff
+    assert "     cfg.overlap = True" in result.diff  # a context line, its indentation kept (relative to the quote's)

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..model import Changed, LineRange, Quote
 from ..source.file import SourceFile
-from .shape import QuoteShape
+from .shape import ELISION, QuoteShape
 
 CANDIDATE_THRESHOLD = 0.5  # below this similarity a "closest candidate" is noise
 MAX_CANDIDATE_WORK = 20_000  # line similarities the search for a closest candidate may compute
@@ -43,10 +43,10 @@ def changed(quote: Quote, shape: QuoteShape, source: SourceFile, notes: list[str
     label = f"{quote.path}:{candidate}"
     elided = shape.leading_elision or shape.trailing_elision or len(shape.runs) > 1
     what = explain(want, [s for _, s in window], set(source.stripped), elided)
-    diff = tuple(
-        line.rstrip("\n")
-        for line in difflib.unified_diff(want, [s for _, s in window], "quote", label, lineterm="", n=n)
-    )
+    # Matched by stripped lines, shown as written: each side keeps its indentation (less what all its lines share).
+    quoted = _as_written([line for line in quote.body if line.strip() and line.strip() != ELISION])
+    found = _as_written([source.lines[number - 1] for number, _ in window])
+    diff = tuple(line.rstrip("\n") for line in difflib.unified_diff(quoted, found, "quote", label, lineterm="", n=n))
     notes.insert(0, f"{detail}; closest: lines {candidate} ({best_score:.0%} similar): {what}")
     return Changed(quote, candidate, diff, "; ".join(notes))
 
@@ -68,29 +68,64 @@ def explain(want: list[str], got: list[str], in_file: set[str] | None = None, el
         if tag == "equal":
             continue
         pairs = list(zip(want[i1:i2], got[j1:j2], strict=False)) if tag == "replace" else []
-        said += [_line_change(a, b) for a, b in pairs if a not in present]
+        said += [c for a, b in pairs if a not in present and (c := _line_change(a, b)) is not None]
         said += [f"`{_short(a)}` is gone" for a in want[i1 + len(pairs) : i2] if a not in present]
         said += [f"`{_short(b)}` is new" for b in got[j1 + len(pairs) : j2] if not elided]
     more = f" (and {len(said) - MAX_SAID} more)" if len(said) > MAX_SAID else ""
     return "; ".join(said[:MAX_SAID]) + more if said else "its lines are in the file, but not together"
 
 
-def _line_change(want: str, got: str) -> str:
-    """One changed line in words: the tokens that differ, named by what they are."""
-    a, b = _TOKEN.findall(want), _TOKEN.findall(got)
+class _Line(str):
+    """A line as written, compared (and hashed) by its stripped form: a diff that matches as quotes are matched
+    and prints what the author and the code wrote."""
+
+    def __new__(cls, written: str) -> _Line:
+        line = super().__new__(cls, written)
+        line.key = written.strip()
+        return line
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Line) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    key: str
+
+
+def _as_written(lines: list[str]) -> list[str]:
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    return [_Line(line[indent:].rstrip()) for line in lines]
+
+
+def _line_change(want: str, got: str) -> str | None:
+    """One changed line in words: the code that differs, as written, named by what it is; None when the only
+    difference is what the quote's ``...`` stands for."""
+    a, b = list(_TOKEN.finditer(want)), list(_TOKEN.finditer(got))
     parts = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        old, new = " ".join(a[i1:i2]), " ".join(b[j1:j2])
-        if tag == "replace" and i2 - i1 == j2 - j1 == 1 and a[i1].isidentifier() and b[j1].isidentifier():
+    matcher = difflib.SequenceMatcher(None, [t.group() for t in a], [t.group() for t in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        old, new = _written(want, a, i1, i2), _written(got, b, j1, j2)
+        if old in (ELISION, "…"):
+            continue  # the author's elision, not a change
+        if tag == "replace" and i2 - i1 == j2 - j1 == 1 and old.isidentifier() and new.isidentifier():
             parts.append(f"`{old}` renamed to `{new}`")
         elif tag == "replace":
             parts.append(f"`{old}` became `{new}`")
         elif tag == "insert":
-            inside = b[:j1].count("(") + b[:j1].count("[") > b[:j1].count(")") + b[:j1].count("]")
+            before = [t.group() for t in b[:j1]]
+            inside = before.count("(") + before.count("[") > before.count(")") + before.count("]")
             parts.append(f"{'an argument' if inside else 'code'} added: `{new}`")
         elif tag == "delete":
             parts.append(f"`{old}` removed")
-    return ", ".join(parts) + f" in `{_short(want)}`" if parts else f"`{_short(want)}` differs in spacing"
+    if not parts:
+        return None if ELISION in want or "…" in want else f"`{_short(want)}` differs in spacing"
+    return ", ".join(parts) + f" in `{_short(want)}`"
+
+
+def _written(line: str, tokens: list[re.Match[str]], i: int, j: int) -> str:
+    """Tokens ``i``..``j`` of ``line`` as the line writes them (their spacing kept)."""
+    return line[tokens[i].start() : tokens[j - 1].end()] if j > i else ""
 
 
 def _short(line: str, most: int = 60) -> str:

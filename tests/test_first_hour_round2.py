@@ -155,3 +155,18 @@ def test_the_diff_of_a_changed_quote_keeps_its_indentation(tmp_path: Path) -> No
     result = changed(quote, shape_of(body), SourceFile("pkg/plan.py", code, "0" * 40), [])
     assert "-if cfg.tp > 1:" in result.diff and "+if cfg.tp > 2:" in result.diff
     assert "     cfg.overlap = True" in result.diff  # a context line, its indentation kept (relative to the quote's)
+
+
+def test_narrow_lists_say_a_range_once_and_keep_a_folder_of_a_long_path(make_repo, capsys, monkeypatch) -> None:
+    from anchor_audit.report.terminal import short_path
+
+    from .conftest import DEMO
+
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    monkeypatch.setenv("COLUMNS", "80")
+    main(["check", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), "--ref", "v2"])
+    moved = [line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("moved")]
+    assert moved and all(line.count("41:47") + line.count("55:57") == 1 and " -> " in line for line in moved)
+    assert short_path("src/megatron/bridge/training/comm_overlap.py", 28) == "src/…/comm_overlap.py"  # 60 columns

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -52,11 +53,12 @@ def make_console(stream: TextIO, width: int | None = None, color: str = "auto") 
         colored = not os.environ.get("NO_COLOR") and (is_tty or bool(os.environ.get("FORCE_COLOR")))
     else:
         colored = color == "always"
+    plain = is_tty and color == "never"  # no escape at all, not even bold: as if written to a file, terminal-wide
     return Console(
         file=stream,
-        width=width or (None if is_tty else piped_width()),
+        width=width or (shutil.get_terminal_size().columns if plain else None if is_tty else piped_width()),
         # Off a terminal rich reads FORCE_COLOR itself: the choice made here is said to it either way.
-        force_terminal=colored if not is_tty else None,
+        force_terminal=False if plain else colored if not is_tty else None,
         no_color=not colored,
         highlight=False,
         emoji=False,
@@ -187,9 +189,11 @@ def _quotes_list(skill: SkillReport, width: int) -> Text:
     lines = Text("quotes\n")
     for m in skill.anchors:
         lines.append(f"  {m.status.value:<12}", style=STYLE[m.status])
-        place = f"{short_path(printable(m.quote.path), max(20, width - 40))}  line {m.quote.skill_line}"
+        # The path keeps its first folder and its file name however narrow (src/…/comm_overlap.py); a moved
+        # quote says its declared range once, with where it goes (declared 41:47 -> 42:48).
+        place = f"{short_path(printable(m.quote.path), max(28, width - 40))}  line {m.quote.skill_line}"
         healed = suggested_lines(m)
-        moved = f"  {_range(m.quote.declared)} -> {_range(healed)}" if healed else ""
+        moved = f" -> {_range(healed)}" if healed else ""
         lines.append(f"{place}  declared {_range(m.quote.declared)}{moved}\n")
     return lines
 

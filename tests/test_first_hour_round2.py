@@ -170,3 +170,29 @@ def test_narrow_lists_say_a_range_once_and_keep_a_folder_of_a_long_path(make_rep
     moved = [line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("moved")]
     assert moved and all(line.count("41:47") + line.count("55:57") == 1 and " -> " in line for line in moved)
     assert short_path("src/megatron/bridge/training/comm_overlap.py", 28) == "src/…/comm_overlap.py"  # 60 columns
+
+
+def test_the_note_of_a_skill_without_an_entry_agrees_with_its_claims(laid_out, capsys) -> None:
+    repo, skill = laid_out
+    main(["check", str(skill), "--repo", str(repo), "--ref", "v1", "--format", "json"])
+    notes = json.loads(capsys.readouterr().out)["skills"][0]["notes"]
+    # its one claim is checked by card.yaml's evidence paths: "claims have no evidence" would contradict the table
+    assert notes[0] == "no entry in anchors.yaml: quotes are checked on their own, claims are checked by card.yaml's own comments and paths"
+
+
+def test_right_after_init_an_unlinked_claim_is_none_registered_and_not_sent_back_to_init(make_repo, tmp_path, capsys,
+                                                                                       monkeypatch) -> None:  # fmt: skip
+    import shutil
+
+    from .conftest import DEMO
+
+    repo = make_repo()
+    shutil.copytree(DEMO / "skills" / "demo-overlap", tmp_path / "demo-overlap")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "demo-overlap", "--repo", str(repo.path), "--ref", "v1"]) == 0
+    (tmp_path / "anchors.yaml").write_text(capsys.readouterr().out)
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if "unlinked" in line and "│" in line]
+    assert rows and all("none registered" in row and "0/1 hold" not in row for row in rows)
+    assert "anchor-audit init drafts" not in out and "add its quotes or conditions there" in out

@@ -205,8 +205,6 @@ def audit_skill(
     tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
     anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
-    if entry is None:
-        notes.append("no entry in anchors.yaml: quotes are checked on their own, claims have no evidence")
     by_key = {m.quote.key: m for m in anchors}
     spec_claims = {c.id: c for c in entry.claims} if entry else {}
     card_claims = {c.id: c for c in skill.card.claims} if skill.card else {}
@@ -235,11 +233,28 @@ def audit_skill(
     if promises and skill.citations:
         judge.budget.check()
         kept += tuple(check_citations(skill, tree, lambda: _paths(tree, judge)))
+    has_entry = entry is not None
     claims = [
-        _file_claim(c, kept) if c.id not in linked and (entry is None or not _registered(entry, c.id)) else c
+        c if c.id in linked or (entry is not None and _registered(entry, c.id)) else _file_claim(c, kept, has_entry)
         for c in claims
     ]
+    if entry is None:
+        notes.insert(0, _no_entry_note(claims, linked))
     return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+
+
+def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
+    """The note of a skill anchors.yaml does not list, agreeing with its claims (some may have evidence: card.yaml
+    comments link them, or its file paths check them)."""
+    said = "no entry in anchors.yaml: quotes are checked on their own"
+    backed = [c for c in claims if c.id in linked or any(e.kind is EvidenceKind.FILE for e in c.evidence)]
+    if not claims:
+        return said
+    if not backed:
+        return said + ", claims have no evidence"
+    if len(backed) == len(claims):
+        return said + ", claims are checked by card.yaml's own comments and paths"
+    return said + f"; {len(backed)} of {len(claims)} claims have evidence from card.yaml, the others none"
 
 
 def _paths(tree: SourceTree, judge: Judge) -> list[str]:
@@ -259,7 +274,7 @@ def _file_at(promise: PromiseResult) -> Location | None:
     return Location(promise.path) if promise.status.ok else None
 
 
-def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> ClaimVerdict:
+def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...], has_entry: bool = False) -> ClaimVerdict:
     """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
     paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
     if "file_exists" in claim.declared:
@@ -278,7 +293,11 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...]) -> Cla
         mismatch = Mismatch.FILES_MISSING if verdict is Verdict.BROKEN else None
         return replace(claim, verdict=verdict, evidence=evidence, mismatch=mismatch)
     if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
-        why = "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
+        why = (
+            "anchors.yaml's entry registers no evidence for this claim (add its quotes or conditions there)"
+            if has_entry
+            else "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
+        )
         evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.NO_ENTRY, why),)
         return replace(claim, verdict=Verdict.UNLINKED, evidence=evidence, mismatch=None)
     return claim

@@ -202,7 +202,8 @@ def _claims_list(skill: SkillReport) -> Text:
     lines = Text("claims\n")
     for claim in skill.claims:
         held = sum(1 for e in claim.evidence if e.ok)
-        evidence = f"{held}/{len(claim.evidence)} hold" if claim.evidence else "none registered"
+        registered = claim.evidence and claim.verdict is not Verdict.UNLINKED  # unlinked: nothing to hold
+        evidence = f"{held}/{len(claim.evidence)} hold" if registered else "none registered"
         lines.append(f"  {printable(claim.id)}: ")
         lines.append(claim.verdict.value, style=STYLE[claim.verdict])
         card = printable(", ".join(claim.declared) or "-")
@@ -239,7 +240,8 @@ def _claims_table(skill: SkillReport) -> Table:
             Text(printable(claim.id)),
             Text(printable(", ".join(claim.declared) or "-")),
             Text(claim.verdict.value, style=STYLE[claim.verdict]),
-            f"{held}/{len(claim.evidence)} hold" if claim.evidence else "none registered",
+            f"{held}/{len(claim.evidence)} hold" if claim.evidence and claim.verdict is not Verdict.UNLINKED
+            else "none registered",
             Text(printable(claim.mismatch or "agrees"), style="bold red" if claim.mismatch else ""),
         )
     return table

@@ -79,12 +79,27 @@ def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -
     end = span.end
     if shape.trailing_elision and index is not None:
         # "...": the author quoted the head of a block; keep its body in range.
-        block = index.widest_starting_at(last_unit_start)
+        # A clause (else:, except:) starts no statement of its own: its body is what it indents.
+        block = index.widest_starting_at(last_unit_start) or _clause_body(source.lines, last_unit_start)
         if block is not None:
             end = max(end, min(block.end, region.end))
     if exact:
         return Exact(quote, span, region, tuple(runs), "; ".join(notes))
     return Moved(quote, span, LineRange(span.start, end), region, tuple(runs), "; ".join(notes))
+
+
+def _clause_body(lines: Sequence[str], start: int) -> LineRange | None:
+    """The lines ``start`` (1-based) heads by indentation: those after it indented deeper, blank ones between."""
+    head = lines[start - 1]
+    depth, end = len(head) - len(head.lstrip()), start
+    for number in range(start + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) <= depth:
+            break
+        end = number
+    return LineRange(start, end) if end > start else None
 
 
 def _find_in_python_blocks(shape: QuoteShape, source: SourceFile, near: int, work: Work) -> Found | None:

@@ -145,6 +145,12 @@ DRIFTS = [
         if cfg.tp > 1:
             if cfg.sp:
                 ...""", MOVED, found=(6, 7), suggested=(6, 10)),
+    QuoteExample("a range ending in else: and an elision keeps the else's body", PLANNER, """\
+        1:4
+        if cfg.sp:
+            cfg.overlap = True
+        else:
+            ...""", MOVED, found=(7, 9), suggested=(7, 10)),
     QuoteExample("nearest START wins among repeats", "x = 1\ny = 2\nx = 1\ny = 2\n", """\
         4:4
         x = 1""", MOVED, found=(3, 3), suggested=(3, 3), path="pkg/twice.txt"),

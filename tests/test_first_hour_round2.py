@@ -196,3 +196,14 @@ def test_right_after_init_an_unlinked_claim_is_none_registered_and_not_sent_back
     rows = [line for line in out.splitlines() if "unlinked" in line and "│" in line]
     assert rows and all("none registered" in row and "0/1 hold" not in row for row in rows)
     assert "anchor-audit init drafts" not in out and "add its quotes or conditions there" in out
+
+
+def test_diff_says_one_claim_breaks(make_repo, capsys) -> None:
+    from .conftest import DEMO
+
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
+    repo.commit("raise the threshold", tag="v2")
+    code = main(["diff", "v1", "v2", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path)])
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert code == 1 and "· 1 claim held at v1 and breaks at v2 ·" in last

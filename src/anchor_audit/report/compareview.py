@@ -95,7 +95,9 @@ def render_comparison_terminal(comparison: Comparison, stream: TextIO, color: st
             table.add_row(*(Text(printable(x)) for x in cells), Text(c.after or "-", style=style), Text(_range(c)))
         console.print(table)
     n = len(comparison.newly_broken)
-    verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and break at {new}" if n else "no claim breaks"
+    # "1 claim held at v0.3.0 and breaks at v0.6.0", "2 claims held ... and break ..."
+    verb = "breaks" if n == 1 else "break"
+    verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and {verb} at {new}" if n else "no claim breaks"
     console.print(Text(printable(f"{len(comparison.changes)} changes · {verdict} · exit {int(comparison.exit_code)}")))
 
 

@@ -207,3 +207,28 @@ def test_diff_says_one_claim_breaks(make_repo, capsys) -> None:
     code = main(["diff", "v1", "v2", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path)])
     last = capsys.readouterr().out.splitlines()[-1]
     assert code == 1 and "· 1 claim held at v1 and breaks at v2 ·" in last
+
+
+def test_fix_format_json_says_what_it_would_change_as_data(make_repo, tmp_path, capsys) -> None:
+    import shutil
+
+    from .conftest import DEMO
+
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    skill = tmp_path / "demo-overlap"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", skill)
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace("path: skills/demo-overlap", f"path: {skill}"))
+    before = (skill / "SKILL.md").read_text()
+    args = ["fix", str(skill), "--spec", str(spec), "--repo", str(repo.path), "--ref", "v2"]
+    assert main([*args, "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["written"] == [] and data["exit_code"] == 1 and (skill / "SKILL.md").read_text() == before
+    paths = sorted(f["path"] for f in data["files"])
+    assert paths == sorted([str(skill / "SKILL.md"), str(spec)])  # the fences, and the registry keys naming them
+    assert "42:48:src/demo/overlap.py" in next(f["diff"] for f in data["files"] if f["path"].endswith("SKILL.md"))
+    assert data["healed"] and data["left"] == []
+    assert main([*args, "--format", "json", "--write"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)["written"]) == paths

@@ -137,7 +137,7 @@ def _check(args: argparse.Namespace, ctx: RunContext) -> int:
 
 
 def _fix(args: argparse.Namespace, ctx: RunContext) -> int:
-    return commands.fix(_sources(args), ctx, args.refresh_quotes, args.update_card, args.write)
+    return commands.fix(_sources(args), ctx, args.refresh_quotes, args.update_card, args.write, fmt=args.format)
 
 
 def _diff(args: argparse.Namespace, ctx: RunContext) -> int:

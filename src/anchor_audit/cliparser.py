@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
+    fix.add_argument(
+        "--format", choices=("terminal", "json"), default="terminal",
+        help="terminal (the diff and what it heals), or json: the same as data",
+    )  # fmt: skip
     fix.set_defaults(command="fix")
 
     diff = commands.add_parser(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import TextIO
 
@@ -21,8 +22,10 @@ def fix(
     update_card: bool = False,
     write: bool = False,
     out: TextIO | None = None,
+    fmt: str = "terminal",
 ) -> ExitCode:
-    """Heal moved quotes (and with ``update_card`` card.yaml); a unified diff, or with ``write`` the files."""
+    """Heal moved quotes (and with ``update_card`` card.yaml); a unified diff, or with ``write`` the files;
+    ``fmt`` json: the same as data (each file with its diff, what is healed, noted and left)."""
     from ..fix import plan_fix
     from ..fsutil import apply_edits
 
@@ -33,12 +36,20 @@ def fix(
         (tree,) = sources.trees
         report = sources.audit(tree)
         plan = plan_fix(report, sources.inputs.disk_skills, sources.inputs.spec, tree, refresh_quotes, update_card)
+    code = ExitCode.DRIFT if plan.left or (plan.edits and not write) else ExitCode.OK
+    diffs = [unified_diff(e.before.decode("utf-8-sig"), e.after.decode("utf-8-sig"), str(e.path)) for e in plan.edits]
+    written = [str(path) for path in apply_edits(plan.edits)] if write else []
+    if fmt == "json":
+        changes = [{"path": str(e.path), "diff": d} for e, d in zip(plan.edits, diffs, strict=True)]
+        data = {"files": changes, "healed": plan.done, "notes": plan.notes, "left": plan.left, "written": written,
+                "exit_code": int(code)}  # fmt: skip
+        out.write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        return code
     if write:
-        for path in apply_edits(plan.edits):
-            out.write(f"wrote {one_line(str(path))}\n")
+        for path in written:
+            out.write(f"wrote {one_line(path)}\n")
     else:
-        for edit in plan.edits:  # the diff shows a skill's text: its control characters as escapes, its lines kept
-            diff = unified_diff(edit.before.decode("utf-8-sig"), edit.after.decode("utf-8-sig"), str(edit.path))
+        for diff in diffs:  # the diff shows a skill's text: its control characters as escapes, its lines kept
             out.write(printable(diff, keep="\t\n\r"))
     verb = "" if write else "would fix "
     for line in plan.done:
@@ -50,6 +61,4 @@ def fix(
     files = len(plan.edits)
     state = "written" if write else "dry run, nothing written (--write applies)"
     out.write(f"fix: {files} file{'s' if files != 1 else ''} to change, {state}; {len(plan.left)} left for a person\n")
-    if plan.left or (plan.edits and not write):
-        return ExitCode.DRIFT
-    return ExitCode.OK
+    return code

@@ -152,3 +152,40 @@ def test_cache_info_is_the_default_and_prune_removes_what_was_not_written_to(cap
     (precious / "git" / "a.git").mkdir(parents=True)
     assert main(["cache", "prune", "--older-than", "0", "--cache-dir", str(precious)]) == 2
     assert (precious / "git" / "a.git").exists()
+
+
+def test_the_settings_docs_show_keys_that_work_and_the_error_a_bad_one_gets(tmp_path, capsys, monkeypatch) -> None:
+    import argparse
+    import re
+
+    from anchor_audit.cliargs import SETTINGS, apply_settings
+
+    from .conftest import ROOT
+
+    docs = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    shown = re.search(r"```toml\n\[tool.anchor-audit\]\n(.*?)```", docs, re.S)
+    assert shown is not None
+    (tmp_path / "pyproject.toml").write_text("[tool.anchor-audit]\n" + shown.group(1))
+    args = argparse.Namespace(**{dest: None for dest, _ in SETTINGS.values()})
+    apply_settings(args, tmp_path)  # every key the page shows is a setting, of the kind it shows
+    assert args.fail_on == "error" and args.ignore == ["AA404"] and args.strict is True
+    said = re.search(r"`(anchor-audit: error: pyproject.toml:2: selct: [^`]*)`", docs)
+    assert said is not None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.anchor-audit]\nselct = ["AA1"]\n')
+    assert main(["check", "--repo", str(tmp_path), "--ref", "HEAD"]) == 2
+    assert capsys.readouterr().err == said.group(1) + "\n"
+
+
+def test_the_registry_docs_show_the_error_an_unknown_key_gets(tmp_path, capsys) -> None:
+    import re
+
+    from .conftest import ROOT
+
+    docs = " ".join((ROOT / "docs" / "anchors-yaml.md").read_text(encoding="utf-8").split())
+    said = re.search(r"`(anchors.yaml:6: bogus: unknown key [^`]*)`", docs)
+    assert said is not None
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text("version: 1\nsource:\n  repo: x\n  ref: v1\nskills: {}\nbogus: 1\n")
+    assert main(["check", "--spec", str(spec)]) == 2
+    assert capsys.readouterr().err == f"anchor-audit: error: {tmp_path}/{said.group(1)}\n"

@@ -176,3 +176,17 @@ def test_release_versions_as_users_write_them(tmp_path: Path) -> None:
         if done.returncode == 2 and "pip could not download" in done.stderr:
             pytest.skip(f"the package index is unreachable: {done.stderr.strip()}")
         assert done.stdout.splitlines()[0].endswith(shown), done.stdout[:300]
+
+
+def test_docs_commands_shows_the_diff_of_the_published_skill_as_it_is(wheels: Path, published: Path, capsys,
+                                                                       monkeypatch) -> None:  # fmt: skip
+    import re
+
+    from anchor_audit.cli import main
+
+    monkeypatch.chdir(ROOT)
+    code = main(["diff", "v0.3.0", "v0.6.0", str(published), "--release", "--cache-dir", str(wheels)])
+    out = "\n".join(line.rstrip() for line in capsys.readouterr().out.splitlines())
+    docs = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    shown = re.search(r"```text\n(diff: release megatron-bridge 0\.3\.0.*?)\n```", docs, re.S)
+    assert code == 1 and shown is not None and shown.group(1) == out

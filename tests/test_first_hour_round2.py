@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from anchor_audit.cli import main
 
+from .conftest import DEMO, GitRepo
 from .hostile.conftest import QUOTE, make_code_repo, make_skill
 
 CARD = 'validated_on: "2026-01-10"\nvalidation_status:\n  layout:\n    - file_exists\nevidence:\n  - pkg/plan.py\n'
+
+
+def shifted(make_repo) -> GitRepo:  # noqa: ANN001
+    """The demo repository at v1, and at v2 with one import on top: every quote below it one line lower."""
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    return repo
+
+
+def own_copy(tmp_path: Path, repo: GitRepo) -> tuple[Path, Path]:
+    """The demo skill copied to ``tmp_path``, and a registry whose entry is that copy, pinned to ``repo`` at v1."""
+    skill = tmp_path / "demo-overlap"
+    shutil.copytree(DEMO / "skills" / "demo-overlap", skill)
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace(
+        "https://git.example.invalid/demo-trainer.git", str(repo.path)).replace(
+        "path: skills/demo-overlap", f"path: {skill}"))  # fmt: skip
+    return skill, spec
 
 
 @pytest.fixture
@@ -74,8 +95,6 @@ def test_ref_validated_names_no_none_and_nothing_audited_is_exit_2(laid_out, cap
 
 
 def test_impact_of_a_deleted_quoted_file_is_annotated_on_the_skill_with_codes(make_repo, capsys) -> None:
-    from .conftest import DEMO
-
     repo = make_repo()
     base = "v1"
     repo.remove("src/demo/overlap.py")
@@ -96,11 +115,7 @@ def test_impact_of_a_deleted_quoted_file_is_annotated_on_the_skill_with_codes(ma
 
 
 def test_impact_calls_a_quote_that_only_moved_a_warning_as_check_does(make_repo, capsys) -> None:
-    from .conftest import DEMO
-
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
+    repo = shifted(make_repo)
     args = ["impact", "v1", "v2", str(DEMO / "skills" / "demo-overlap"), "--spec", str(DEMO / "anchors.yaml"),
             "--repo", str(repo.path), "--format", "github"]  # fmt: skip
     assert main(args) == 1
@@ -109,19 +124,10 @@ def test_impact_calls_a_quote_that_only_moved_a_warning_as_check_does(make_repo,
 
 
 def test_bump_says_what_fix_would_heal_and_bump_fix_heals_it_with_the_pin(make_repo, tmp_path, capsys) -> None:
-    import shutil
 
-    from .conftest import DEMO
 
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
-    skill = tmp_path / "demo-overlap"
-    shutil.copytree(DEMO / "skills" / "demo-overlap", skill)
-    spec = tmp_path / "anchors.yaml"
-    spec.write_text((DEMO / "anchors.yaml").read_text().replace(
-        "https://git.example.invalid/demo-trainer.git", str(repo.path)).replace(
-        "path: skills/demo-overlap", f"path: {skill}"))  # fmt: skip
+    repo = shifted(make_repo)
+    skill, spec = own_copy(tmp_path, repo)
     before = (skill / "SKILL.md").read_text()
     assert main(["bump", "v2", "--spec", str(spec)]) == 0  # moved quotes break no claim: the pin moves
     err = capsys.readouterr().err
@@ -160,11 +166,7 @@ def test_the_diff_of_a_changed_quote_keeps_its_indentation(tmp_path: Path) -> No
 def test_narrow_lists_say_a_range_once_and_keep_a_folder_of_a_long_path(make_repo, capsys, monkeypatch) -> None:
     from anchor_audit.report.terminal import short_path
 
-    from .conftest import DEMO
-
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
+    repo = shifted(make_repo)
     monkeypatch.setenv("COLUMNS", "80")
     main(["check", "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), "--ref", "v2"])
     moved = [line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("moved")]
@@ -182,10 +184,6 @@ def test_the_note_of_a_skill_without_an_entry_agrees_with_its_claims(laid_out, c
 
 def test_right_after_init_an_unlinked_claim_is_none_registered_and_not_sent_back_to_init(make_repo, tmp_path, capsys,
                                                                                        monkeypatch) -> None:  # fmt: skip
-    import shutil
-
-    from .conftest import DEMO
-
     repo = make_repo()
     shutil.copytree(DEMO / "skills" / "demo-overlap", tmp_path / "demo-overlap")
     monkeypatch.chdir(tmp_path)
@@ -199,8 +197,6 @@ def test_right_after_init_an_unlinked_claim_is_none_registered_and_not_sent_back
 
 
 def test_diff_says_one_claim_breaks(make_repo, capsys) -> None:
-    from .conftest import DEMO
-
     repo = make_repo()
     repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
     repo.commit("raise the threshold", tag="v2")
@@ -210,17 +206,10 @@ def test_diff_says_one_claim_breaks(make_repo, capsys) -> None:
 
 
 def test_fix_format_json_says_what_it_would_change_as_data(make_repo, tmp_path, capsys) -> None:
-    import shutil
 
-    from .conftest import DEMO
 
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
-    skill = tmp_path / "demo-overlap"
-    shutil.copytree(DEMO / "skills" / "demo-overlap", skill)
-    spec = tmp_path / "anchors.yaml"
-    spec.write_text((DEMO / "anchors.yaml").read_text().replace("path: skills/demo-overlap", f"path: {skill}"))
+    repo = shifted(make_repo)
+    skill, spec = own_copy(tmp_path, repo)
     before = (skill / "SKILL.md").read_text()
     args = ["fix", str(skill), "--spec", str(spec), "--repo", str(repo.path), "--ref", "v2"]
     assert main([*args, "--format", "json"]) == 1

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from .audit import Judge, audit_skill
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
-from .model import AuditReport, ComponentInfo, SkillReport, SourceInfo, SourceKind, Spec
+from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, SkillReport, SourceInfo, SourceKind, Spec
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates
 from .source.gitrun import effective_url
@@ -100,9 +100,9 @@ def skip_lines(infos: list[ComponentInfo]) -> list[str]:
     lines: list[str] = []
     unresolved: dict[str, list[ComponentInfo]] = {}
     for info in infos:
-        said = _SAID_ONCE.search(info.skipped or "")
-        if said:
-            unresolved.setdefault(said.group(1), []).append(info)
+        host = info.unresolved_host
+        if host is not None:
+            unresolved.setdefault(host, []).append(info)
         elif info.skipped is not None:
             lines.append(f"skipped: {info.skipped}")
     for host, group in unresolved.items():
@@ -169,12 +169,10 @@ def _open(
         said = _NAME_NOT_RESOLVED.search(reason) if remote else None
         if said:
             host = said.group(1) or urlsplit(effective_url(where)).hostname or ""
-            unresolved[host] = f"{host} could not be resolved (said once, by the first fetch from it)"
+            unresolved[host] = f"{host}{UNRESOLVED}{SAID_ONCE}"
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 
-# What a component skipped for its host's name says (the first fetch from that host says git's own words).
-_SAID_ONCE = re.compile(r": (\S+) could not be resolved \(said once, by the first fetch from it\)$")
 # What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
 _NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 

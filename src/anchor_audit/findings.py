@@ -200,11 +200,12 @@ def exit_words(report: AuditReport, code: ExitCode) -> str:
     """What the exit code means for this report: never "all hold" about what was not checked."""
     if code is ExitCode.DRIFT:
         return "drift"
-    if report.policy.exit_zero and any(counts_as_drift(f, report) for f in findings(report)):
+    found = findings(report)
+    if report.policy.exit_zero and any(counts_as_drift(f, report) for f in found):
         return "drift, but --exit-zero"
-    if report.policy.fail_on and any(f.drift and f.key not in report.accepted for f in findings(report)):
+    if report.policy.fail_on and any(f.drift and f.key not in report.accepted for f in found):
         return f"no drift of level {report.policy.fail_on} or worse"
-    if any(f.key in report.accepted and f.drift for f in findings(report)):
+    if any(f.key in report.accepted and f.drift for f in found):
         return "no drift but what the baseline accepts"
     if not any(s.anchors or s.claims or s.promises for s in report.skills):
         return "nothing to check"

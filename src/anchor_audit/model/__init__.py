@@ -17,6 +17,8 @@ exceptions.
 from .references import Citation, Reference, ReferenceKind, Tail
 from .results import (
     QUOTE_TYPES,
+    SAID_ONCE,
+    UNRESOLVED,
     AuditReport,
     Changed,
     ClaimVerdict,
@@ -86,6 +88,8 @@ __all__ = [
     "ReferenceKind",
     "Tail",
     "QUOTE_TYPES",
+    "SAID_ONCE",
+    "UNRESOLVED",
     "found_lines",
     "pointed_at",
     "suggested_lines",

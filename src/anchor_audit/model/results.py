@@ -323,6 +323,25 @@ class ComponentInfo:
     date: str | None = None  # that commit's date
     skipped: str | None = None  # why its skills were not audited
 
+    @property
+    def cause(self) -> str | None:
+        """Why it was skipped, without its own URL: what components skipped for one reason share."""
+        if self.skipped is None:
+            return None
+        why = self.skipped.split(": ", 1)[1] if self.skipped.startswith("cannot reach ") else self.skipped
+        return why.removesuffix(SAID_ONCE)
+
+    @property
+    def unresolved_host(self) -> str | None:
+        """The host whose name did not resolve, when that (said by an earlier fetch) is why it was skipped."""
+        said = (self.skipped or "").endswith(UNRESOLVED + SAID_ONCE) and self.cause
+        return said.removesuffix(UNRESOLVED) if said else None
+
+
+# How a catalog says a component was skipped because an earlier fetch found its host's name does not resolve.
+UNRESOLVED = " could not be resolved"
+SAID_ONCE = " (said once, by the first fetch from it)"
+
 
 @dataclass(frozen=True)
 class UnlistedFolder:

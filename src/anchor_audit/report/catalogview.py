@@ -86,10 +86,9 @@ _HEADERS = ("repository @ ref", "commit", "date", "skills", "audited", "in sync"
 def _skips(console: Console, report: AuditReport) -> None:
     """Each cause of a skip once: a host that did not resolve once for all its components."""
     causes: dict[str, list[str]] = {}
-    for s in report.skills:
-        if s.skipped is not None:
-            cause = s.skipped.split(": ", 1)[1] if s.skipped.startswith("cannot reach ") else s.skipped
-            causes.setdefault(cause.removesuffix(" (said once, by the first fetch from it)"), []).append(s.name)
+    for info in report.components:
+        if info.cause is not None:
+            causes.setdefault(info.cause, []).extend(info.skills)
     for cause, names in sorted(causes.items(), key=lambda item: -len(item[1])):
         console.print(Text(printable(f"skipped {count(len(names), 'skill')}: {cause}"), style="magenta"))
     by_file = Counter(u.listed_in or "no exception file" for u in report.unlisted)

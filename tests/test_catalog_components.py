@@ -137,11 +137,21 @@ def test_init_drafts_one_registry_for_a_catalog(tmp_path: Path, capsys, monkeypa
     out, err = capsys.readouterr()
     assert err.startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/gone at main: ")
     data = yaml.safe_load(out)
-    assert data["source"] == {"repo": "https://github.com/owner-a/code-a", "ref": "main"}
+    assert data["source"] == {"catalog": "catalog"}  # each skill's repository is its component's, not one for all
     assert data["skills"]["plan-skill"]["path"] == "catalog/skills/plan-skill"
     gate = data["skills"]["plan-skill"]["claims"]["gate"]
     assert gate["quotes"] == ["pkg/plan.py:3-6"]  # linked by its card comment, not proposed
     assert gate["conditions"][0]["if"] == "cfg.tp > 1"
+    # The draft runs: a plain check with it is a catalog check, each skill against its own component.
+    (tmp_path / "anchors.yaml").write_text(out)
+    assert main(["check", "--format", "json", "--mirror", f"owner-a/code-a={a.path}",
+                 "--mirror", f"nobody/gone={tmp_path / 'nothing'}"]) == 1  # fmt: skip (drift: absent upstream)
+    audited = {s["name"]: s for s in json.loads(capsys.readouterr().out)["skills"]}
+    assert audited["plan-skill"]["source"]["repo"] == "https://github.com/owner-a/code-a"
+    assert audited["plan-skill"]["claims"][0]["verdict"] == "code_verified"
+    # Commands that read one repository say why they cannot read this registry's source.
+    assert main(["fix"]) == 2
+    assert "anchors.yaml: its source is the catalog catalog: anchor-audit check reads it" in capsys.readouterr().err
 
 
 FORMATS = {"terminal": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "junit": "xml", "github": "github"}
@@ -169,7 +179,8 @@ def test_golden_catalog_reports(fmt: str, tmp_path: Path, capsys, monkeypatch) -
     assert_golden(f"catalog.{FORMATS[fmt]}", out)
 
 
-def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, capsys, monkeypatch) -> None:
+@pytest.mark.parametrize("command", [["check", "--format", "json"], ["init"]])
+def test_a_host_that_does_not_resolve_is_tried_once_per_run(command, tmp_path: Path, capsys, monkeypatch) -> None:
     # git is sent to a name that never resolves (RFC 2606 .invalid), as a user's insteadOf would send it; one
     # repository of the same host is sent to a local copy instead, and must still be fetched and audited.
     a = make_code_repo(tmp_path / "a")
@@ -187,13 +198,16 @@ def test_a_host_that_does_not_resolve_is_tried_once_per_run(tmp_path: Path, caps
     _component(catalog / "components.d" / "c.yml", "nobody/second", [("skills/two", "two")])
     for name in ("one", "plan-skill", "two"):
         make_skill(catalog / "skills" / name)
-    main(["check", "--catalog", str(catalog), "--format", "json"])
+    main([*command, "--catalog", str(catalog)])
     out, err = capsys.readouterr()
     lines = err.splitlines()
     assert lines[0].startswith("anchor-audit: skipped: cannot reach https://github.com/nobody/first at main: cannot fetch")
     assert "anchor-audit-test.invalid" in lines[0]
     assert lines[1:] == ["anchor-audit: skipped 1 more component on anchor-audit-test.invalid (1 skill), which could "
                          "not be resolved: nobody/second"]  # fmt: skip
+    if command[0] == "init":
+        assert "  plan-skill:" in out and "  one:" not in out
+        return
     audited = {s["name"]: s for s in json.loads(out)["skills"]}["plan-skill"]
     assert audited["source"]["repo"] == "https://github.com/owner-a/code-a" and audited["anchors"]
 

@@ -10,7 +10,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .conftest import DEMO, GitRepo
+from .conftest import DEMO, ROOT, GitRepo
 from .hostile.conftest import QUOTE, make_code_repo, make_skill
 
 CARD = 'validated_on: "2026-01-10"\nvalidation_status:\n  layout:\n    - file_exists\nevidence:\n  - pkg/plan.py\n'
@@ -221,3 +221,24 @@ def test_fix_format_json_says_what_it_would_change_as_data(make_repo, tmp_path, 
     assert data["healed"] and data["left"] == []
     assert main([*args, "--format", "json", "--write"]) == 0
     assert sorted(json.loads(capsys.readouterr().out)["written"]) == paths
+
+
+def test_init_without_repo_says_the_quoted_files_are_not_in_the_skills_repository(tmp_path: Path, capsys,
+                                                                                  monkeypatch) -> None:  # fmt: skip
+    from .conftest import git
+
+    skills = tmp_path / "skills-repo"
+    make_skill(skills / "plan-skill")  # quotes pkg/plan.py, which lives in another repository
+    git(skills, "init", "-q", "-b", "main")
+    GitRepo(skills).commit("a skill")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "skills-repo/plan-skill"]) == 0
+    out, err = capsys.readouterr()
+    said = ("1 of 1 quoted files are not in skills-repo at HEAD: pkg/plan.py (no --repo given, so the draft reads "
+            "the repository the skill is in; give --repo and --ref of the code it quotes)")  # fmt: skip
+    assert err == f"anchor-audit: warning: init: {said}\n"
+    assert err in (ROOT / "README.md").read_text()  # as the README shows it
+    assert f"# {said}\n" in out  # and in the draft itself, which is usually redirected to a file
+    code = make_code_repo(tmp_path / "code")
+    assert main(["init", "skills-repo/plan-skill", "--repo", str(code.path), "--ref", "HEAD"]) == 0
+    assert capsys.readouterr().err == ""  # every quoted file is there: nothing to say

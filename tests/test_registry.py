@@ -108,9 +108,30 @@ def test_bad_registry(text: str, message: str) -> None:
 
 def test_our_validator_agrees_with_jsonschema_on_shape_errors() -> None:
     validator = jsonschema.Draft202012Validator(anchors_schema())
-    for text, _ in BAD[:3]:
+    for text, _ in BAD[:3] + SOURCES:
         data = yaml.safe_load(text)
-        assert bool(validate(data)) == bool(list(validator.iter_errors(data))), text
+        try:
+            parse(text)
+            ours = bool(validate(data))
+        except SpecError:
+            ours = True  # the second pass says what the schema's anyOf says (in one line, with the line)
+        assert ours == bool(list(validator.iter_errors(data))), text
+
+
+SOURCES = [
+    ("source: {catalog: cat}\nskills: {}\n", None),
+    ("source: {catalog: cat, repo: .}\nskills: {}\n", "anchors.yaml:1: source.repo: a catalog source names no repo"),
+    ("source: {ref: v1}\nskills: {}\n", "anchors.yaml:1: source: missing required key 'repo' (or give catalog: DIR)"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), SOURCES)
+def test_a_source_is_a_repository_at_a_ref_or_a_catalog(text: str, message: str | None, tmp_path: Path) -> None:
+    if message is None:
+        (tmp_path / "anchors.yaml").write_text(text)
+        assert load_spec(tmp_path / "anchors.yaml").source.catalog == tmp_path / "cat"  # relative to the file
+    else:
+        assert error_of(text).startswith(message)
 
 
 def test_an_unknown_key_is_an_error_naming_the_nearest_known_one() -> None:

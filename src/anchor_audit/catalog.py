@@ -54,7 +54,7 @@ def audit_catalog(
     reports: list[SkillReport] = []
     infos: list[ComponentInfo] = []
     warnings: list[str] = list(spec.warnings) if spec else []
-    opened = _open_all(components, mirrors, open_repository, progress)
+    opened = open_components(components, mirrors, open_repository, progress)
     dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
     for i, (component, (tree, why)) in enumerate(zip(components, opened, strict=True)):
         progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
@@ -118,7 +118,7 @@ def _count(n: int, one: str) -> str:
     return f"{n} {one}{'s' if n != 1 else ''}"
 
 
-def _open_all(
+def open_components(
     components: list[Component], mirrors: dict[str, str], open_repository: OpenRepository, progress: Progress
 ) -> list[tuple[SourceTree | None, str]]:
     """Each component's repository opened (or why not), in the components' order.

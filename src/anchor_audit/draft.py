@@ -49,14 +49,25 @@ def draft_skill(skill: Skill, skill_md: str, tree: SourceTree, code: SourceTree)
     return out
 
 
-def render_registry(repo: str, ref: str, skills: list[tuple[Skill, str, list[DraftClaim]]]) -> str:
-    """The drafted anchors.yaml: ``skills`` are (skill, its path as the registry names it, its claims)."""
+def render_registry(
+    repo: str | None,
+    ref: str | None,
+    skills: list[tuple[Skill, str, list[DraftClaim]]],
+    catalog: str | None = None,
+    notes: tuple[str, ...] = (),
+) -> str:
+    """The drafted anchors.yaml: ``skills`` are (skill, its path as the registry names it, its claims); its source
+    is ``repo`` at ``ref``, or the ``catalog`` folder whose components name each skill's repository."""
+    source = [f"  catalog: {quoted_scalar(catalog)}"] if catalog else [
+        f"  repo: {quoted_scalar(repo or '')}",
+        f"  ref: {quoted_scalar(ref or '')}",
+    ]  # fmt: skip
     lines = [
         "# Drafted by anchor-audit init: confirm every '# proposed' line, then anchor-audit check.",
+        *(f"# {_comment(note)}" for note in notes),
         "version: 1",
         "source:",
-        f"  repo: {quoted_scalar(repo)}",
-        f"  ref: {quoted_scalar(ref)}",
+        *source,
         "skills:",
     ]
     for skill, path, claims in skills:

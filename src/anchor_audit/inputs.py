@@ -62,6 +62,21 @@ class AuditInputs:
         return out
 
 
+def _registry(spec_path: str | None, default_spec: str, repo: str | None) -> Spec | None:
+    """The registry named (else the default one, if present); a catalog's only where ``repo`` stands in for it."""
+    spec = None
+    if spec_path is not None:
+        spec = load_spec(Path(spec_path))
+    elif Path(default_spec).is_file():
+        spec = load_spec(Path(default_spec))
+    if spec is not None and spec.source.catalog is not None and repo is None:
+        raise UsageError(
+            f"{spec.path}: its source is the catalog {os.path.relpath(spec.source.catalog)}: anchor-audit check "
+            "reads it, each skill against its own component; for this command give --repo and --ref"
+        )
+    return spec
+
+
 def load_inputs(
     spec_path: str | None,
     skill_dirs: list[str],
@@ -72,11 +87,7 @@ def load_inputs(
     all_roots: list[str] | None = None,
     memo: Memo | None = None,
 ) -> AuditInputs:
-    spec = None
-    if spec_path is not None:
-        spec = load_spec(Path(spec_path))
-    elif Path(default_spec).is_file():
-        spec = load_spec(Path(default_spec))
+    spec = _registry(spec_path, default_spec, repo)
     if repo is None and spec is not None:
         repo = spec.source.repo
         if not is_remote(repo) and not Path(repo).is_absolute():

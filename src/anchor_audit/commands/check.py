@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +37,7 @@ def check(
 
         accepted = load_baseline(Path(baseline))  # a bad baseline fails before any fetch
     reporter = ctx.reporter
+    options = _catalog_of_registry(options)
     if options.catalog is not None:
         report, spec = _catalog(options, ctx)
     elif options.ref == VALIDATED:
@@ -67,6 +69,17 @@ def check(
     if write_baseline:
         reporter.say(f"wrote {counted[0]} findings to {write_baseline}; give each a reason")
     return exit_code(report)
+
+
+def _catalog_of_registry(options: SourceOptions) -> SourceOptions:
+    """``check`` with a registry whose source is a catalog (``init --catalog`` drafts one) is ``check --catalog``."""
+    from ..spec.registry import load_spec
+
+    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
+    if options.catalog is not None or options.repo or spec_path is None:
+        return options
+    catalog = load_spec(Path(spec_path)).source.catalog
+    return options if catalog is None else replace(options, catalog=os.path.relpath(catalog), spec=spec_path)
 
 
 def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec | None]:

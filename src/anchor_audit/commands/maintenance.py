@@ -6,7 +6,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
@@ -16,7 +16,10 @@ from .options import SourceOptions
 from .reporter import Reporter
 
 if TYPE_CHECKING:
-    from ..source.git import GitTree
+    from ..draft import DraftClaim
+    from ..model import Skill
+    from ..source import SourceTree
+    from ..spec.catalog import Component
 
 
 def init(
@@ -42,6 +45,7 @@ def init(
     if skill_dir is None:
         raise UsageError("init needs SKILL_DIR, or --catalog DIR")
     skill = load_skill(Path(skill_dir), shown_as=skill_dir)
+    guessed = repo is None
     repo = repo or _work_tree_of(Path(skill_dir))
     if repo is None:
         raise UsageError(f"{skill_dir} is in no git repository: give --repo (and --ref) of the code it quotes")
@@ -52,9 +56,28 @@ def init(
     code = (tree.validated_on(day) if day else None) or tree
     text = read_input(Path(skill_dir) / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
     shown_repo = repo if "://" in repo or ":" in repo.split("/", 1)[0] else relative(repo)
-    registry = render_registry(shown_repo, ref, [(skill, relative(skill_dir), draft_skill(skill, text, tree, code))])
+    notes = _absent_quoted(skill, tree, shown_repo, ref, guessed)
+    for note in notes:
+        ctx.reporter.warn(f"init: {note}")
+    drafted = [(skill, relative(skill_dir), draft_skill(skill, text, tree, code))]
+    registry = render_registry(shown_repo, ref, drafted, notes=notes)
     (out or sys.stdout).write(registry)
     return ExitCode.OK
+
+
+def _absent_quoted(skill: Skill, tree: SourceTree, repo: str, ref: str, guessed: bool) -> tuple[str, ...]:
+    """What the draft cannot stand on: quoted files the source lacks (all of them, when ``--repo`` was guessed as
+    the skill's own repository and the skill quotes another)."""
+    quoted = sorted({q.path for q in skill.quotes})
+    absent = [path for path in quoted if tree.blob_id(path) is None]
+    if not absent:
+        return ()
+    shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+    said = f"{len(absent)} of {len(quoted)} quoted files are not in {repo} at {ref}: {shown}"
+    if guessed:
+        said += " (no --repo given, so the draft reads the repository the skill is in; give --repo and --ref of "
+        said += "the code it quotes)"
+    return (said,)
 
 
 def _work_tree_of(folder: Path) -> str | None:
@@ -67,52 +90,54 @@ def _work_tree_of(folder: Path) -> str | None:
 
 
 def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: TextIO) -> ExitCode:
-    """One registry for a whole catalog: each skill drafted from its own component's repository."""
-    from ..catalog import repo_key
+    """One registry for a whole catalog, its source the catalog: each skill drafted from its own component's
+    repository, each repository opened once (a host that does not resolve is tried once)."""
+    from ..catalog import open_components, repo_key, skip_lines
+    from ..draft import relative, render_registry
+    from ..model import ComponentInfo
+    from ..spec.catalog import load_catalog
 
     mirrors = {repo_key(k): v for k, v in mirrors.items()}
+    components = load_catalog(root)
+    drafted: list[tuple[Skill, str, list[DraftClaim]]] = []
+    infos = []
     with open_sources(SourceOptions(), (), ctx) as sources:
-        return _draft_catalog(root, sources.open_repository, ctx.reporter, mirrors, out)
+        opened = open_components(components, mirrors, sources.open_repository, sources.progress)
+        for component, (tree, why) in zip(components, opened, strict=True):
+            names = tuple(s.catalog_dir for s in component.skills)
+            infos.append(ComponentInfo(component.file, component.url if component.repo else "", component.ref,
+                                       names, skipped=why or None))  # fmt: skip
+            if tree is not None:
+                drafted += _draft_component(root, component, tree, ctx.reporter)
+    for line in skip_lines(infos):
+        ctx.reporter.say(line)
+    if not any(info.skipped is None for info in infos):
+        raise UsageError(f"{root}: no component repository could be reached; nothing drafted")
+    out.write(render_registry(None, None, drafted, catalog=relative(str(root))))
+    return ExitCode.OK
 
 
-def _draft_catalog(
-    root: Path, open_repository: Callable[[str, str], GitTree], reporter: Reporter, mirrors: dict[str, str], out: TextIO
-) -> ExitCode:
-    from ..catalog import repo_key
-    from ..draft import draft_skill, relative, render_registry
+def _draft_component(
+    root: Path, component: Component, tree: SourceTree, reporter: Reporter
+) -> list[tuple[Skill, str, list[DraftClaim]]]:
+    from ..draft import draft_skill, relative
     from ..errors import AuditError
     from ..fsutil import read_input
-    from ..spec.catalog import load_catalog
     from ..spec.skill import MAX_SKILL_BYTES, load_skill
 
     drafted = []
-    first: tuple[str, str] | None = None
-    for component in load_catalog(root):
-        if component.problem is not None:
-            reporter.say(f"skipped: {component.problem}")
-            continue
+    for item in component.skills:
+        folder = root / "skills" / item.catalog_dir
         try:
-            tree = open_repository(mirrors.get(repo_key(component.repo), component.url), component.ref)
+            skill = load_skill(folder, shown_as=str(folder))
+            text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
         except AuditError as exc:
-            reporter.say(f"skipped: cannot reach {component.url} at {component.ref}: {exc}")
+            reporter.say(f"skipped: {exc}")
             continue
-        first = first or (component.url, component.ref)
-        for item in component.skills:
-            folder = root / "skills" / item.catalog_dir
-            try:
-                skill = load_skill(folder, shown_as=str(folder))
-                text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
-            except AuditError as exc:
-                reporter.say(f"skipped: {exc}")
-                continue
-            day = skill.card.validated_on if skill.card else None
-            code = (tree.validated_on(day) if day else None) or tree
-            drafted.append((skill, relative(str(folder)), draft_skill(skill, text, tree, code)))
-    if first is None:
-        raise UsageError(f"{root}: no component repository could be reached; nothing drafted")
-    note = "# check --catalog reads each component's own repository; this source serves a plain check.\n"
-    out.write(note + render_registry(first[0], first[1], drafted))
-    return ExitCode.OK
+        day = skill.card.validated_on if skill.card else None
+        code = (tree.validated_on(day) if day else None) or tree
+        drafted.append((skill, relative(str(folder)), draft_skill(skill, text, tree, code)))
+    return drafted
 
 
 def cache(action: str, ctx: RunContext, older_than: float | None = None, out: TextIO | None = None) -> ExitCode:

@@ -112,9 +112,10 @@ class ReleaseSpec:
 
 @dataclass(frozen=True)
 class SourceSpec:
-    repo: str
+    repo: str  # "" when the source is a catalog
     ref: str
     release: ReleaseSpec | None = None
+    catalog: Path | None = None  # a skills catalog: each skill is read against its own component's repository
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ Validation runs in two passes: the shipped JSON Schema (shape and types,
 with key paths), then what a schema cannot say (a condition has exactly one
 shape; its expressions and statements parse; paths stay in the repository).
 Every problem is a :class:`SpecError` of one line, ``anchors.yaml:LINE:
-key.path: what is wrong``.  Unknown keys are warnings.
+key.path: what is wrong``.  An unknown key is an error too (a misspelt key
+would silently drop what it holds).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def parse_spec(text: str, path: Path) -> Spec:
             raise SpecError(message)
     data = doc.data
     source = data["source"]
+    _check_source(doc, source)
     release = None
     if "release" in source:
         paths = source["release"].get("paths", {})
@@ -65,7 +67,22 @@ def parse_spec(text: str, path: Path) -> Spec:
         for claim_id, claim in (entry.get("claims") or {}).items():
             claims.append(_claim(doc, where + ("claims", claim_id), claim_id, claim or {}))
         skills.append(SkillSpec(name, skill_path, tuple(claims), prefixes))
-    return Spec(path, SourceSpec(source["repo"], source["ref"], release), tuple(skills), tuple(warnings))
+    catalog = path.parent / source["catalog"] if "catalog" in source else None
+    spec_source = SourceSpec(source.get("repo", ""), source.get("ref", ""), release, catalog)
+    return Spec(path, spec_source, tuple(skills), tuple(warnings))
+
+
+def _check_source(doc: YamlDoc, source: dict[str, Any]) -> None:
+    """``repo`` and ``ref``, or ``catalog`` alone: what a schema of required keys cannot say in one line."""
+    if "catalog" in source:
+        both = [key for key in ("repo", "ref", "release") if key in source]
+        if both:
+            raise SpecError(f"{doc.where(('source', both[0]))}: a catalog source names no {both[0]} (each "
+                            "component of the catalog names its own repository and ref)")  # fmt: skip
+        return
+    for key in ("repo", "ref"):
+        if key not in source:
+            raise SpecError(f"{doc.where(('source',))}: missing required key '{key}' (or give catalog: DIR)")
 
 
 def _claim(doc: YamlDoc, where: KeyPath, claim_id: str, data: dict[str, Any]) -> ClaimSpec:

@@ -32,6 +32,7 @@ from ..source.file import SourceFile
 from .canon import Canon, canonical, code, expression_key
 
 NEAR_MISS = 0.75  # an if test this similar to the wanted one is "different", not "absent"
+MAX_SCOPES_TRIED = 12  # defs, likeliest name first, searched for a condition whose scope is gone
 
 
 class PatternError(ValueError):
@@ -114,10 +115,27 @@ def check_condition(condition: Condition, source: SourceFile | None) -> Conditio
             condition, ConditionStatus.ERROR, problem.line, f"{condition.path} does not parse: {problem}"
         )
     if not scopes:
-        return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no {condition.scope} in {condition.path}")
+        return _scope_gone(condition, index)
     if condition.if_test is not None:
         return _check_gate(condition, scopes)
     return _check_has(condition, scopes)
+
+
+def _scope_gone(condition: Condition, index: PythonIndex) -> ConditionResult:
+    """The scope a condition names is not in the file: where the promise holds now (a renamed or moved
+    method), else the nearest name; different when it holds elsewhere, absent when nowhere."""
+    absent = f"no {condition.scope} in {condition.path}"
+    names = [n for n in index.qualnames() if n != condition.scope]
+    likeliest = sorted(names, key=lambda n: -difflib.SequenceMatcher(None, condition.scope or "", n).ratio())
+    for name in likeliest[:MAX_SCOPES_TRIED]:
+        views = index.scopes(name)
+        moved = _check_gate(condition, views) if condition.if_test is not None else _check_has(condition, views)
+        if moved.status is ConditionStatus.HOLDS:
+            said = f"{absent}: it holds in {name} now (line {moved.line})"
+            return ConditionResult(condition, ConditionStatus.DIFFERENT, moved.line, said)
+    near = difflib.get_close_matches(condition.scope or "", names, n=1, cutoff=0.6)
+    said = absent + (f" (nearest: {near[0]})" if near else "")
+    return ConditionResult(condition, ConditionStatus.ABSENT, detail=said)
 
 
 # ------------------------------------------------------------------ the three shapes
@@ -236,9 +254,11 @@ def _check_gate(condition: Condition, scopes: list[ScopeView]) -> ConditionResul
             best = (problems, view.line_of(cand.node))
     if best is not None:
         return ConditionResult(condition, ConditionStatus.DIFFERENT, best[1], "; ".join(best[0]))
-    # No if with that test: is there one that is nearly it (a changed operator or constant)?
+    # No if with that test: is there one that is nearly it (a changed operator or constant, a test that gained or
+    # lost an `and` or `or` part)?
     wanted_text = " ".join(condition.if_test.split())
-    scored = [(difflib.SequenceMatcher(None, wanted_text, code(f.node.test)).ratio(), f, v) for f, v in found]
+    parts = _operands(cst.parse_expression(condition.if_test))
+    scored = [(_likeness(wanted_text, want, parts, f.node.test), f, v) for f, v in found]
     scored = [s for s in scored if s[0] >= NEAR_MISS]
     if scored:
         _, near, view = max(scored, key=lambda s: s[0])
@@ -251,6 +271,20 @@ def _check_gate(condition: Condition, scopes: list[ScopeView]) -> ConditionResul
         )
     scope = condition.scope or "the module"
     return ConditionResult(condition, ConditionStatus.ABSENT, detail=f"no `if {condition.if_test}` in {scope}")
+
+
+def _likeness(wanted_text: str, want: Canon, parts: set[Canon], test: cst.BaseExpression) -> float:
+    """How nearly ``test`` is the wanted one: 1 when one is an and/or part of the other, else text similarity."""
+    if want in _operands(test) or canonical(test) in parts:
+        return 1.0
+    return difflib.SequenceMatcher(None, wanted_text, code(test)).ratio()
+
+
+def _operands(expr: cst.BaseExpression) -> set[Canon]:
+    """The canonical parts of a chain of ``and`` / ``or`` (the expression itself when it is none)."""
+    if isinstance(expr, cst.BooleanOperation):
+        return _operands(expr.left) | _operands(expr.right)
+    return {canonical(expr)}
 
 
 def _gate_problems(condition: Condition, found: _FoundIf, view: ScopeView) -> list[str]:

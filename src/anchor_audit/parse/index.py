@@ -29,7 +29,7 @@ from ..source.file import SourceFile
 from ..textlines import split_lines_keepends
 from .cstview import ScopeView, cst_statements, view
 from .tokens import LogicalLine, logical_lines
-from .walk import ast_bindings, ast_scopes, cst_scopes
+from .walk import ast_bindings, ast_qualnames, ast_scopes, cst_scopes
 
 if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     import libcst as cst
@@ -193,6 +193,10 @@ class PythonIndex:
             module = cst.parse_module(self.text)
             return [view(module.body, self._ast.body, 0, module)]
         return [self._cut(node) for node in ast_scopes(self._ast, qualname)]
+
+    def qualnames(self) -> list[str]:
+        """Every def and class of the file as ``Class.method``, each once ([] when only libcst reads it)."""
+        return list(dict.fromkeys(ast_qualnames(self._ast.body))) if self._ast is not None else []
 
     @property
     def ast_module(self) -> ast.Module | None:

@@ -55,6 +55,14 @@ def ast_defs(body: list[ast.stmt]) -> Iterator[AstDef]:
                 yield from ast_defs(block)
 
 
+def ast_qualnames(body: list[ast.stmt], prefix: str = "") -> Iterator[str]:
+    """``Class.method`` of every def and class under ``body``, outermost first."""
+    for node in ast_defs(body):
+        name = prefix + node.name
+        yield name
+        yield from ast_qualnames(node.body, name + ".")
+
+
 def ast_scopes(module: ast.Module, qualname: str) -> list[AstDef]:
     """Every def or class named ``qualname`` (``Class.method``); several when defined conditionally."""
     frontier: list[list[ast.stmt]] = [module.body]

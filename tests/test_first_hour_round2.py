@@ -242,3 +242,11 @@ def test_init_without_repo_says_the_quoted_files_are_not_in_the_skills_repositor
     code = make_code_repo(tmp_path / "code")
     assert main(["init", "skills-repo/plan-skill", "--repo", str(code.path), "--ref", "HEAD"]) == 0
     assert capsys.readouterr().err == ""  # every quoted file is there: nothing to say
+
+
+def test_a_patch_names_a_registry_given_by_absolute_path_relative_to_the_working_folder(tmp_path, monkeypatch) -> None:
+    from anchor_audit.textlines import unified_diff
+
+    monkeypatch.chdir(tmp_path)
+    diff = unified_diff("a: 1\n", "a: 2\n", str(tmp_path / "skills" / "anchors.yaml"))
+    assert diff.startswith("--- a/skills/anchors.yaml\n+++ b/skills/anchors.yaml\n")  # not a//tmp/...: git apply takes it

@@ -190,3 +190,41 @@ def test_docs_commands_shows_the_diff_of_the_published_skill_as_it_is(wheels: Pa
     docs = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     shown = re.search(r"```text\n(diff: release megatron-bridge 0\.3\.0.*?)\n```", docs, re.S)
     assert code == 1 and shown is not None and shown.group(1) == out
+
+
+def test_the_readme_shows_the_main_job_as_it_is(wheels: Path, capsys, monkeypatch) -> None:
+    from anchor_audit.cli import main
+
+    from .docpages import agrees, first_difference, shown_by
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "120")  # the width the README says it shows
+    assert main(["check", "--release", "--cache-dir", str(wheels)]) == 1
+    out = capsys.readouterr().out
+    for block in shown_by("release-main-job"):  # README.md and README.zh-CN.md
+        assert agrees(block.text, out), f"{block.where}: {first_difference(block.text, out)}"
+
+
+def test_docs_commands_shows_fix_and_the_diffs_markdown_as_they_are(wheels: Path, published: Path, tmp_path: Path,
+                                                                     capsys, monkeypatch) -> None:  # fmt: skip
+    import shutil
+
+    from anchor_audit.cli import main
+
+    from .docpages import agrees, first_difference, shown_by
+
+    shutil.copytree(published, tmp_path / PUBLISHED)
+    for item in (tmp_path / PUBLISHED).iterdir():
+        item.chmod(0o644)  # ../shared is read-only
+    shutil.copy(ROOT / "anchors.yaml", tmp_path / "anchors.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert main(["fix", PUBLISHED, "--release", "--update-card", "--cache-dir", str(wheels)]) == 1
+    out = capsys.readouterr().out
+    (block,) = shown_by("release-fix-diff")
+    assert agrees(block.text, out), f"{block.where}: {first_difference(block.text, out)}"
+    monkeypatch.chdir(ROOT)
+    code = main(["diff", "v0.3.0", "v0.6.0", str(published), "--release", "--format", "markdown",
+                 "--cache-dir", str(wheels)])  # fmt: skip
+    out = capsys.readouterr().out
+    (block,) = shown_by("release-diff-markdown")
+    assert code == 1 and agrees(block.text, out), f"{block.where}: {first_difference(block.text, out)}"

@@ -33,6 +33,9 @@ def unified_diff(before: str, after: str, name: str) -> str:
     prose is a character of its line here, as it is for ``git apply``.
     """
     import difflib
+    import os
 
+    if os.path.isabs(name):  # `a//abs/path` is no path git apply takes: say it from the working folder
+        name = os.path.relpath(name)
     lines = difflib.unified_diff(split_lines_keepends(before), split_lines_keepends(after), f"a/{name}", f"b/{name}")
     return "".join(lines)

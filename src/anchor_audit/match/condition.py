@@ -133,7 +133,9 @@ def _scope_gone(condition: Condition, index: PythonIndex) -> ConditionResult:
         if moved.status is ConditionStatus.HOLDS:
             said = f"{absent}: it holds in {name} now (line {moved.line})"
             return ConditionResult(condition, ConditionStatus.DIFFERENT, moved.line, said)
-    near = difflib.get_close_matches(condition.scope or "", names, n=1, cutoff=0.6)
+    parent = (condition.scope or "").rpartition(".")[0]
+    siblings = [n for n in names if n.rpartition(".")[0] == parent]  # a renamed method of the same class
+    near = difflib.get_close_matches(condition.scope or "", siblings, n=1, cutoff=0.6)
     said = absent + (f" (nearest: {near[0]})" if near else "")
     return ConditionResult(condition, ConditionStatus.ABSENT, detail=said)
 

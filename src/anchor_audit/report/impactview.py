@@ -44,8 +44,9 @@ def render_impact_terminal(report: ImpactReport, stream: TextIO, color: str = "a
         where = f" (HEAD {_at(i.path, i.lines)})" if i.path and i.lines else ""
         console.print(Text(printable(f"  {i.skill}: {i.kind} {i.key}: {_what(i)}{where}")))
     patches = sorted({i.patch for i in report.impacts if i.patch})
-    for patch in patches:
+    if patches:  # one patch, of every skill's files: what --apply writes
         console.print(Text("healing patch (anchor-audit impact --apply writes it):", style="bold"))
+    for patch in patches:
         for line in split_lines(patch):
             console.print(Text("  " + printable(line)))
     n = sum(1 for i in report.impacts if i.before != i.after)

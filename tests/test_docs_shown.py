@@ -1,0 +1,226 @@
+"""The pages show what the tool prints: every output block of README.md and docs/*.md is run and compared.
+
+As ``cog --check`` keeps generated text honest, each output block names, in a comment above it, the case that
+produces it (tests/docpages.py says how); the first test fails on a block that names none, so a page cannot
+drift from the tool unseen.  Cases run against the fixtures; those that need the real Megatron-Bridge run
+where ``ANCHOR_AUDIT_MEGATRON_BRIDGE`` (and for the submodule ``ANCHOR_AUDIT_MEGATRON_LM``) name local git
+copies of it, and are skipped with that reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.cli import main
+from anchor_audit.cliparser import build_parser
+
+from .conftest import DEMO, ROOT, GitRepo, git
+from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, shown_by
+
+CASES = {
+    "demo-init-draft", "demo-init-check", "demo-impact", "demo-impact-json", "synopsis",
+    "mb-impact", "mb-history", "mb-skills",
+    # run in tests/test_megatron_bridge_release.py, beside the wheels they need
+    "release-main-job", "release-fix-diff", "release-diff-markdown",
+}  # fmt: skip
+
+
+def test_every_output_block_names_what_shows_it() -> None:
+    unmarked = [b.where for b in every_block() if b.language in OUTPUT_LANGUAGES and b.marker is None]
+    assert not unmarked, f"output blocks with neither <!-- shown-by: CASE --> nor <!-- not-output: WHY -->: {unmarked}"
+    used = set()
+    for block in every_block():
+        if block.marker is None or block.marker[0] != "shown-by":
+            continue
+        case = block.marker[1]
+        if "::" in case:  # a test elsewhere compares it
+            path, name = case.split("::")
+            assert f"def {name}(" in (ROOT / path).read_text(), f"{block.where}: no test {case}"
+            assert block.page.name in (ROOT / path).read_text(), f"{block.where}: {case} never reads {block.page.name}"
+        else:
+            assert case in CASES, f"{block.where}: no case {case} in this module"
+            used.add(case)
+    assert used == CASES, f"cases no page shows: {sorted(CASES - used)}"
+
+
+def _commands(text: str) -> list[list[str]]:
+    """The anchor-audit command lines of a shell block (or of `$ ` lines), continuations joined."""
+    joined = re.sub(r"\\\n\s*", " ", text)
+    out = []
+    for line in joined.split("\n"):
+        line = line.removeprefix("$ ").strip()
+        for part in re.split(r"&&|\|\|?|;", line):
+            words = shlex.split(part, comments=True)
+            if ">" in words:
+                words = words[: words.index(">")]
+            if words[:1] == ["anchor-audit"]:
+                out.append(words[1:])
+            elif words[:3] == ["python", "-m", "anchor_audit"]:
+                out.append(words[3:])
+    return out
+
+
+SHELL = {"bash", "sh", "console", "shell"}
+
+
+def test_every_command_a_page_shows_is_one_the_tool_takes(capsys) -> None:
+    parser = build_parser()
+    seen = 0
+    for block in every_block():
+        if block.language not in SHELL and not block.text.startswith("$ anchor-audit"):
+            continue
+        for argv in _commands(block.text if block.language in SHELL else block.text.split("\n", 1)[0]):
+            seen += 1
+            try:
+                parser.parse_args(argv)
+            except SystemExit:
+                pytest.fail(f"{block.where}: anchor-audit {shlex.join(argv)}: {capsys.readouterr().err.strip()}")
+    assert seen >= 10  # the README's and docs' commands were found at all
+
+
+def _compare(case: str, actual: str) -> None:
+    for block in shown_by(case):
+        assert agrees(block.text, actual), f"{block.where}: {first_difference(block.text, actual)}"
+
+
+# ------------------------------------------------------------------ the demo fixture
+
+
+@pytest.fixture
+def demo_code(make_repo) -> GitRepo:
+    return make_repo()
+
+
+def test_demo_init_drafts_what_the_readme_shows_and_check_runs_on_it(demo_code, tmp_path, capsys, monkeypatch) -> None:
+    shutil.copytree(DEMO / "skills" / "demo-overlap", tmp_path / "demo-overlap")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "demo-overlap", "--repo", str(demo_code.path), "--ref", "v1"]) == 0
+    draft = capsys.readouterr().out
+    for block in shown_by("demo-init-draft"):
+        assert block.text in draft, f"{block.where}: the draft is\n{draft}"
+    (tmp_path / "anchors.yaml").write_text(draft)
+    assert main(["check"]) == 0
+    _compare("demo-init-check", capsys.readouterr().out.rstrip("\n").split("\n")[-1])
+
+
+@pytest.fixture
+def moved_then_edited(make_repo) -> tuple[GitRepo, dict[str, str]]:
+    """tests/test_impact.py's repository, as far as the docs use it: v1 -> docs -> move -> edit."""
+    repo = make_repo()
+    shas = {"v1": git(repo.path, "rev-parse", "HEAD")}
+    repo.write("docs/notes.md", "unrelated\n")
+    shas["docs"] = repo.commit("docs")
+    overlap = "src/demo/overlap.py"
+    repo.edit(overlap, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    shas["move"] = repo.commit("add imports")
+    repo.edit(overlap, "if model.tp_size < 2:", "if model.tp_size < 4:")
+    shas["edit"] = repo.commit("raise the tp threshold")
+    return repo, shas
+
+
+def _impact(repo: GitRepo, base: str, head: str, *extra: str) -> int:
+    skill = os.path.relpath(DEMO / "skills" / "demo-overlap")
+    return main(["impact", base, head, skill, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), *extra])
+
+
+def test_demo_impact_is_as_the_commands_page_shows(moved_then_edited, capsys, monkeypatch) -> None:
+    repo, shas = moved_then_edited
+    monkeypatch.chdir(ROOT)
+    assert _impact(repo, shas["move"], shas["edit"]) == 1
+    out = capsys.readouterr().out.replace(shas["move"][:12], "ed2de4f2ef50").replace(shas["edit"][:12], "2729315d6ec5")
+    _compare("demo-impact", out)  # the commits' shas are the page's: they differ with the day they are built
+    assert _impact(repo, shas["docs"], shas["move"], "--format", "json") == 1
+    data = json.loads(capsys.readouterr().out)
+    for block in shown_by("demo-impact-json"):
+        shown = json.loads(block.text.replace("…", ""))  # an elided sha is its prefix
+        assert len(shown["base"]) == len(shown["head"]) == 8  # abridged shas, whichever the run made
+        first = data["impacts"][0]
+        for key, value in shown["impacts"][0].items():
+            same = first[key].startswith(value.removesuffix("\n...")) if key == "patch" else first[key] == value
+            assert same, (block.where, key, first[key])
+
+
+def test_the_synopsis_names_only_options_each_command_takes() -> None:
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for block in shown_by("synopsis"):
+        command = None
+        for line in block.text.split("\n"):
+            words = line.split()
+            if words[:1] == ["anchor-audit"]:
+                command = words[1] if len(words) > 1 and words[1] in commands else None
+            elif not line.startswith(" "):
+                command = None  # the notes under the synopsis
+            if command is None:
+                continue
+            known = {o for action in commands[command]._actions for o in action.option_strings}
+            unknown = [f for f in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line) if f not in known]
+            assert not unknown, f"{block.where}: {command} takes no {unknown}"
+
+
+# ------------------------------------------------------------------ the real Megatron-Bridge, where it is here
+
+
+def _megatron_bridge() -> str:
+    where = os.environ.get("ANCHOR_AUDIT_MEGATRON_BRIDGE")
+    if not where or not Path(where).is_dir():
+        pytest.skip("needs ANCHOR_AUDIT_MEGATRON_BRIDGE: a local git copy of NVIDIA-NeMo/Megatron-Bridge")
+    return where
+
+
+def test_the_readme_shows_megatron_bridge_pr_2910s_impact(capsys, tmp_path, monkeypatch) -> None:
+    repo = _megatron_bridge()
+    monkeypatch.chdir(tmp_path)
+    code = main(["impact", "80a8070a1~1", "80a8070a1", "--repo", repo, "--all", "skills", "--in-repo"])
+    assert code == 1
+    _compare("mb-impact", capsys.readouterr().out)
+
+
+def test_the_commands_page_shows_the_tp_dp_skills_history(capsys, monkeypatch) -> None:
+    from .conftest import SHARED_SKILL
+
+    repo = _megatron_bridge()
+    if not SHARED_SKILL.is_dir():
+        pytest.skip(f"needs the published skill at {SHARED_SKILL}")
+    monkeypatch.chdir(ROOT)
+    (block,) = [b for b in shown_by("mb-history") if b.text.startswith("$ ")]
+    argv = _commands(block.text.split("\n", 1)[0])[0]
+    assert main([a.replace("MEGATRON_BRIDGE", repo) for a in argv]) == 0
+    _compare("mb-history", "$ anchor-audit " + shlex.join(argv) + "\n" + capsys.readouterr().out)
+
+
+def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, tmp_path, monkeypatch) -> None:
+    repo = _megatron_bridge()
+    lm = os.environ.get("ANCHOR_AUDIT_MEGATRON_LM")
+    if not lm:
+        pytest.skip("needs ANCHOR_AUDIT_MEGATRON_LM: a local git copy of NVIDIA/Megatron-LM, for the submodule")
+    monkeypatch.chdir(tmp_path)
+    args = ["check", "--repo", repo, "--ref", "HEAD", "--in-repo", "--all", "skills",
+            "--submodule", f"3rdparty/Megatron-LM={lm}", "--format", "json"]  # fmt: skip
+    assert main(args) == 1
+    data = json.loads(capsys.readouterr().out)
+    summary = data["summary"]
+    anchors, claims = summary["anchors"], summary["claims"]
+    quoting = sum(1 for skill in data["skills"] if skill["anchors"])
+    said = (f"Quotes: {sum(anchors.values())}, in {quoting} of the skills: **{anchors['exact']} exact, {anchors['moved']} moved, "
+            f"{anchors['relocated']} relocated, {anchors['changed']} changed, {anchors['missing']} missing**. "
+            f"Claims: {sum(claims.values())}: **{claims['code_verified']} code_verified**")  # fmt: skip
+    (block,) = shown_by("mb-skills")
+    page = " ".join(block.page.read_text(encoding="utf-8").split())
+    assert said in page, said
+    assert f"**{claims['broken']} broken**" in page and f"**{claims['doc_only']} doc_only, {claims['unlinked']} unlinked**" in page
+    assert f"{summary['card_mismatches']} card mismatches" in page
+    promises = summary["promises"]
+    evidence, symbols = promises["evidence"], promises["symbol"]
+    assert (f"{evidence['missing']} of {sum(evidence.values())} card.yaml evidence paths are missing and "
+            f"{evidence['unverifiable']} entries are free text") in page
+    assert f"{promises['reference']['exists']} `@path` references exist" in page
+    assert (f"{symbols['exists']} example symbols resolve, {symbols['missing']} is missing" in page
+            and f"and {symbols['unverifiable']} cannot be resolved statically" in page)  # fmt: skip
+    assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -66,7 +67,8 @@ def test_a_move_is_reported_on_the_new_lines_with_the_healing_patch(change, caps
     patch = data["impacts"][0]["patch"]
     assert "-```32:38:src/demo/overlap.py\n+```34:40:src/demo/overlap.py\n" in patch
     assert "+~~~43:49:src/demo/overlap.py" in patch and "+   ````57:59:src/demo/overlap.py" in patch
-    assert patch.startswith(f"--- a/{SKILL}/SKILL.md\n+++ b/{SKILL}/SKILL.md\n")
+    shown = os.path.relpath(SKILL)  # named from the working folder, as git apply takes it (not a//abs/...)
+    assert patch.startswith(f"--- a/{shown}/SKILL.md\n+++ b/{shown}/SKILL.md\n")
 
 
 def test_an_edit_inside_a_gate_breaks_the_quote_the_condition_and_the_claim(change, capsys) -> None:

@@ -22,7 +22,7 @@ LAYERS = [
     {"history"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
     {"audit"},
-    {"promises", "cardlinks", "citations", "citation_examples"},
+    {"promises", "cardlinks", "citations", "citation_examples", "validation"},
     {"commandcheck", "attrchains", "pathcandidates"},
     {"symbols", "resultcache", "reads", "pyproject"},
     {"spec", "match"},

@@ -63,6 +63,7 @@ from .resultcache import (
     quote_key,
 )
 from .source import Progress, SourceTree, no_progress
+from .validation import contradictions
 
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
@@ -240,7 +241,10 @@ def audit_skill(
     ]
     if entry is None:
         notes.insert(0, _no_entry_note(claims, linked))
-    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+    conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
+    contradicted = contradictions(skill, anchors, claims, kept, conditioned, tree)
+    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
+                       contradicted=contradicted)  # fmt: skip
 
 
 def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:

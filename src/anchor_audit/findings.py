@@ -24,6 +24,7 @@ from .model import (
     Relocated,
     SkillReport,
     Verdict,
+    contradiction_lines,
 )
 from .rules import RULES, Family, Rule
 
@@ -96,6 +97,9 @@ def _all_findings(report: AuditReport) -> list[Finding]:
             files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
             message = f"the catalog's copy is out of sync with the repository's: {words}{files}"
             out.append(Finding("AA303", skill.name, "sync", message, _skill_md(skill), 1))
+        if skill.contradicted:  # one finding for the card's date, however many paths contradict it
+            said = "; ".join(contradiction_lines(skill.contradicted))
+            out.append(Finding("AA206", skill.name, "validated_on", said, skill.card_path or _skill_md(skill), 1))
         out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
         for claim in skill.claims:
             out += _claim_findings(skill, claim)

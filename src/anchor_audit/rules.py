@@ -100,6 +100,12 @@ RULES: dict[str, Rule] = {
               "The card says verified, but nothing backs the word yet.",
               "Run `anchor-audit init SKILL_DIR` to draft its evidence in anchors.yaml, then confirm it.",
               drift=False),
+        _rule("AA206", "validation-contradicted", "error",
+              "The card's validated_on day is on or after the commit that removed a path the skill relies on.",
+              "The date says the skill was checked against code that was already gone: its other claims may "
+              "rest on the same stale reading.",
+              "Re-validate the skill against the code as it is (heal or drop the path), then set validated_on; "
+              "`anchor-audit check --ref validated` shows the code of that day."),
         _rule("AA301", "skill-unreadable", "error",
               "The skill cannot be read (a bad fence, card.yaml, a link).",
               "Nothing of the skill was checked.",

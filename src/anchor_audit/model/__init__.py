@@ -14,15 +14,21 @@ Results are a closed set of values (a status enum per result), never
 exceptions.
 """
 
+from .facts import (
+    SAID_ONCE,
+    UNRESOLVED,
+    ComponentInfo,
+    Contradiction,
+    SyncFacts,
+    UnlistedFolder,
+    contradiction_lines,
+)
 from .references import Citation, Reference, ReferenceKind, Tail
 from .results import (
     QUOTE_TYPES,
-    SAID_ONCE,
-    UNRESOLVED,
     AuditReport,
     Changed,
     ClaimVerdict,
-    ComponentInfo,
     ConditionResult,
     Evidence,
     Exact,
@@ -37,9 +43,7 @@ from .results import (
     Relocated,
     SkillReport,
     SourceInfo,
-    SyncFacts,
     Unchecked,
-    UnlistedFolder,
     found_lines,
     pointed_at,
     suggested_lines,
@@ -139,6 +143,8 @@ __all__ = [
     "SkillSpec",
     "SourceInfo",
     "SyncFacts",
+    "Contradiction",
+    "contradiction_lines",
     "UnlistedFolder",
     "SourceKind",
     "SourceSpec",

@@ -17,6 +17,7 @@ from ..model import (
     Changed,
     ClaimVerdict,
     ComponentInfo,
+    Contradiction,
     Evidence,
     Exact,
     Missing,
@@ -137,8 +138,13 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"skipped": skill.skipped} if skill.skipped is not None else {}),
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
         **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
+        **({"contradicted": [_contradiction(c) for c in skill.contradicted]} if skill.contradicted else {}),
         "findings": [_finding(f, report) for f in found],
     }
+
+
+def _contradiction(c: Contradiction) -> dict[str, Any]:
+    return {"path": c.path, "commit": c.commit, "date": c.day, "validated_on": c.validated_on}
 
 
 def _finding(f: Finding, report: AuditReport) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from ..model import (
     SkillReport,
     SourceKind,
     Verdict,
+    contradiction_lines,
     quote_column,
     suggested_lines,
 )
@@ -108,6 +109,8 @@ class MarkdownRenderer:
         if skill.sync is not None and skill.sync.differs:
             files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
             w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
+        for said in contradiction_lines(skill.contradicted):
+            w(f"\n> **card.yaml**: {md_text(said)}\n")
         for note in skill.notes if notes else ():
             w(f"\n> {md_text(note)}\n")
         broken = [p for p in skill.promises if not p.status.ok and p.status is not PromiseStatus.UNVERIFIABLE]

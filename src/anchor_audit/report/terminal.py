@@ -20,6 +20,7 @@ from ..model import (
     PromiseStatus,
     SkillReport,
     Verdict,
+    contradiction_lines,
     found_lines,
     suggested_lines,
 )
@@ -106,6 +107,8 @@ class TerminalRenderer:
             files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
             text = f"out of sync with its repository: {skill.sync.summary(skill.source)}{files}"
             console.print(Text(printable(text), style="yellow"))
+        for said in contradiction_lines(skill.contradicted):
+            console.print(Text(printable(f"card.yaml: {said}"), style="red"))
         for note in skill.notes:
             console.print(Text(f"note: {printable(note)}", style="dim"))
         narrow = console.width < NARROW

@@ -38,6 +38,7 @@ class Removal:
     was: str
     commit: str
     now: str | None
+    day: str | None = None  # the commit's UTC day, YYYY-MM-DD
 
 
 @dataclass(frozen=True)

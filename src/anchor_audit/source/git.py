@@ -193,7 +193,7 @@ class GitTree:
             removed = self.history.removals(wanted) if wanted else {}
         except git.GitCommandError:  # a blob this lean copy lacks, a shallow history's end
             return {}
-        return {p: Removal(was, sha, self._follow(new, {p, was})) for p, (was, sha, new) in removed.items()}
+        return {p: Removal(was, sha, self._follow(new, {p, was}), day) for p, (was, sha, new, day) in removed.items()}
 
     def _follow(self, path: str | None, seen: set[str]) -> str | None:
         for _ in range(4):

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from typing import Any, Callable, Iterator
 
 import git
@@ -121,11 +122,11 @@ class GitHistory:
 
         return self._remembered("renamed_from", [parent, sha], [path], ask)  # type: ignore[no-any-return]
 
-    def removals(self, paths: list[str]) -> dict[str, tuple[str, str, str | None]]:
+    def removals(self, paths: list[str]) -> dict[str, tuple[str, str, str | None, str | None]]:
         """For each of ``paths`` (files, or folders ending in ``/``; exact, or the tail of a longer path) that a
         commit up to this one removed: path -> (the path it was, the newest commit removing it, where that commit
-        moved it by git's rename detection (50% similar) or None). One walk of the history for all (see
-        :meth:`deletions`); a folder moved when the files that commit renamed went to one folder."""
+        moved it by git's rename detection (50% similar) or None, that commit's UTC day). One walk of the history
+        for all (see :meth:`deletions`); a folder moved when the files that commit renamed went to one folder."""
 
         def ask() -> dict[str, list[str | None]]:
             wanted = set(paths)
@@ -137,12 +138,21 @@ class GitHistory:
             found: dict[str, list[str | None]] = {}
             shas = sorted({sha for _, sha in removed.values()})[:MAX_MOVE_COMMITS]
             renames = {sha: self._renames(sha) for sha in shas}
+            days = self._days(sorted({sha for _, sha in removed.values()}))
             for p, (was, sha) in removed.items():
-                found[p] = [was, sha, _moved(was, renames[sha]) if sha in renames else None]
+                found[p] = [was, sha, _moved(was, renames[sha]) if sha in renames else None, days.get(sha)]
             return found
 
-        answer = self._remembered("removals", [self.commit.hexsha], sorted(set(paths)), ask)
-        return {p: (str(was), str(sha), new) for p, (was, sha, new) in answer.items()}
+        answer = self._remembered("removals-dated", [self.commit.hexsha], sorted(set(paths)), ask)
+        return {p: (str(was), str(sha), new, day) for p, (was, sha, new, day) in answer.items()}
+
+    def _days(self, shas: list[str]) -> dict[str, str]:
+        """The UTC day (YYYY-MM-DD) each commit was committed, in one git call."""
+        if not shas:
+            return {}
+        out = self.repo.git.show("-s", "--format=%H %ct", *shas)
+        pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
+        return {sha: time.strftime("%Y-%m-%d", time.gmtime(int(stamp))) for sha, stamp in pairs}
 
     def deletions(self) -> list[tuple[str, list[str]]]:
         """(commit, the paths it deleted) for every first-parent commit up to this one that deleted any (a merge's

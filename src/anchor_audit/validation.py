@@ -1,0 +1,56 @@
+"""What the history says of the day a card says its skill was validated.
+
+A card's ``validated_on`` is a claim too: that on that day what the skill relies on held.  When a path it
+relies on (an evidence path, a quoted or conditioned file, a path in its prose) is not at the audited ref
+and the commit that removed it was made on or before that day, the code contradicts the date: the skill
+was validated against code that was already gone.  The history is asked once for all the skill's missing
+paths (the same walk of deletions that says where a missing path went).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import (
+    AnchorStatus,
+    ClaimVerdict,
+    Contradiction,
+    EvidenceKind,
+    PromiseKind,
+    PromiseResult,
+    PromiseStatus,
+    QuoteMatch,
+    Skill,
+)
+from .source import SourceTree
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
+
+
+def contradictions(
+    skill: Skill,
+    anchors: tuple[QuoteMatch, ...],
+    claims: list[ClaimVerdict],
+    promises: tuple[PromiseResult, ...],
+    conditioned: set[str],
+    tree: SourceTree,
+) -> tuple[Contradiction, ...]:
+    """The paths the skill relies on (``conditioned``: the files its registered conditions read) that were
+    removed on or before its card's ``validated_on`` day."""
+    day = skill.card.validated_on if skill.card else None
+    if day is None or not _DAY.match(day):
+        return ()
+    missing = {m.quote.path for m in anchors if m.status is AnchorStatus.MISSING}
+    missing |= {e.ref for c in claims for e in c.evidence if e.kind is EvidenceKind.FILE and not e.ok}
+    missing |= {path for path in conditioned if tree.blob_id(path) is None}
+    missing |= {p.path for p in promises if p.kind in _KINDS and p.status is PromiseStatus.MISSING}
+    if not missing:
+        return ()
+    removed = tree.removals(sorted(missing))
+    found = [
+        Contradiction(path, r.commit, r.day, day)
+        for path, r in sorted(removed.items())
+        if r.day is not None and r.day <= day and r.was == path
+    ]
+    return tuple(found)

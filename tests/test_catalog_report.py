@@ -50,11 +50,12 @@ def test_the_terminal_says_why_each_skill_drifts_in_one_line(fixture_catalog, ca
     lines = out.splitlines()
     assert "12 skills in 3 components: 9 audited, 2 skipped, 1 unreadable; 7 with drift; 2 folders no component names" in lines
     reasons = {line.split(":", 1)[0]: line.split(": ", 1)[1] for line in lines if line.startswith(("a-", "b-"))}
+    ask = " · ask Test Author"  # the upstream folder's last committer: no CODEOWNERS in the fixture
     assert reasons == {
-        "a-moved": "1 quote moved",
-        "a-changed": "1 quote changed · 1 claim broken · 1 card mismatch · 1 evidence path missing",
-        "a-citations": "1 symbol missing · 1 path missing · 1 link broken",
-        "b-cli": "1 version differs · 1 command fails to parse",
+        "a-moved": "1 quote moved" + ask,
+        "a-changed": "1 quote changed · 1 claim broken · 1 card mismatch · 1 evidence path missing" + ask,
+        "a-citations": "1 symbol missing · 1 path missing · 1 link broken" + ask,
+        "b-cli": "1 version differs · 1 command fails to parse" + ask,
     }  # at 60 columns the reasons do not fit a table: one skill a line, none wrapped
     assert "acme/alpha: 2 skills out of sync and nothing else (1 behind upstream, 1 ahead or diverged)" in lines
     assert "acme/beta: 1 skill out of sync and nothing else (1 absent upstream)" in lines

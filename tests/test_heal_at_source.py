@@ -61,3 +61,80 @@ def test_several_paths_one_commit_removed_are_said_together(tmp_path, capsys) ->
     out = capsys.readouterr().out
     assert (f"> **card.yaml**: validated\\_on 2026-02-10, but 2 paths it relies on were removed in `{sha[:9]}` on "
             "2026-02-10: pkg/a.py, pkg/b.py") in out  # on the same day counts: validated against code already gone
+
+
+# ------------------------------------------------------------------ who to ask
+
+from anchor_audit.owners import owning_rule, parse_codeowners  # noqa: E402
+
+OWNED = [  # (pattern, path, owned): GitHub's documented CODEOWNERS cases
+    ("*", "skills/a/SKILL.md", True),
+    ("*.md", "skills/a/SKILL.md", True),
+    ("*.py", "skills/a/SKILL.md", False),
+    ("/skills/", "skills/a/SKILL.md", True),
+    ("skills/", "lib/skills/a/SKILL.md", True),  # no slash but the last: at any depth
+    ("skills/a", "skills/a/SKILL.md", True),  # a slash inside: from the root, and what lies under it
+    ("skills/a", "lib/skills/a/SKILL.md", False),
+    ("skills/*", "skills/SKILL.md", True),
+    ("skills/*", "skills/a/SKILL.md", False),  # `docs/*` owns docs/ itself, not deeper
+    ("**/a", "x/y/a/SKILL.md", True),
+    ("skills/**/SKILL.md", "skills/a/b/SKILL.md", True),
+    ("/skills/b/", "skills/a/SKILL.md", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "path", "owned"), OWNED)
+def test_a_codeowners_pattern_owns_the_paths_github_says(pattern: str, path: str, owned: bool) -> None:
+    rule = owning_rule(parse_codeowners(f"{pattern} @team\n"), path)
+    assert (rule is not None) is owned
+
+
+def test_the_last_matching_codeowners_line_wins_and_emails_are_left_out() -> None:
+    rules = parse_codeowners("# owners\n* @everyone\nskills/ @skills-team dev@example.com  # the skills\n"
+                             "skills/private/ \n")  # fmt: skip
+    rule = owning_rule(rules, "skills/a/SKILL.md")
+    assert rule is not None and (rule.owners, rule.line) == (("@skills-team",), 3)
+    unowned = owning_rule(rules, "skills/private/SKILL.md")
+    assert unowned is not None and unowned.owners == ()  # a line without owners: nobody, not @skills-team
+
+
+def _in_repo_skill_with_drift(tmp_path: Path, codeowners: str | None):
+    from .conftest import git
+
+    repo = make_code_repo(tmp_path / "code", {"skills/plan/SKILL.md": "---\nname: plan\ndescription: d\n---\n\n"
+                                                                       "See `pkg/gone.py`.\n"})  # fmt: skip
+    if codeowners is not None:
+        repo.write(".github/CODEOWNERS", codeowners)
+    for name, email in (("Ada Lovelace", "ada@example.com"), ("Grace Hopper", "grace@example.com")):
+        repo.write("skills/plan/SKILL.md", (repo.path / "skills/plan/SKILL.md").read_text() + f"{name}.\n")
+        git(repo.path, "add", "-A")
+        git(repo.path, "commit", "-qm", f"by {name}", f"--author={name} <{email}>")
+    return repo
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "terminal"])
+def test_a_drifting_skill_names_its_codeowners(fmt: str, tmp_path: Path, capsys) -> None:
+    repo = _in_repo_skill_with_drift(tmp_path, "* @everyone\nskills/ @org/skill-authors\n")
+    args = ["check", "skills/plan", "--in-repo", "--repo", str(repo.path), "--ref", "HEAD", "--format", fmt]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    if fmt == "json":
+        assert json.loads(out)["skills"][0]["owners"] == {"names": ["@org/skill-authors"],
+                                                          "from": ".github/CODEOWNERS:2"}  # fmt: skip
+    elif fmt == "markdown":  # a mention in a report is code: the report never pings a team by itself
+        assert "> **who can heal it**: `@org/skill-authors` (.github/CODEOWNERS:2)\n" in out
+    else:
+        assert "who can heal it: @org/skill-authors (.github/CODEOWNERS:2)\n" in out
+
+
+def test_without_a_rule_the_folders_recent_committers_are_named_never_mailed(tmp_path: Path, capsys) -> None:
+    repo = _in_repo_skill_with_drift(tmp_path, None)
+    for fmt in ("json", "jsonl", "markdown", "terminal", "sarif", "github", "junit"):
+        main(["check", "skills/plan", "--in-repo", "--repo", str(repo.path), "--ref", "HEAD", "--format", fmt])
+        out = capsys.readouterr().out
+        assert "example.com" not in out, fmt
+        if fmt != "json":  # JSON says it once per skill, as data (below)
+            assert "Grace Hopper, Ada Lovelace, Test Author (recent commits to skills/plan)" in out, fmt
+        if fmt == "json":
+            owners = json.loads(out)["skills"][0]["owners"]
+            assert owners == {"names": ["Grace Hopper", "Ada Lovelace", "Test Author"], "from": "recent commits to skills/plan"}

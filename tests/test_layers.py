@@ -22,7 +22,7 @@ LAYERS = [
     {"history"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
     {"audit"},
-    {"promises", "cardlinks", "citations", "citation_examples", "validation"},
+    {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},
     {"commandcheck", "attrchains", "pathcandidates"},
     {"symbols", "resultcache", "reads", "pyproject"},
     {"spec", "match"},

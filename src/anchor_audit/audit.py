@@ -17,6 +17,7 @@ from .budget import Budget
 from .cardlinks import link_card_claim
 from .citations import check_citations
 from .errors import BoundExceeded, NotCarried, UnreadableFile
+from .findings import skill_findings
 from .match.quote import match_quote
 from .match.relocate import relocate
 from .model import (
@@ -50,6 +51,7 @@ from .model import (
     UnreadableSkill,
     Verdict,
 )
+from .owners import owners_of
 from .promises import check_promises
 from .reads import reads
 from .resultcache import (
@@ -243,8 +245,12 @@ def audit_skill(
         notes.insert(0, _no_entry_note(claims, linked))
     conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
     contradicted = contradictions(skill, anchors, claims, kept, conditioned, tree)
-    return SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
-                       contradicted=contradicted)  # fmt: skip
+    report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
+                         contradicted=contradicted)  # fmt: skip
+    if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
+        # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
+        report = replace(report, owners=owners_of(skill.repo_folder, tree))
+    return report
 
 
 def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:

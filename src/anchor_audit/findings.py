@@ -10,7 +10,7 @@ Findings sit on the skill's own files, SKILL.md (quotes) and card.yaml
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .model import (
     AnchorStatus,
@@ -61,6 +61,7 @@ class Finding:
     message: str
     file: str  # the skill file it sits on, as reports show paths
     line: int
+    owners: str = ""  # who can heal it at its source, in words (the skill's Owners), "" when unknown
 
     @property
     def rule(self) -> Rule:
@@ -85,38 +86,47 @@ def findings(report: AuditReport) -> list[Finding]:
     return [f for f in _all_findings(report) if report.policy.selects(f.code)]
 
 
+def skill_findings(skill: SkillReport) -> list[Finding]:
+    """Every finding of one skill, unfiltered by any policy, in report order."""
+    out: list[Finding] = []
+    if skill.error is not None:
+        out.append(Finding("AA301", skill.name, "skill", skill.error, _skill_md(skill), _line_of(skill.error)))
+    if skill.skipped is not None:
+        out.append(Finding("AA302", skill.name, "source", f"not audited: {skill.skipped}", _skill_md(skill), 1))
+    if skill.sync is not None and skill.sync.differs:
+        words = skill.sync.summary(skill.source)
+        files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
+        message = f"the catalog's copy is out of sync with the repository's: {words}{files}"
+        out.append(Finding("AA303", skill.name, "sync", message, _skill_md(skill), 1))
+    if skill.contradicted:  # one finding for the card's date, however many paths contradict it
+        said = "; ".join(contradiction_lines(skill.contradicted))
+        out.append(Finding("AA206", skill.name, "validated_on", said, skill.card_path or _skill_md(skill), 1))
+    out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
+    for claim in skill.claims:
+        out += _claim_findings(skill, claim)
+    for promise in skill.promises:
+        code = _PROMISE_RULE.get((promise.kind, promise.status))
+        if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
+            code = "AA404"
+        if code is None:
+            continue
+        if promise.kind is PromiseKind.TESTS and promise.found is not None:
+            message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
+        else:
+            verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
+            message = f"{promise.kind} {promise.path} {verb}" + (
+                f": {promise.detail}" if promise.detail else ""
+            )
+        out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
+    if skill.owners is not None:  # every format that shows a finding can say whom to ask
+        out = [replace(f, owners=skill.owners.said) for f in out]
+    return out
+
+
 def _all_findings(report: AuditReport) -> list[Finding]:
     out: list[Finding] = []
     for skill in report.skills:
-        if skill.error is not None:
-            out.append(Finding("AA301", skill.name, "skill", skill.error, _skill_md(skill), _line_of(skill.error)))
-        if skill.skipped is not None:
-            out.append(Finding("AA302", skill.name, "source", f"not audited: {skill.skipped}", _skill_md(skill), 1))
-        if skill.sync is not None and skill.sync.differs:
-            words = skill.sync.summary(skill.source)
-            files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
-            message = f"the catalog's copy is out of sync with the repository's: {words}{files}"
-            out.append(Finding("AA303", skill.name, "sync", message, _skill_md(skill), 1))
-        if skill.contradicted:  # one finding for the card's date, however many paths contradict it
-            said = "; ".join(contradiction_lines(skill.contradicted))
-            out.append(Finding("AA206", skill.name, "validated_on", said, skill.card_path or _skill_md(skill), 1))
-        out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
-        for claim in skill.claims:
-            out += _claim_findings(skill, claim)
-        for promise in skill.promises:
-            code = _PROMISE_RULE.get((promise.kind, promise.status))
-            if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
-                code = "AA404"
-            if code is None:
-                continue
-            if promise.kind is PromiseKind.TESTS and promise.found is not None:
-                message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
-            else:
-                verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
-                message = f"{promise.kind} {promise.path} {verb}" + (
-                    f": {promise.detail}" if promise.detail else ""
-                )
-            out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
+        out += skill_findings(skill)
     for folder in report.unlisted:
         listed = f"; listed in {folder.listed_in}" + (f": {folder.reason}" if folder.reason else "")
         message = f"not audited: no components.d entry names it{listed if folder.listed_in else ''}"

@@ -1,13 +1,9 @@
-"""What a catalog run learns beside the audit: how each copy stands to its upstream, each component, the folders
-no component names, and the dates a card gives that the code contradicts."""
+"""What a run learns beside the quotes and claims: each catalog component and the folders no component names,
+the dates a card gives that the history contradicts, and who owns a skill at its source."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .results import SourceInfo
 
 
 @dataclass(frozen=True)
@@ -35,45 +31,6 @@ def contradiction_lines(found: tuple[Contradiction, ...]) -> list[str]:
         listed = f": {', '.join(paths)}" if len(paths) > 1 else ""
         lines.append(f"validated_on {first.validated_on}, but {what} removed in {commit[:9]} on {first.day}{listed}")
     return lines
-
-
-@dataclass(frozen=True)
-class SyncFacts:
-    """How a catalog's copy of a skill stands to the repository's copy at the component's ref.
-
-    ``absent``: the repository has no such folder at the ref (one fact, not one line per file).  A copy that
-    differs is *behind* when an earlier upstream commit's folder equals it (``matches``, ``behind`` commits to
-    the folder ago); when none of the ``searched`` commits does, it is ahead of upstream or diverged from it.
-    """
-
-    files: tuple[str, ...] = ()  # "SKILL.md (differs)", "x (only in the catalog)", "y (only in the repository)"
-    absent: bool = False
-    matches: str | None = None  # the upstream commit whose folder is the catalog's copy
-    matches_date: str | None = None
-    behind: int = 0  # upstream commits to the folder since ``matches``
-    searched: int = 0  # upstream commits to the folder compared with the copy, when none matched
-    catalog_date: str | None = None  # the catalog's last commit to the copy (its git history), when known
-
-    @property
-    def differs(self) -> bool:
-        return self.absent or bool(self.files)
-
-    def summary(self, upstream: SourceInfo | None = None) -> str:
-        """In words: ``3 files differ; the copy is upstream's of 3f2a1c9bd (2026-06-02), 14 commits behind``."""
-        if self.absent:
-            at = f" at {upstream.ref} ({(upstream.commit or '')[:9]}, {upstream.date})" if upstream else ""
-            return f"folder absent upstream{at}"
-        if not self.files:
-            return "in sync"
-        n = len(self.files)
-        files = f"{n} file{'s differ' if n != 1 else ' differs'}"
-        if self.matches is not None:
-            commits = f"{self.behind} commit{'s' if self.behind != 1 else ''} to the folder behind"
-            return f"{files}; the copy is upstream's of {self.matches[:9]} ({self.matches_date}), {commits}"
-        if self.searched:
-            compared = f"({self.searched} compared)"
-            return f"{files}; the copy is no upstream version of the folder {compared}: ahead, or diverged"
-        return files
 
 
 @dataclass(frozen=True)
@@ -115,3 +72,16 @@ class UnlistedFolder:
     name: str
     listed_in: str | None = None  # the exception file that names it (catalog-exceptions.yml), if any
     reason: str | None = None  # the reason that file gives, if any
+
+
+@dataclass(frozen=True)
+class Owners:
+    """Who can heal a skill at its source: ``names`` as the source gives them (``@org/team``; a commit author's
+    name), and where they come from (``.github/CODEOWNERS:12``, ``recent commits to skills/x``)."""
+
+    names: tuple[str, ...]
+    source: str
+
+    @property
+    def said(self) -> str:
+        return f"{', '.join(self.names)} ({self.source})"

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .facts import ComponentInfo, Contradiction, SyncFacts, UnlistedFolder
+from .facts import ComponentInfo, Contradiction, Owners, UnlistedFolder
 from .spec import Condition, LineRange, Quote
 from .status import (
     AnchorStatus,
@@ -245,6 +245,7 @@ class SkillReport:
     skipped: str | None = None  # its code could not be had (a component's repository unreachable)
     sync: SyncFacts | None = None  # catalog: how the copy stands to the component repository's
     contradicted: tuple[Contradiction, ...] = ()  # evidence the code had removed by the card's validated_on day
+    owners: Owners | None = None  # who can heal it at its source (a skill with drift whose folder is known)
 
     @property
     def checked(self) -> bool:
@@ -255,6 +256,45 @@ class SkillReport:
     def out_of_sync(self) -> tuple[str, ...]:
         """The files whose catalog copy differs from the repository's (``SKILL.md (differs)``)."""
         return self.sync.files if self.sync is not None else ()
+
+
+@dataclass(frozen=True)
+class SyncFacts:
+    """How a catalog's copy of a skill stands to the repository's copy at the component's ref.
+
+    ``absent``: the repository has no such folder at the ref (one fact, not one line per file).  A copy that
+    differs is *behind* when an earlier upstream commit's folder equals it (``matches``, ``behind`` commits to
+    the folder ago); when none of the ``searched`` commits does, it is ahead of upstream or diverged from it.
+    """
+
+    files: tuple[str, ...] = ()  # "SKILL.md (differs)", "x (only in the catalog)", "y (only in the repository)"
+    absent: bool = False
+    matches: str | None = None  # the upstream commit whose folder is the catalog's copy
+    matches_date: str | None = None
+    behind: int = 0  # upstream commits to the folder since ``matches``
+    searched: int = 0  # upstream commits to the folder compared with the copy, when none matched
+    catalog_date: str | None = None  # the catalog's last commit to the copy (its git history), when known
+
+    @property
+    def differs(self) -> bool:
+        return self.absent or bool(self.files)
+
+    def summary(self, upstream: SourceInfo | None = None) -> str:
+        """In words: ``3 files differ; the copy is upstream's of 3f2a1c9bd (2026-06-02), 14 commits behind``."""
+        if self.absent:
+            at = f" at {upstream.ref} ({(upstream.commit or '')[:9]}, {upstream.date})" if upstream else ""
+            return f"folder absent upstream{at}"
+        if not self.files:
+            return "in sync"
+        n = len(self.files)
+        files = f"{n} file{'s differ' if n != 1 else ' differs'}"
+        if self.matches is not None:
+            commits = f"{self.behind} commit{'s' if self.behind != 1 else ''} to the folder behind"
+            return f"{files}; the copy is upstream's of {self.matches[:9]} ({self.matches_date}), {commits}"
+        if self.searched:
+            compared = f"({self.searched} compared)"
+            return f"{files}; the copy is no upstream version of the folder {compared}: ahead, or diverged"
+        return files
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ _PHRASES = {
     "AA202": ("claim unverifiable", "claims unverifiable"),
     "AA203": ("card mismatch", "card mismatches"),
     "AA205": ("claim unlinked", "claims unlinked"),
+    "AA206": ("validated_on the code contradicts", "validated_on the code contradicts"),
     "AA401": ("evidence path missing", "evidence paths missing"),
     "AA402": ("reference missing", "references missing"),
     "AA403": ("test count differs", "test counts differ"),
@@ -71,6 +72,8 @@ def why(skill: SkillReport, drift: list[Finding]) -> str:
         parts.append("skipped")
     if skill.sync is not None and skill.sync.differs and "AA303" in codes:
         parts.append(sync_short(skill.sync))
+    if skill.owners is not None:  # set only for drift upstream can heal (a re-sync is the catalog's)
+        parts.append(f"ask {', '.join(skill.owners.names)}")
     return " · ".join(parts)
 
 

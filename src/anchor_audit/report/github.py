@@ -38,9 +38,8 @@ def render_github(report: AuditReport, stream: TextIO) -> None:
             continue
         shown[command] += 1
         title = f"{f.code} {f.rule.name}"
-        stream.write(
-            f"::{command} file={_property(f.file)},line={f.line},title={_property(title)}::{_data(f.message)}\n"
-        )
+        message = f.message + (f" (who can heal it: {f.owners})" if f.owners else "")
+        stream.write(f"::{command} file={_property(f.file)},line={f.line},title={_property(title)}::{_data(message)}\n")
     for command, n in left.items():
         more = f"{n} more {command}{'s' if n != 1 else ''} not shown: see the full report (--format sarif or markdown)"
         stream.write(f"::{command} title=anchor-audit::{_data(more)}\n")

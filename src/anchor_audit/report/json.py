@@ -139,6 +139,7 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
         **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
         **({"contradicted": [_contradiction(c) for c in skill.contradicted]} if skill.contradicted else {}),
+        **({"owners": {"names": list(skill.owners.names), "from": skill.owners.source}} if skill.owners else {}),
         "findings": [_finding(f, report) for f in found],
     }
 

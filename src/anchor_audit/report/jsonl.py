@@ -20,6 +20,8 @@ def render_jsonl(report: AuditReport, stream: TextIO) -> None:
             "skill": f.skill, "code": f.code, "rule": f.rule.name, "level": f.rule.level, "fingerprint": f.key,
             "file": f.file, "line": f.line, "message": f.message, "drift": counts_as_drift(f, report),
         }  # fmt: skip
+        if f.owners:
+            line["owners"] = f.owners
         if f.key in report.accepted:
             line["accepted"] = True
         stream.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")

@@ -44,7 +44,9 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
             elif open_findings:
                 first = open_findings[0]
                 failure = ET.SubElement(case, "failure", message=xml_text(first.message), type=first.code)
-                failure.text = xml_text("\n".join(f"{f.code} {f.file}:{f.line}: {f.message}" for f in open_findings))
+                said = [f"{f.code} {f.file}:{f.line}: {f.message}" for f in open_findings]
+                owners = f"\nwho can heal it: {first.owners}" if first.owners else ""
+                failure.text = xml_text("\n".join(said) + owners)
                 counts["failures"] += 1
         for key, value in counts.items():
             suite.set(key, str(value))

@@ -111,16 +111,11 @@ class MarkdownRenderer:
             w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
         for said in contradiction_lines(skill.contradicted):
             w(f"\n> **card.yaml**: {md_text(said)}\n")
+        if skill.owners is not None:
+            w(f"\n> **who can heal it**: {md_text(skill.owners.said)}\n")
         for note in skill.notes if notes else ():
             w(f"\n> {md_text(note)}\n")
-        broken = [p for p in skill.promises if not p.status.ok and p.status is not PromiseStatus.UNVERIFIABLE]
-        if broken:  # the prose's citations, evidence paths and test counts that do not hold
-            w("\n### Citations not kept\n\n")
-            for p in broken[:MAX_PROMISES]:
-                detail = f": {md_text(p.detail)}" if p.detail else ""
-                w(f"- {p.kind} {md_code(p.path)} ({md_code(f'{p.file}:{p.line}')}): **{p.status}**{detail}\n")
-            if len(broken) > MAX_PROMISES:
-                w(f"- and {len(broken) - MAX_PROMISES} more (the JSON report lists every one)\n")
+        _citations_not_kept(w, skill)
         if skill.claims:
             w("\n### Claims\n\n| claim | card.yaml | verdict | evidence |\n| --- | --- | --- | --- |\n")
             for claim in skill.claims:
@@ -184,3 +179,16 @@ class MarkdownRenderer:
         anchor = f"#L{rng.start}" if rng.start == rng.end else f"#L{rng.start}-L{rng.end}"
         target = quote(f"{self.link_base}/blob/{revision}/{path}", safe=":/@-._~") + anchor
         return f"[{md_code(text)}]({target})"
+
+
+def _citations_not_kept(w, skill: SkillReport) -> None:  # type: ignore[no-untyped-def]
+    """The prose's citations, evidence paths and test counts that do not hold (at most MAX_PROMISES)."""
+    broken = [p for p in skill.promises if not p.status.ok and p.status is not PromiseStatus.UNVERIFIABLE]
+    if not broken:
+        return
+    w("\n### Citations not kept\n\n")
+    for p in broken[:MAX_PROMISES]:
+        detail = f": {md_text(p.detail)}" if p.detail else ""
+        w(f"- {p.kind} {md_code(p.path)} ({md_code(f'{p.file}:{p.line}')}): **{p.status}**{detail}\n")
+    if len(broken) > MAX_PROMISES:
+        w(f"- and {len(broken) - MAX_PROMISES} more (the JSON report lists every one)\n")

@@ -49,6 +49,8 @@ def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
             ],
             "partialFingerprints": {"anchorAuditKey/v1": f.key},
         }
+        if f.owners:
+            result["properties"] = {"owners": f.owners}
         if f.key in report.accepted:
             result["suppressions"] = [{"kind": "external", "justification": "accepted in the anchor-audit baseline"}]
         results.append(result)

@@ -107,6 +107,11 @@ class SourceTree(Protocol):
         git blob sha): what an out-of-date copy of the folder is a copy of; no commit where there is no history."""
         ...
 
+    def authors(self, folder: str, limit: int) -> list[str]:
+        """The names (as git records them) of the last ``limit`` people who committed to ``folder``, newest
+        first; none where this kind of tree has no history."""
+        ...
+
     def validated_on(self, day: str) -> "SourceTree | None":
         """The tree of the default branch at the end of ``day`` (UTC); None where this kind of tree cannot know."""
         ...

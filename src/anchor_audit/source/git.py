@@ -223,25 +223,17 @@ class GitTree:
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(*self.history.version_matching(folder, files))
 
+    def authors(self, folder: str, limit: int) -> list[str]:
+        return self.history.authors(folder, limit)
+
     def is_folder(self, path: str) -> bool:
         found = self._walk(path)
         return found is not None and found[0] >> 12 == TREE_KIND
 
     def _submodule_of(self, path: str) -> "tuple[GitTree, str] | None":
         """(the submodule's tree at its recorded commit, the path inside it) when ``path`` lies in one."""
-        parts = path.split("/")
-        node = self.commit.tree.binsha
-        for i, part in enumerate(parts[:-1]):
-            found = self._tree(node).get(part)
-            if found is None:
-                return None
-            mode, node = found
-            if mode >> 12 == GITLINK_KIND:
-                prefix = "/".join(parts[: i + 1])
-                return self.submodules.open(self, prefix, node.hex()), "/".join(parts[i + 1 :])
-            if mode >> 12 != TREE_KIND:
-                return None
-        return None
+        link = self.gitlink_of(path)
+        return None if link is None else (self.submodules.open(self, link[0], link[1]), path[len(link[0]) + 1 :])
 
     def gitlink_of(self, path: str) -> tuple[str, str] | None:
         """(prefix, commit) of the submodule ``path`` lies in, without opening it; None if it lies in none."""

@@ -24,6 +24,7 @@ import git
 from .gitrun import DIFF_FLAGS, git_env, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+MAX_AUTHOR_COMMITS = 200  # commits to a folder read for its recent authors
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
 MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
 MAX_DELETIONS = 200_000  # deleted paths remembered of a history (a monorepo's whole past is not needed)
@@ -153,6 +154,17 @@ class GitHistory:
         out = self.repo.git.show("-s", "--format=%H %ct", *shas)
         pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
         return {sha: time.strftime("%Y-%m-%d", time.gmtime(int(stamp))) for sha, stamp in pairs}
+
+    def authors(self, folder: str, limit: int) -> list[str]:
+        """The last ``limit`` distinct authors (``%aN``: as git records them, .mailmap applied) of the commits up
+        to this one that touched ``folder``, newest first."""
+
+        def ask() -> list[str]:
+            out = self.repo.git.log(f"-n{MAX_AUTHOR_COMMITS}", "--format=%aN", self.commit.hexsha, "--", folder + "/")
+            names = dict.fromkeys(name.strip() for name in out.splitlines() if name.strip())
+            return list(names)[:limit]
+
+        return self._remembered("authors", [self.commit.hexsha], [folder, limit], ask)  # type: ignore[no-any-return]
 
     def deletions(self) -> list[tuple[str, list[str]]]:
         """(commit, the paths it deleted) for every first-parent commit up to this one that deleted any (a merge's

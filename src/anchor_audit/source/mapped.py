@@ -80,6 +80,9 @@ class MappedTree:
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(None)  # nor earlier versions of a folder
 
+    def authors(self, folder: str, limit: int) -> list[str]:
+        return []  # a wheel records no commits
+
     def _repo_paths(self) -> Iterable[str]:
         for wheel_prefix, repo_prefix in self._mapping:
             for name in self._members():

@@ -138,3 +138,45 @@ def test_without_a_rule_the_folders_recent_committers_are_named_never_mailed(tmp
         if fmt == "json":
             owners = json.loads(out)["skills"][0]["owners"]
             assert owners == {"names": ["Grace Hopper", "Ada Lovelace", "Test Author"], "from": "recent commits to skills/plan"}
+
+
+# ------------------------------------------------------------------ fix --catalog: patches for upstream
+
+
+def test_fix_catalog_makes_one_patch_per_upstream_repository_that_git_apply_takes_there(tmp_path: Path, capsys,
+                                                                                        monkeypatch) -> None:  # fmt: skip
+    from .catalog_fixture import build_catalog
+    from .conftest import git
+
+    catalog, mirrors = build_catalog(tmp_path)
+    before = {p: p.read_bytes() for p in catalog.rglob("*") if p.is_file()}
+    monkeypatch.chdir(tmp_path)
+    out_dir = tmp_path / "patches"
+    assert main(["fix", "--catalog", str(catalog), *mirrors, "--output-dir", str(out_dir)]) == 1
+    out = capsys.readouterr().out
+    assert {p: p.read_bytes() for p in catalog.rglob("*") if p.is_file()} == before  # nothing written in the catalog
+    assert sorted(p.name for p in out_dir.iterdir()) == ["acme-alpha.patch", "summary.md"]  # beta: nothing heals
+    assert "# https://github.com/acme/alpha @ main (" in out and ": acme-alpha.patch" in out
+    assert "#   heals skills/a-moved/SKILL.md:10: pkg/plan.py:3-4 moved: range -> 4:5" in out
+    # a copy behind its upstream is said to be so; its patch would be made against upstream's text
+    assert "#   note: a-behind: the catalog's copy is out of sync (1 file differs; the copy is upstream's of" in out
+    assert "fix --catalog: 1 upstream file to change in 1 repository, patches in" in out
+    # The patch applies to the upstream repository at the component's ref, and heals what it says there.
+    alpha = tmp_path / "alpha"
+    in_alpha = ["check", "skills/a-moved", "--in-repo", "--repo", str(alpha), "--ref", "HEAD"]
+    assert main(in_alpha) == 1  # the moved quote, upstream
+    git(alpha, "apply", "--check", str(out_dir / "acme-alpha.patch"))
+    git(alpha, "apply", str(out_dir / "acme-alpha.patch"))
+    git(alpha, "commit", "-qam", "heal a-moved")
+    assert main(in_alpha) == 0, capsys.readouterr().out
+    summary = (out_dir / "summary.md").read_text()
+    assert "\n## `https://github.com/acme/alpha` @ `main` (`" in summary and "`acme-alpha.patch`: 1 file;" in summary
+    assert "- skills/a-moved/SKILL.md:10: pkg/plan.py:3-4 moved: range -\\> 4:5\n" in summary  # Markdown-escaped
+
+
+def test_fix_catalog_never_writes_inside_the_catalog(tmp_path: Path, capsys) -> None:
+    from .catalog_fixture import build_catalog
+
+    catalog, mirrors = build_catalog(tmp_path)
+    assert main(["fix", "--catalog", str(catalog), *mirrors, "--write"]) == 2
+    assert "fix --catalog never writes inside the catalog" in capsys.readouterr().err

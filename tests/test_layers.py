@@ -18,6 +18,7 @@ PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
     {"cli", "__main__", "cliparser", "cliargs"},
     {"commands"},
+    {"catalogfix"},
     {"report", "fix", "baseline", "impact"},
     {"history"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},

@@ -88,6 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("terminal", "json"), default="terminal",
         help="terminal (the diff and what it heals), or json: the same as data",
     )  # fmt: skip
+    fix.add_argument(
+        "--catalog", metavar="DIR",
+        help="heal a catalog's skills upstream: one patch per component repository, in its own paths (never "
+        "written inside the catalog)",
+    )  # fmt: skip
+    fix.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help="with --catalog: local copy")
+    fix.add_argument(
+        "--output-dir", metavar="DIR", help="with --catalog: write OWNER-REPO.patch per repository and summary.md there"
+    )
     fix.set_defaults(command="fix")
 
     diff = commands.add_parser(

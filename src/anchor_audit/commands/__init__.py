@@ -6,7 +6,7 @@
 from .check import check
 from .context import RunContext
 from .explain import explain
-from .fix import fix
+from .fix import fix, fix_catalog
 from .impact import impact
 from .maintenance import cache, init
 from .options import ReportOptions, SourceOptions
@@ -15,5 +15,5 @@ from .versions import bump, diff, history
 
 __all__ = [
     "Reporter", "ReportOptions", "RunContext", "SourceOptions",
-    "bump", "cache", "check", "diff", "explain", "fix", "history", "impact", "init",
+    "bump", "cache", "check", "diff", "explain", "fix", "fix_catalog", "history", "impact", "init",
 ]  # fmt: skip

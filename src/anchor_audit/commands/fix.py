@@ -62,3 +62,103 @@ def fix(
     state = "written" if write else "dry run, nothing written (--write applies)"
     out.write(f"fix: {files} file{'s' if files != 1 else ''} to change, {state}; {len(plan.left)} left for a person\n")
     return code
+
+
+def fix_catalog(
+    options: SourceOptions,
+    ctx: RunContext,
+    refresh_quotes: bool = False,
+    update_card: bool = False,
+    write: bool = False,
+    output_dir: str | None = None,
+    out: TextIO | None = None,
+    fmt: str = "terminal",
+) -> ExitCode:
+    """``fix --catalog DIR``: one patch per upstream repository, in its own paths, made against the component's
+    ref; to stdout, or with ``output_dir`` as ``OWNER-REPO.patch`` files and ``summary.md``.  Never writes
+    inside the catalog."""
+    from pathlib import Path
+
+    from ..catalogfix import plan_catalog_fix
+    from ..spec.registry import load_spec
+    from .common import DEFAULT_SPEC
+
+    out = out or sys.stdout
+    if write:
+        raise UsageError("fix --catalog never writes inside the catalog (its sync would undo it): the patches go "
+                         "to stdout, or to --output-dir DIR, for each upstream repository to apply")  # fmt: skip
+    if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
+        raise UsageError("--catalog reads the skills and their repositories from the catalog; drop SKILL_DIR, "
+                         "--all, --in-repo, --repo and --ref")  # fmt: skip
+    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
+    spec = load_spec(Path(spec_path)) if spec_path else None
+    with open_sources(options, (), ctx) as sources:
+        root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
+        planned = plan_catalog_fix(root, spec, sources.judge, sources.open_repository, mirrors, refresh_quotes,
+                                   update_card, sources.progress)  # fmt: skip
+    for line in planned.skipped:
+        ctx.reporter.say(line)
+    patches = planned.patches
+    code = ExitCode.DRIFT if any(p.patch or p.left for p in patches) else ExitCode.OK
+    if fmt == "json":
+        data = {"repositories": [{"repo": p.repo, "ref": p.ref, "commit": p.commit, "patch": p.patch,
+                                  "file": p.file_name if p.patch else None, "healed": p.healed, "left": p.left,
+                                  "notes": p.notes} for p in patches], "exit_code": int(code)}  # fmt: skip
+        out.write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    if output_dir is not None:
+        _write_patches(Path(output_dir), patches)
+    if fmt != "json":
+        for p in patches:
+            out.write(_summary(p, output_dir))
+            if output_dir is None and p.patch:
+                out.write(printable(p.patch, keep="\t\n\r"))
+        total = sum(p.files for p in patches)
+        where = f"in {output_dir}" if output_dir else "above"
+        repos = sum(1 for p in patches if p.patch)
+        out.write(f"fix --catalog: {total} upstream file{'s' if total != 1 else ''} to change in {repos} "
+                  f"repositor{'ies' if repos != 1 else 'y'}, patches {where}; nothing written in the catalog; "
+                  f"{sum(len(p.left) for p in patches)} left for a person\n")  # fmt: skip
+    return code
+
+
+def _summary(p, output_dir: str | None) -> str:  # type: ignore[no-untyped-def]
+    """A repository's lines: ``# OWNER/REPO @ REF (COMMIT)``, then what its patch heals and what it cannot, each a
+    ``#`` comment, which ``git apply`` skips."""
+    at = f" ({(p.commit or '')[:12]})" if p.commit else ""
+    file = f": {p.file_name}" if output_dir and p.patch else ""
+    lines = [f"# {one_line(p.repo)} @ {one_line(p.ref)}{at}{file}"]
+    lines += [f"#   heals {one_line(line)}" for line in p.healed]
+    lines += [f"#   note: {one_line(line)}" for line in p.notes]
+    lines += [f"#   left for a person: {one_line(line)}" for line in p.left]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_markdown(patches) -> str:  # type: ignore[no-untyped-def]
+    """summary.md: per repository, its patch and how to apply it, what it heals, what is left for a person."""
+    from ..escape import md_code, md_text
+
+    out = ["# anchor-audit fix --catalog: patches for the upstream repositories\n"]
+    for p in patches:
+        at = f" ({md_code((p.commit or '')[:12])})" if p.commit else ""
+        out.append(f"\n## {md_text(p.repo)} @ {md_code(p.ref)}{at}\n")
+        if p.patch:
+            out.append(f"\n{md_code(p.file_name)}: {p.files} file{'s' if p.files != 1 else ''}; `git apply` it in "
+                       "that repository at that commit.\n")  # fmt: skip
+        for title, lines in (("Heals", p.healed), ("Notes", p.notes), ("Left for a person", p.left)):
+            if lines:
+                out.append(f"\n{title}:\n\n" + "".join(f"- {md_text(line)}\n" for line in lines))
+    return "".join(out)
+
+
+def _write_patches(folder, patches) -> None:  # type: ignore[no-untyped-def]
+    """Every patch and summary.md written together, or none (one transaction)."""
+    from ..fsutil import WriteFailed, write_all
+
+    files = [(folder / p.file_name, p.patch.encode("utf-8")) for p in patches if p.patch]
+    files.append((folder / "summary.md", _summary_markdown(patches).encode("utf-8")))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_all(files)
+    except (OSError, WriteFailed) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"--output-dir {folder}: cannot write: {why}; nothing written") from None

@@ -15,6 +15,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..fsutil import FileEdit, WriteConflict
 from ..model import (
     AuditReport,
+    EvidenceKind,
     Exact,
     Healable,
     Mismatch,
@@ -97,14 +98,25 @@ def plan_fix(
         card_healed = set()
         if skill.card is not None and (update_card or evidence):
             card_healed = _update_card(plan, skill, result, report, evidence, reconcile=update_card)
-        for claim in result.claims:
-            if claim.verdict in (Verdict.BROKEN, Verdict.UNVERIFIABLE):
-                plan.left.append(f"{skill.name}: claim {claim.id} is {claim.verdict.value}")
-            elif claim.mismatch and claim.id not in card_healed:
-                plan.left.append(f"{skill.name}: claim {claim.id}: {claim.mismatch}")
+        healed_paths = {path for _, path, _ in evidence} if skill.card is not None else set()
+        _claims(plan, skill, result, healed_paths, card_healed)
     if registry is not None and spec is not None and registry_text != registry.text:
         plan.edits.insert(0, FileEdit(spec.path, registry.raw, registry.encode(registry_text)))
     return plan
+
+
+def _claims(plan: FixPlan, skill: Skill, result: SkillReport, healed_paths: set[str], card_healed: set[str]) -> None:
+    """What ``plan`` says of each claim: healed with its evidence paths, else left for a person if it fails."""
+    for claim in result.claims:
+        failing = [e for e in claim.evidence if not e.ok]
+        if claim.verdict is Verdict.BROKEN and failing and all(
+            e.kind is EvidenceKind.FILE and e.ref in healed_paths for e in failing
+        ):  # broken only by evidence paths this fix renames: it holds once they are
+            plan.done.append(f"{skill.name}: claim {claim.id} holds once its evidence paths are healed")
+        elif claim.verdict in (Verdict.BROKEN, Verdict.UNVERIFIABLE):
+            plan.left.append(f"{skill.name}: claim {claim.id} is {claim.verdict.value}")
+        elif claim.mismatch and claim.id not in card_healed:
+            plan.left.append(f"{skill.name}: claim {claim.id}: {claim.mismatch}")
 
 
 def _healed_line(skill_md: Path, m: Healable) -> str:

@@ -1,4 +1,6 @@
-"""Issue 26: a card's validated_on day the code contradicts, ..."""
+"""Healing at the source (issue 26): a validated_on day the history contradicts, who can heal a skill upstream,
+fix --catalog's patches for the upstream repositories, a folder rename written into the paths, and advisory
+thresholds per class of finding."""
 
 from __future__ import annotations
 
@@ -180,3 +182,72 @@ def test_fix_catalog_never_writes_inside_the_catalog(tmp_path: Path, capsys) -> 
     catalog, mirrors = build_catalog(tmp_path)
     assert main(["fix", "--catalog", str(catalog), *mirrors, "--write"]) == 2
     assert "fix --catalog never writes inside the catalog" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a folder rename applied inside the paths
+
+
+def _renamed_skill_repo(tmp_path: Path):
+    """skills/plan renamed to skills/acme-plan in a later commit, its paths rewritten too: the code kept plan."""
+    from .conftest import git
+
+    body = "---\nname: plan\ndescription: d\n---\n\nHelpers: `pkg/plan_helpers.py`.\n"
+    card = "validation_status:\n  helpers: [file_exists]\nevidence:\n  - pkg/plan_helpers.py\n"
+    repo = make_code_repo(tmp_path / "code", {"pkg/plan_helpers.py": "x = 1\n", "skills/plan/SKILL.md": body,
+                                              "skills/plan/card.yaml": card})  # fmt: skip
+    git(repo.path, "mv", "skills/plan", "skills/acme-plan")
+    for name in ("SKILL.md", "card.yaml"):
+        path = repo.path / "skills" / "acme-plan" / name
+        path.write_text(path.read_text().replace("plan_helpers", "acme-plan_helpers"))
+    sha = repo.commit("rename the skill with the acme prefix", date="2026-03-03T00:00:00")
+    return repo, sha
+
+
+def test_a_folder_rename_written_into_the_paths_is_one_finding_naming_the_commit(tmp_path: Path, capsys) -> None:
+    repo, sha = _renamed_skill_repo(tmp_path)
+    args = ["check", "skills/acme-plan", "--in-repo", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json"]
+    assert main(args) == 1
+    skill = json.loads(capsys.readouterr().out)["skills"][0]
+    codes = [f["code"] for f in skill["findings"]]
+    assert codes.count("AA410") == 1 and "AA401" not in codes and "AA406" not in codes  # one fact, not one per path
+    (finding,) = [f for f in skill["findings"] if f["code"] == "AA410"]
+    assert finding["message"] == (
+        f"the rename of the skill's folder plan -> acme-plan in {sha[:9]} on 2026-03-03 also rewrote 1 path in "
+        "card.yaml and SKILL.md, where the code kept plan: pkg/acme-plan_helpers.py -> pkg/plan_helpers.py"
+    )
+    assert skill["folder_rename"]["paths"] == [{"cited": "pkg/acme-plan_helpers.py", "there": "pkg/plan_helpers.py"}]
+
+
+def test_fix_heals_the_paths_a_folder_rename_rewrote(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    repo, _ = _renamed_skill_repo(tmp_path)
+    copy = tmp_path / "acme-plan"
+    shutil.copytree(repo.path / "skills" / "acme-plan", copy)
+    args = [str(copy), "--repo", str(repo.path), "--ref", "HEAD"]
+    assert main(["fix", *args, "--write"]) == 0, capsys.readouterr().out
+    assert "`pkg/plan_helpers.py`" in (copy / "SKILL.md").read_text()
+    assert "  - pkg/plan_helpers.py\n" in (copy / "card.yaml").read_text()
+    capsys.readouterr()
+    assert main(["check", *args]) == 0
+
+
+# ------------------------------------------------------------------ advisory mode: a threshold per class of finding
+
+
+def test_fail_on_codes_sets_a_threshold_per_class_of_finding(removed_in_february, tmp_path, capsys,
+                                                             monkeypatch) -> None:  # fmt: skip
+    repo, _ = removed_in_february
+    skill = make_skill(tmp_path / "late", card=_card("2026-03-01"))  # AA201, AA203, AA206, AA401: all errors
+    monkeypatch.chdir(tmp_path)
+    args = ["check", str(skill), "--repo", str(repo.path), "--ref", "HEAD"]
+    (tmp_path / "anchor-audit.toml").write_text('fail-on-codes = {AA2 = "never", AA4 = "never"}\n')
+    assert main(args) == 0  # staleness as a signal: reported, not failing
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("exit 0 (no drift that fail-on-codes fails on)")
+    (tmp_path / "anchor-audit.toml").write_text('fail-on-codes = {AA2 = "never", AA206 = "error", AA4 = "never"}\n')
+    assert main(args) == 1  # the longer prefix wins: a contradicted date still fails
+    capsys.readouterr()
+    (tmp_path / "anchor-audit.toml").write_text('fail-on-codes = {AA2 = "sometimes"}\n')
+    assert main(args) == 2
+    assert "anchor-audit.toml:1: fail-on-codes: expected a table of finding codes" in capsys.readouterr().err

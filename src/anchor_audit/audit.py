@@ -52,6 +52,7 @@ from .model import (
     Verdict,
 )
 from .owners import owners_of
+from .pathcandidates import folder_rename
 from .promises import check_promises
 from .reads import reads
 from .resultcache import (
@@ -246,7 +247,7 @@ def audit_skill(
     conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
     contradicted = contradictions(skill, anchors, claims, kept, conditioned, tree)
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
-                         contradicted=contradicted)  # fmt: skip
+                         contradicted=contradicted, folder_rename=folder_rename(skill, kept, tree))  # fmt: skip
     if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
         # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
         report = replace(report, owners=owners_of(skill.repo_folder, tree))

@@ -123,6 +123,7 @@ def _policy(args: argparse.Namespace) -> Policy:
         ignore=codes(args.ignore, "--ignore"),
         fail_on=args.fail_on,
         exit_zero=bool(args.exit_zero),
+        fail_on_codes=tuple(sorted((args.fail_on_codes or {}).items())),
     )
 
 

@@ -66,6 +66,7 @@ SETTINGS: dict[str, tuple[str, object]] = {
     "select": ("select", "codes"),
     "ignore": ("ignore", "codes"),
     "fail-on": ("fail_on", ("error", "warning")),
+    "fail-on-codes": ("fail_on_codes", "thresholds"),
     "exit-zero": ("exit_zero", bool),
     "strict": ("strict", bool),
     "spec": ("spec", str),
@@ -128,6 +129,14 @@ def _checked(value: object, kind: object, where: str) -> object:
         if items is None or not all(isinstance(v, str) and _CODES.match(v.strip()) for v in items):
             raise UsageError(f"{where}: expected a list of finding codes or prefixes, like [\"AA1\", \"AA406\"]")
         return list(items)
+    if kind == "thresholds":  # {code or prefix: error | warning | never}
+        levels = ("error", "warning", "never")
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and _CODES.match(k.strip()) and v in levels for k, v in value.items()
+        ):
+            raise UsageError(f"{where}: expected a table of finding codes or prefixes to error, warning or never, "
+                             'like {AA4 = "never", AA101 = "warning"}')  # fmt: skip
+        return {k.strip().upper(): v for k, v in value.items()}
     if kind is bool:
         if not isinstance(value, bool):
             raise UsageError(f"{where}: expected true or false")

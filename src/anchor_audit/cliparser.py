@@ -233,6 +233,7 @@ def _policy_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--exit-zero", action="store_true", default=None, help="exit 0 even with drift (2 still means it could not run)"
     )
+    command.set_defaults(fail_on_codes=None)  # settings only: fail-on-codes = {AA4 = "never", AA1 = "error"}
 
 
 def _days(text: str) -> float:

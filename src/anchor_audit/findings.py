@@ -104,7 +104,11 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
     out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
     for claim in skill.claims:
         out += _claim_findings(skill, claim)
+    if skill.folder_rename is not None:  # one finding for the slip, not one per path it rewrote
+        out.append(Finding("AA410", skill.name, "folder-rename", skill.folder_rename.said, _skill_md(skill), 1))
     for promise in skill.promises:
+        if promise.renamed is not None and skill.folder_rename is not None:
+            continue
         code = _PROMISE_RULE.get((promise.kind, promise.status))
         if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
             code = "AA404"
@@ -188,7 +192,7 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
 STRICT = frozenset({"AA205"})
 
 
-# --fail-on LEVEL: the SARIF levels of drift that fail the run
+# --fail-on LEVEL (and fail-on-codes' levels): the SARIF levels of drift that fail the run
 FAIL_LEVELS = {"error": ("error",), "warning": ("error", "warning")}
 
 
@@ -197,7 +201,8 @@ def counts_as_drift(finding: Finding, report: AuditReport) -> bool:
     not accepted by the baseline."""
     policy = report.policy
     drift = finding.drift or (policy.strict and finding.code in STRICT)
-    if policy.fail_on is not None and finding.rule.level not in FAIL_LEVELS[policy.fail_on]:
+    level = policy.fail_level(finding.code)
+    if level == "never" or (level is not None and finding.rule.level not in FAIL_LEVELS[level]):
         return False
     return drift and finding.key not in report.accepted
 
@@ -217,6 +222,8 @@ def exit_words(report: AuditReport, code: ExitCode) -> str:
     found = findings(report)
     if report.policy.exit_zero and any(counts_as_drift(f, report) for f in found):
         return "drift, but --exit-zero"
+    if report.policy.fail_on_codes and any(f.drift and f.key not in report.accepted for f in found):
+        return "no drift that fail-on-codes fails on"
     if report.policy.fail_on and any(f.drift and f.key not in report.accepted for f in found):
         return f"no drift of level {report.policy.fail_on} or worse"
     if any(f.key in report.accepted and f.drift for f in found):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
-from .model import Citation, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from .model import Citation, FolderRename, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .source import Removal, SourceTree
 
 Listing = Callable[[], list[str]]
@@ -32,8 +32,9 @@ def healed(
         removal = gone.get(c.target)
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
-            heal = renamed[0] if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
-            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed[1], heal=heal)
+            heal = renamed.candidate if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed.why, heal=heal,
+                              renamed=(renamed.written, renamed.code_has))  # fmt: skip
             continue
         if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
             continue
@@ -69,10 +70,24 @@ def healed_links(
     return out
 
 
-def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> tuple[str, str] | None:
+@dataclass(frozen=True)
+class SkillRename:
+    """A cited path that is here once the skill's name inside it is read as the shorter form the code has."""
+
+    candidate: str  # the path that is there
+    written: str  # the skill's name as the path has it (``nemo-mbridge-resiliency``)
+    code_has: str  # the form the code's paths have (``resiliency``)
+
+    @property
+    def why(self) -> str:
+        return (f"the skill's name {self.written} is written inside the path, where the code has {self.code_has}: "
+                f"{self.candidate} is there")  # fmt: skip
+
+
+def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> SkillRename | None:
     """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
-    here, and why: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied
-    inside the paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
+    here: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied inside the
+    paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
     for name in dict.fromkeys([posixpath.basename(skill.path.rstrip("/")), skill.name]):
         if len(name) < 3 or name not in path:
             continue
@@ -81,9 +96,31 @@ def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> tuple[str, 
         for form in (f for f in forms if len(f) >= 3):
             candidate = path.replace(name, form)
             if in_tree(tree, candidate):
-                why = f"the skill's name {name} is written inside the path, where the code has {form}: {candidate}"
-                return candidate, why + " is there"
+                return SkillRename(candidate, name, form)
     return None
+
+
+def folder_rename(skill: Skill, promises: tuple[PromiseResult, ...], tree: SourceTree) -> FolderRename | None:
+    """The skill's paths written with its new folder name where the code has the old one, as one fact: which
+    paths, in which files, and (where the skill's folder in the repository is known and its history has it) the
+    commit that renamed the folder."""
+    renamed = [p for p in promises if p.renamed is not None]
+    if not renamed:
+        return None
+    written, code_has = renamed[0].renamed  # type: ignore[misc]
+    pairs = tuple(dict.fromkeys((p.path, p.heal or p.path.replace(written, code_has)) for p in renamed))
+    files = tuple(dict.fromkeys(posixpath.basename(p.file) for p in renamed))
+    commit = day = None
+    if skill.repo_folder and written in posixpath.basename(skill.repo_folder):
+        old = posixpath.join(posixpath.dirname(skill.repo_folder), posixpath.basename(skill.repo_folder).replace(
+            written, code_has))  # fmt: skip
+        asked = [f"{old}/", f"{old}/SKILL.md"]  # the folder as git moved it, else its SKILL.md alone
+        for was, removal in tree.removals(asked).items():
+            now = f"{skill.repo_folder}{was[len(old):]}".rstrip("/")  # where the renamed folder has it
+            if removal.now is not None and removal.now.rstrip("/") == now:
+                commit, day = removal.commit, removal.day
+                break
+    return FolderRename(written, code_has, pairs, files, commit, day)
 
 
 def _removed(removal: Removal, cited: str) -> str:

@@ -56,7 +56,7 @@ def _with_moves(results: list[PromiseResult], skill: Skill, tree: SourceTree) ->
             heal = removal.now if removal.was == r.path else None  # another path with this tail: said, not healed
             r = replace(r, detail=f"moved to {removal.now} in commit {removal.commit[:10]}", heal=heal)
         elif r.status is PromiseStatus.MISSING and (renamed := with_skill_renamed(r.path, skill, tree)):
-            r = replace(r, detail=renamed[1], heal=renamed[0])
+            r = replace(r, detail=renamed.why, heal=renamed.candidate, renamed=(renamed.written, renamed.code_has))
         elif removal is not None:
             r = replace(r, detail=f"deleted in commit {removal.commit[:10]}")
         out.append(r)

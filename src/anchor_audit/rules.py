@@ -165,6 +165,11 @@ RULES: dict[str, Rule] = {
               "A module, script, subcommand, flag or default a command of the skill uses is not here.",
               "The command an agent runs fails to start, or behaves otherwise than the skill says.",
               "Rewrite the command as the code's parser defines it (the finding names the closest flag)."),
+        _rule("AA410", "folder-rename-in-paths", "error",
+              "A rename of the skill's folder was applied inside the repository paths it cites, where the code "
+              "kept the old name.",
+              "Every such path is missing, and each claim resting on one reads as broken, for one slip.",
+              "`anchor-audit fix` (or `fix --catalog`, for the upstream repository) writes the paths the code has."),
         _rule("AA501", "skill-made-stale", "error",
               "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
               "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "

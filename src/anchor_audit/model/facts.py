@@ -85,3 +85,25 @@ class Owners:
     @property
     def said(self) -> str:
         return f"{', '.join(self.names)} ({self.source})"
+
+
+@dataclass(frozen=True)
+class FolderRename:
+    """A rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) that was applied inside the
+    paths it cites too, where the code kept the old name: one fact for the skill, not one per path."""
+
+    written: str  # the skill's name as its paths have it
+    code_has: str  # the form the code's paths have
+    paths: tuple[tuple[str, str], ...]  # (the path as cited, the path that is there), each once
+    files: tuple[str, ...]  # the skill's files that cite them (SKILL.md, card.yaml)
+    commit: str | None = None  # the commit that renamed the folder, where the history says
+    day: str | None = None
+
+    @property
+    def said(self) -> str:
+        when = f" in {self.commit[:9]} on {self.day}" if self.commit else ""
+        n = len(self.paths)
+        shown = "; ".join(f"{a} -> {b}" for a, b in self.paths)
+        return (f"the rename of the skill's folder {self.code_has} -> {self.written}{when} also rewrote {n} "
+                f"path{'s' if n != 1 else ''} in {' and '.join(self.files)}, where the code kept {self.code_has}: "
+                f"{shown}")  # fmt: skip

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .facts import ComponentInfo, Contradiction, Owners, UnlistedFolder
+from .facts import ComponentInfo, Contradiction, FolderRename, Owners, UnlistedFolder
 from .spec import Condition, LineRange, Quote
 from .status import (
     AnchorStatus,
@@ -229,6 +229,7 @@ class PromiseResult:
     promised: int | None = None  # tests: the N of "N passed"
     found: int | None = None  # tests: the test items the file defines at the ref
     heal: str | None = None  # a missing path: the one path that stands in its place, which fix writes
+    renamed: tuple[str, str] | None = None  # the skill's name as the path has it, and the form the code has
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,7 @@ class SkillReport:
     sync: SyncFacts | None = None  # catalog: how the copy stands to the component repository's
     contradicted: tuple[Contradiction, ...] = ()  # evidence the code had removed by the card's validated_on day
     owners: Owners | None = None  # who can heal it at its source (a skill with drift whose folder is known)
+    folder_rename: FolderRename | None = None  # its paths rewritten with its folder's new name, as one fact
 
     @property
     def checked(self) -> bool:
@@ -306,6 +308,13 @@ class Policy:
     ignore: tuple[str, ...] = ()  # codes or prefixes never reported
     fail_on: str | None = None  # "error" or "warning": only drift of that SARIF level or worse fails the run
     exit_zero: bool = False  # exit 0 even with drift (2 still means the run could not audit)
+    fail_on_codes: tuple[tuple[str, str], ...] = ()  # (code or prefix, error | warning | never): per class of finding
+
+    def fail_level(self, code: str) -> str | None:
+        """The level from which findings of ``code`` fail the run: the longest prefix of fail-on-codes that
+        matches, else ``fail_on`` (None: any drift)."""
+        found = max((p for p, _ in self.fail_on_codes if code.startswith(p)), key=len, default=None)
+        return dict(self.fail_on_codes)[found] if found is not None else self.fail_on
 
     def selects(self, code: str) -> bool:
         """Whether findings of ``code`` are reported: the longest matching prefix decides, as in ruff."""

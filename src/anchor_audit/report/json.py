@@ -20,6 +20,7 @@ from ..model import (
     Contradiction,
     Evidence,
     Exact,
+    FolderRename,
     Missing,
     Moved,
     PromiseKind,
@@ -140,8 +141,14 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
         **({"contradicted": [_contradiction(c) for c in skill.contradicted]} if skill.contradicted else {}),
         **({"owners": {"names": list(skill.owners.names), "from": skill.owners.source}} if skill.owners else {}),
+        **({"folder_rename": _folder_rename(skill.folder_rename)} if skill.folder_rename else {}),
         "findings": [_finding(f, report) for f in found],
     }
+
+
+def _folder_rename(r: FolderRename) -> dict[str, Any]:
+    return {"written": r.written, "code_has": r.code_has, "paths": [{"cited": a, "there": b} for a, b in r.paths],
+            "files": list(r.files), "commit": r.commit, "date": r.day}  # fmt: skip
 
 
 def _contradiction(c: Contradiction) -> dict[str, Any]:

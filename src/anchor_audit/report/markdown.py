@@ -111,6 +111,8 @@ class MarkdownRenderer:
             w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
         for said in contradiction_lines(skill.contradicted):
             w(f"\n> **card.yaml**: {md_text(said)}\n")
+        if skill.folder_rename is not None:
+            w(f"\n> **folder rename in paths**: {md_text(skill.folder_rename.said)}\n")
         if skill.owners is not None:
             w(f"\n> **who can heal it**: {md_text(skill.owners.said)}\n")
         for note in skill.notes if notes else ():

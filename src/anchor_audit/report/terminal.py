@@ -109,6 +109,8 @@ class TerminalRenderer:
             console.print(Text(printable(text), style="yellow"))
         for said in contradiction_lines(skill.contradicted):
             console.print(Text(printable(f"card.yaml: {said}"), style="red"))
+        if skill.folder_rename is not None:
+            console.print(Text(printable(skill.folder_rename.said), style="red"))
         if skill.owners is not None:
             console.print(Text(printable(f"who can heal it: {skill.owners.said}"), style="dim"))
         for note in skill.notes:

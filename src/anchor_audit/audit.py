@@ -17,7 +17,6 @@ from .budget import Budget
 from .cardlinks import link_card_claim
 from .citations import check_citations
 from .errors import BoundExceeded, NotCarried, UnreadableFile
-from .findings import skill_findings
 from .match.quote import match_quote
 from .match.relocate import relocate
 from .model import (
@@ -51,8 +50,6 @@ from .model import (
     UnreadableSkill,
     Verdict,
 )
-from .owners import owners_of
-from .pathcandidates import folder_rename
 from .promises import check_promises
 from .reads import reads
 from .resultcache import (
@@ -66,7 +63,7 @@ from .resultcache import (
     quote_key,
 )
 from .source import Progress, SourceTree, no_progress
-from .validation import contradictions
+from .validation import with_skill_facts
 
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
@@ -244,14 +241,8 @@ def audit_skill(
     ]
     if entry is None:
         notes.insert(0, _no_entry_note(claims, linked))
-    conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
-    contradicted = contradictions(skill, anchors, claims, kept, conditioned, tree)
-    report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
-                         contradicted=contradicted, folder_rename=folder_rename(skill, kept, tree))  # fmt: skip
-    if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
-        # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
-        report = replace(report, owners=owners_of(skill.repo_folder, tree))
-    return report
+    report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+    return with_skill_facts(report, skill, entry, tree)
 
 
 def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:

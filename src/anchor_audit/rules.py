@@ -169,7 +169,8 @@ RULES: dict[str, Rule] = {
               "A rename of the skill's folder was applied inside the repository paths it cites, where the code "
               "kept the old name.",
               "Every such path is missing, and each claim resting on one reads as broken, for one slip.",
-              "`anchor-audit fix` (or `fix --catalog`, for the upstream repository) writes the paths the code has."),
+              "Run `anchor-audit fix` (or `fix --catalog`, for the upstream repository): it writes the paths the "
+              "code has."),
         _rule("AA501", "skill-made-stale", "error",
               "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
               "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "

@@ -1,4 +1,7 @@
-"""What the history says of the day a card says its skill was validated.
+"""What the history and the repository say of a skill as a whole, beside its quotes, claims and citations.
+
+The day its card says it was validated, which the history may contradict; a rename of its folder written into
+its paths; and, for a skill with drift whose folder in the repository is known, who can heal it there.
 
 A card's ``validated_on`` is a claim too: that on that day what the skill relies on held.  When a path it
 relies on (an evidence path, a quoted or conditioned file, a path in its prose) is not at the audited ref
@@ -10,7 +13,9 @@ paths (the same walk of deletions that says where a missing path went).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from .findings import skill_findings
 from .model import (
     AnchorStatus,
     ClaimVerdict,
@@ -21,11 +26,26 @@ from .model import (
     PromiseStatus,
     QuoteMatch,
     Skill,
+    SkillReport,
+    SkillSpec,
 )
+from .owners import owners_of
+from .pathcandidates import folder_rename
 from .source import SourceTree
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
+
+
+def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> SkillReport:
+    """``report`` with the skill's contradicted validation date, its folder rename in paths, and its owners."""
+    conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
+    contradicted = contradictions(skill, report.anchors, list(report.claims), report.promises, conditioned, tree)
+    report = replace(report, contradicted=contradicted, folder_rename=folder_rename(skill, report.promises, tree))
+    if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
+        # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
+        report = replace(report, owners=owners_of(skill.repo_folder, tree))
+    return report
 
 
 def contradictions(

@@ -25,7 +25,7 @@ from .conftest import DEMO, ROOT, GitRepo, git
 from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, shown_by
 
 CASES = {
-    "demo-init-draft", "demo-init-check", "demo-impact", "demo-impact-json", "synopsis",
+    "demo-init-draft", "demo-init-check", "demo-impact", "demo-impact-json", "synopsis", "catalog-fix",
     "mb-impact", "mb-history", "mb-skills",
     # run in tests/test_megatron_bridge_release.py, beside the wheels they need
     "release-main-job", "release-fix-diff", "release-diff-markdown",
@@ -162,6 +162,17 @@ def test_the_synopsis_names_only_options_each_command_takes() -> None:
             known = {o for action in commands[command]._actions for o in action.option_strings}
             unknown = [f for f in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line) if f not in known]
             assert not unknown, f"{block.where}: {command} takes no {unknown}"
+
+
+def test_the_catalog_page_shows_fix_catalog_on_the_fixture(tmp_path, capsys, monkeypatch) -> None:
+    from .catalog_fixture import build_catalog
+
+    build_catalog(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (block,) = shown_by("catalog-fix")
+    argv = _commands(block.text.split("\n", 1)[0])[0]
+    assert main(argv) == 1
+    _compare("catalog-fix", "$ anchor-audit " + shlex.join(argv) + "\n" + capsys.readouterr().out)
 
 
 # ------------------------------------------------------------------ the real Megatron-Bridge, where it is here

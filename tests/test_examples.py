@@ -54,3 +54,21 @@ def test_impact_workflow_runs_impact_against_the_merge_base_with_every_flag_real
         assert (args.base, args.head, args.in_repo, args.all) == ("BASE", "HEAD", True, ["skills"])
     install = next(line for line in runs if line.startswith("pip install"))
     assert "git+https://" in install  # from a copy of this repository, never the unrelated PyPI name
+
+
+def test_catalog_workflow_runs_the_catalog_commands_with_every_flag_real() -> None:
+    from anchor_audit.cliparser import build_parser as _parser
+
+    workflow = yaml.safe_load((ROOT / "examples" / "catalog-workflow.yml").read_text())
+    triggers = workflow.get("on", workflow.get(True))
+    assert "schedule" in triggers
+    steps = workflow["jobs"]["staleness"]["steps"]
+    runs = [line.strip() for step in steps for line in step.get("run", "").splitlines()]
+    commands = [line.split()[1:] for line in runs if line.startswith("anchor-audit ")]
+    assert len(commands) == 3
+    parser = _parser()
+    parsed = [parser.parse_args(argv) for argv in commands]  # every flag the example uses is one the tool takes
+    assert [a.command for a in parsed] == ["check", "check", "fix"]
+    assert all(a.catalog == "." for a in parsed) and parsed[0].exit_zero and parsed[2].format == "issue"
+    assert parsed[2].output_dir == "upstream-patches"
+    assert any("gh issue edit" in line for line in runs) and any("gh issue create" in line for line in runs)

@@ -251,3 +251,38 @@ def test_fail_on_codes_sets_a_threshold_per_class_of_finding(removed_in_february
     (tmp_path / "anchor-audit.toml").write_text('fail-on-codes = {AA2 = "sometimes"}\n')
     assert main(args) == 2
     assert "anchor-audit.toml:1: fail-on-codes: expected a table of finding codes" in capsys.readouterr().err
+
+
+def test_fix_catalog_format_issue_gives_each_upstream_repository_a_tracking_issue_body(tmp_path: Path, capsys) -> None:
+    from .catalog_fixture import build_catalog
+
+    catalog, mirrors = build_catalog(tmp_path)
+    out_dir = tmp_path / "out"
+    assert main(["fix", "--catalog", str(catalog), *mirrors, "--format", "issue", "--output-dir", str(out_dir)]) == 1
+    assert sorted(p.name for p in out_dir.iterdir()) == ["acme-alpha.issue.md", "acme-alpha.patch", "acme-beta.issue.md",
+                                                         "summary.md"]  # fmt: skip
+    body = (out_dir / "acme-alpha.issue.md").read_text()
+    lines = body.splitlines()
+    assert lines[0] == "<!-- anchor-audit issue: https://github.com/acme/alpha -->"  # what a workflow searches for
+    assert lines[2].startswith("## anchor-audit: 3 skills of acme/alpha drift from the code at `main` (`")
+    assert "| `a-moved` (`skills/a-moved`) | 1 quote moved | Test Author (recent commits to skills/a-moved) |" in lines
+    patch = (out_dir / "acme-alpha.patch").read_text()
+    assert f"````diff\n{patch}````\n" in body  # a fence longer than the skill's own: its text cannot close it
+    assert "### Left for a person\n\n- skills/a-changed/SKILL.md:10: pkg/plan.py:3-4 is changed; not rewritten" in body
+    assert main(["fix", "--format", "issue"]) == 2  # the format is fix --catalog's
+    assert "--format issue go with fix --catalog" in capsys.readouterr().err
+
+
+def test_a_catalogs_skills_name_their_upstream_owners_codeowners_or_committers(tmp_path: Path, capsys) -> None:
+    from .catalog_fixture import build_catalog
+    from .conftest import GitRepo
+
+    catalog, mirrors = build_catalog(tmp_path)
+    beta = GitRepo(tmp_path / "beta")
+    beta.write(".github/CODEOWNERS", "* @acme/beta-maintainers\n/skills/ @acme/beta-skills\n")
+    beta.commit("owners", date="2026-01-02T00:00:00")
+    assert main(["check", "--catalog", str(catalog), *mirrors, "--format", "json"]) == 1
+    owners = {s["name"]: s.get("owners") for s in json.loads(capsys.readouterr().out)["skills"]}
+    assert owners["b-cli"] == {"names": ["@acme/beta-skills"], "from": ".github/CODEOWNERS:2"}  # the last match
+    assert owners["a-moved"] == {"names": ["Test Author"], "from": "recent commits to skills/a-moved"}
+    assert owners["a-clean"] is None and owners["b-clean"] is None  # no drift, nobody to ask

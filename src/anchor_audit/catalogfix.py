@@ -21,7 +21,7 @@ from .catalog import OpenRepository, open_components, repo_key, skip_lines
 from .catalogsync import sync_facts
 from .errors import AuditError, NotCarried, UnreadableFile
 from .fix import plan_fix
-from .model import AuditReport, ComponentInfo, Spec
+from .model import AuditReport, ComponentInfo, SkillReport, Spec
 from .source import Progress, SourceTree, no_progress
 from .spec.catalog import CatalogSkill, Component, load_catalog
 from .spec.repopath import repo_path_problem
@@ -43,12 +43,17 @@ class RepoPatch:
     healed: list[str] = field(default_factory=list)  # what the patch heals
     left: list[str] = field(default_factory=list)  # what it cannot
     notes: list[str] = field(default_factory=list)  # out of sync, absent upstream
+    skills: list[SkillReport] = field(default_factory=list)  # each upstream copy's audit (with its owners)
 
     @property
     def file_name(self) -> str:
         """``OWNER-REPO.patch``, from the URL (never a path out of the output folder)."""
         name = repo_key(self.repo).replace("/", "-")
         return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".") + ".patch"
+
+    @property
+    def issue_file(self) -> str:
+        return self.file_name.removesuffix(".patch") + ".issue.md"
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,7 @@ def _heal_upstream(
             return
         entry = (spec.skill(item.catalog_dir) or spec.skill(skill.name)) if spec else None
         result = audit_skill(skill, entry, tree, judge)
+        patch.skills.append(replace(result, name=item.catalog_dir, path=folder))
         report = AuditReport(tree.info, (result,))
         plan = plan_fix(report, [(skill, entry)], None, tree, refresh, update_card)
         shown = lambda text: text.replace(f"{scratch}{os.sep}", "")  # noqa: E731 - the repository's paths

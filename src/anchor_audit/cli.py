@@ -141,8 +141,8 @@ def _fix(args: argparse.Namespace, ctx: RunContext) -> int:
     if args.catalog is not None:
         return commands.fix_catalog(_sources(args), ctx, args.refresh_quotes, args.update_card, args.write,
                                     args.output_dir, fmt=args.format)  # fmt: skip
-    if args.output_dir is not None:
-        raise UsageError("--output-dir goes with fix --catalog (the per-repository patches)")
+    if args.output_dir is not None or args.format == "issue":
+        raise UsageError("--output-dir and --format issue go with fix --catalog (the per-repository patches)")
     return commands.fix(_sources(args), ctx, args.refresh_quotes, args.update_card, args.write, fmt=args.format)
 
 

@@ -85,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
     fix.add_argument(
-        "--format", choices=("terminal", "json"), default="terminal",
-        help="terminal (the diff and what it heals), or json: the same as data",
+        "--format", choices=("terminal", "json", "issue"), default="terminal",
+        help="terminal (the diff and what it heals), json: the same as data; issue (with --catalog): a tracking-issue "
+        "body per upstream repository",
     )  # fmt: skip
     fix.add_argument(
         "--catalog", metavar="DIR",

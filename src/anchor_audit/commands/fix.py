@@ -105,9 +105,12 @@ def fix_catalog(
                                   "file": p.file_name if p.patch else None, "healed": p.healed, "left": p.left,
                                   "notes": p.notes} for p in patches], "exit_code": int(code)}  # fmt: skip
         out.write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    issues = _issues(patches) if fmt == "issue" else {}
     if output_dir is not None:
-        _write_patches(Path(output_dir), patches)
-    if fmt != "json":
+        _write_patches(Path(output_dir), patches, issues)
+    elif fmt == "issue":
+        out.write("\n".join(issues.values()))
+    if fmt == "terminal":
         for p in patches:
             out.write(_summary(p, output_dir))
             if output_dir is None and p.patch:
@@ -150,11 +153,27 @@ def _summary_markdown(patches) -> str:  # type: ignore[no-untyped-def]
     return "".join(out)
 
 
-def _write_patches(folder, patches) -> None:  # type: ignore[no-untyped-def]
-    """Every patch and summary.md written together, or none (one transaction)."""
+def _issues(patches) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """OWNER-REPO.issue.md -> the tracking-issue body, for each repository with drift or a patch."""
+    import io
+
+    from ..report.issue import render_issue
+
+    out = {}
+    for p in patches:
+        if p.patch or p.left:
+            buffer = io.StringIO()
+            render_issue(p.repo, p.ref, p.commit, p.skills, p.patch, p.left, p.file_name, buffer)
+            out[p.issue_file] = buffer.getvalue()
+    return out
+
+
+def _write_patches(folder, patches, issues: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Every patch, issue body and summary.md written together, or none (one transaction)."""
     from ..fsutil import WriteFailed, write_all
 
     files = [(folder / p.file_name, p.patch.encode("utf-8")) for p in patches if p.patch]
+    files += [(folder / name, body.encode("utf-8")) for name, body in issues.items()]
     files.append((folder / "summary.md", _summary_markdown(patches).encode("utf-8")))
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ _PHRASES = {
     "AA407": ("link broken", "links broken"),
     "AA408": ("version differs", "versions differ"),
     "AA409": ("command fails to parse", "commands fail to parse"),
+    "AA410": ("folder rename written into its paths", "folder renames written into its paths"),
 }
 
 

@@ -286,3 +286,25 @@ def test_a_catalogs_skills_name_their_upstream_owners_codeowners_or_committers(t
     assert owners["b-cli"] == {"names": ["@acme/beta-skills"], "from": ".github/CODEOWNERS:2"}  # the last match
     assert owners["a-moved"] == {"names": ["Test Author"], "from": "recent commits to skills/a-moved"}
     assert owners["a-clean"] is None and owners["b-clean"] is None  # no drift, nobody to ask
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown"])
+def test_group_by_owner_gives_one_section_per_owner(fmt: str, tmp_path: Path, capsys) -> None:
+    from .catalog_fixture import build_catalog
+    from .conftest import GitRepo
+
+    catalog, mirrors = build_catalog(tmp_path)
+    beta = GitRepo(tmp_path / "beta")
+    beta.write(".github/CODEOWNERS", "/skills/ @acme/beta-skills @acme/tooling\n")
+    beta.commit("owners", date="2026-01-02T00:00:00")
+    assert main(["check", "--catalog", str(catalog), *mirrors, "--group-by", "owner", "--format", fmt]) == 1
+    out = capsys.readouterr().out
+    if fmt == "terminal":
+        heads = [line for line in out.splitlines() if line.endswith("with drift")]
+        assert heads == ["Test Author: 3 skills with drift", "@acme/beta-skills: 1 skill with drift",
+                         "@acme/tooling: 1 skill with drift", "no owner known: 6 skills with drift"]  # fmt: skip
+        assert "  b-cli: 1 version differs · 1 command fails to parse (.github/CODEOWNERS:1)" in out
+    else:
+        assert "\n## `@acme/beta-skills`: 1 skill with drift\n" in out and "\n## no owner known: 6 skills" in out
+    assert main(["check", "--catalog", str(catalog), *mirrors, "--group-by", "owner", "--format", "json"]) == 2
+    assert "--group-by shapes the terminal and Markdown reports" in capsys.readouterr().err

@@ -113,6 +113,7 @@ def _report(args: argparse.Namespace) -> ReportOptions:
         link_base=getattr(args, "link_base", None),
         also=also,
         color=getattr(args, "color", None) or "auto",
+        group_by=getattr(args, "group_by", None),
     )
 
 

@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the report in FORMAT to FILE, from the same run; repeatable (stdout keeps --format)",
     )
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
+    check.add_argument(
+        "--group-by", choices=("owner",),
+        help="terminal and Markdown: one section per owner (CODEOWNERS, else recent committers) of drifting skills",
+    )  # fmt: skip
     check.add_argument("--link-base", metavar="URL", help="https://github.com/OWNER/REPO for the Markdown links")
     check.add_argument("--baseline", metavar="FILE", help="accept the known findings FILE lists (each with a reason)")
     check.add_argument("--write-baseline", metavar="FILE", help="write the current findings as a baseline to FILE")

@@ -55,7 +55,10 @@ def check(
     link_base = (
         report_options.link_base or github_base(report.source.repo) or github_base(spec.source.repo if spec else None)
     )
-    render = renderer(report_options.format, report_options.verbose, link_base, report_options.color)
+    if report_options.group_by and report_options.format not in ("terminal", "markdown"):
+        raise UsageError(f"--group-by shapes the terminal and Markdown reports, not --format {report_options.format}")
+    render = renderer(report_options.format, report_options.verbose, link_base, report_options.color,
+                      report_options.group_by)  # fmt: skip
     also: list[tuple[Callable[[TextIO], object], str, str]] = []
     for fmt, path in report_options.also:  # one audit, many reports
         extra = renderer(fmt, verbose=report_options.verbose, link_base=link_base)

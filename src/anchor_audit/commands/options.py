@@ -42,3 +42,4 @@ class ReportOptions:
     link_base: str | None = None  # https://github.com/OWNER/REPO for Markdown links
     also: tuple[tuple[str, str], ...] = ()  # (format, file): more reports of the same run (--report)
     color: str = "auto"  # the terminal report's colour: auto, always, never
+    group_by: str | None = None  # "owner": one section per owner (terminal, Markdown)

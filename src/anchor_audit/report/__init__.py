@@ -43,16 +43,19 @@ _HISTORY = {
 COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
 
 
-def renderer(name: str, verbose: bool = False, link_base: str | None = None, color: str = "auto") -> Renderer:
-    """The audit report's renderer for ``--format name`` (``color``: auto, always, never; terminal only)."""
+def renderer(
+    name: str, verbose: bool = False, link_base: str | None = None, color: str = "auto", group_by: str | None = None
+) -> Renderer:
+    """The audit report's renderer for ``--format name`` (``color``: auto, always, never; terminal only;
+    ``group_by``: "owner", terminal and Markdown)."""
     if name == "terminal":
         from .terminal import TerminalRenderer
 
-        return TerminalRenderer(verbose=verbose, color=color)
+        return TerminalRenderer(verbose=verbose, color=color, group_by=group_by)
     if name == "markdown":
         from .markdown import MarkdownRenderer
 
-        return MarkdownRenderer(link_base)
+        return MarkdownRenderer(link_base, group_by)
     table = {"json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit")}
     table["github"] = ("github", "render_github")
     table["jsonl"] = ("jsonl", "render_jsonl")

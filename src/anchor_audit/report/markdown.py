@@ -29,7 +29,8 @@ from ..model import (
     quote_column,
     suggested_lines,
 )
-from .catalogmarkdown import render_catalog_markdown
+from .catalogmarkdown import MAX_CHARS, render_catalog_markdown
+from .ownerview import render_by_owner_markdown
 
 MAX_PROMISES = 20  # citations not kept listed per skill; JSON has them all
 _GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
@@ -44,8 +45,15 @@ def github_base(repo: str | None) -> str | None:
 @dataclass
 class MarkdownRenderer:
     link_base: str | None = None  # https://github.com/OWNER/REPO: quotes link to their lines at the commit
+    group_by: str | None = None  # "owner": one section per owner of drifting skills
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
+        if self.group_by == "owner":
+            code = exit_code(report)
+            stream.write(f"# anchor-audit report, by owner\n\nAudited {md_text(report.source.label)}. "
+                         f"**Result: {exit_words(report, code)} (exit {int(code)}).**\n")  # fmt: skip
+            stream.write(render_by_owner_markdown(report)[:MAX_CHARS])
+            return
         if report.components:  # a catalog: grouped by component, within a comment's size
             stream.write(render_catalog_markdown(report, self._text))
             return

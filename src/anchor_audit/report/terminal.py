@@ -25,6 +25,7 @@ from ..model import (
     suggested_lines,
 )
 from .catalogview import CATALOG_AT, render_catalog
+from .ownerview import render_by_owner
 
 STYLE = {
     AnchorStatus.EXACT: "green",
@@ -79,11 +80,14 @@ class TerminalRenderer:
     verbose: bool = False
     width: int | None = None
     color: str = "auto"  # auto, always, never
+    group_by: str | None = None  # "owner": one section per owner of drifting skills
 
     def __call__(self, report: AuditReport, stream: TextIO) -> None:
         console = make_console(stream, self.width, self.color)
         console.print(Text(f"source: {printable(report.source.label)}", style="bold"))
-        if len(report.skills) >= CATALOG_AT and not self.verbose:
+        if self.group_by == "owner":
+            render_by_owner(console, report)
+        elif len(report.skills) >= CATALOG_AT and not self.verbose:
             render_catalog(console, report)
         else:
             for skill in report.skills:

@@ -308,3 +308,20 @@ def test_group_by_owner_gives_one_section_per_owner(fmt: str, tmp_path: Path, ca
         assert "\n## `@acme/beta-skills`: 1 skill with drift\n" in out and "\n## no owner known: 6 skills" in out
     assert main(["check", "--catalog", str(catalog), *mirrors, "--group-by", "owner", "--format", "json"]) == 2
     assert "--group-by shapes the terminal and Markdown reports" in capsys.readouterr().err
+
+
+def test_the_issue_says_since_which_commit_a_quote_has_its_status(tmp_path: Path, capsys) -> None:
+    from .catalog_fixture import build_catalog
+    from .conftest import GitRepo
+
+    catalog, mirrors = build_catalog(tmp_path)
+    alpha = GitRepo(tmp_path / "alpha")
+    alpha.write("skills/a-moved/card.yaml", 'validated_on: "2026-01-15"\n')  # the walk starts at that day
+    alpha.commit("a-moved: its card", date="2026-04-02T00:00:00")
+    out_dir = tmp_path / "out"
+    main(["fix", "--catalog", str(catalog), *mirrors, "--format", "issue", "--output-dir", str(out_dir)])
+    capsys.readouterr()
+    body = (out_dir / "acme-alpha.issue.md").read_text()
+    since = body[body.index("Since (where the history says):"):body.index("### The patch")]
+    assert "- `a-moved`: pkg/plan.py:3-4: moved since `" in since
+    assert "(2026-04-01): plan: import os; a-behind: version three\n" in since  # the commit that moved the code

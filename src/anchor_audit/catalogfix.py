@@ -29,6 +29,7 @@ from .spec.skill import load_skill
 from .textlines import unified_diff
 
 MAX_COPIED_BYTES = 2 * 1024 * 1024  # a file of an upstream skill folder larger than this is not copied out
+MAX_SINCE_COMMITS = 60  # commits audited per repository to say since when each drift is there (~0.5 s each)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class RepoPatch:
     left: list[str] = field(default_factory=list)  # what it cannot
     notes: list[str] = field(default_factory=list)  # out of sync, absent upstream
     skills: list[SkillReport] = field(default_factory=list)  # each upstream copy's audit (with its owners)
+    since: dict[str, list[str]] = field(default_factory=dict)  # skill -> "KEY: STATUS since COMMIT (DAY): SUBJECT"
 
     @property
     def file_name(self) -> str:
@@ -71,8 +73,10 @@ def plan_catalog_fix(
     refresh: bool = False,
     update_card: bool = False,
     progress: Progress = no_progress,
+    since: bool = False,
 ) -> CatalogFix:
-    """One :class:`RepoPatch` per reachable component repository of the catalog at ``root``."""
+    """One :class:`RepoPatch` per reachable component repository of the catalog at ``root`` (``since``: with since
+    which commit each drifting quote and claim has its status, from the history)."""
     mirrors = {repo_key(url): where for url, where in (mirrors or {}).items()}
     components = load_catalog(root)
     by_repo: dict[str, RepoPatch] = {}
@@ -88,7 +92,59 @@ def plan_catalog_fix(
         patch = by_repo.setdefault(key, RepoPatch(component.url, component.ref, tree.info.commit))
         for item in component.skills:
             _heal_upstream(patch, root, component, item, tree, spec, judge, refresh, update_card)
+        if since:
+            patch.since.update(_since(tree, patch.skills, spec, judge))
     return CatalogFix(list(by_repo.values()), skip_lines(infos))
+
+
+def _since(tree: SourceTree, skills: list[SkillReport], spec: Spec | None, judge: Judge) -> dict[str, list[str]]:
+    """For each drifting skill, since which commit each of its quotes and claims has its status now: one walk of
+    the history from the earliest ``validated_on`` of them to the ref (``history``'s, shared), when that is at
+    most MAX_SINCE_COMMITS commits to audit."""
+    from .findings import skill_findings
+    from .history import SkillSource, history
+    from .source.git import as_git
+
+    drifting = [s for s in skills if any(f.drift for f in skill_findings(s))]
+    if not drifting:
+        return {}
+    git_tree = as_git(tree)  # a component's repository is always opened from git
+    days = sorted(d for s in drifting if (d := _validated_on(tree, s.path)))
+    start = git_tree.history.commit_on_or_before(days[0], git_tree.commit.hexsha) if days else None
+    if start is None:
+        return {}  # no skill says when it was validated: no start to walk from (the root could be years)
+    sources = [SkillSource(s.path.rsplit("/", 1)[-1], in_repo=s.path) for s in drifting]
+    try:
+        walked = history(git_tree, sources, spec, start, git_tree.commit.hexsha, judge, max_commits=MAX_SINCE_COMMITS)
+    except AuditError:
+        return {}  # a history this copy does not hold: the issue says what drifts, not since when
+    if walked.commits_touching + 1 > MAX_SINCE_COMMITS:  # said once for the repository ("" names no skill)
+        said = (f"{walked.commits_touching} commits since {start[:9]} touch these skills or their code, more than "
+                f"this run walks ({MAX_SINCE_COMMITS}): `anchor-audit history SKILL_DIR --in-repo` gives each "
+                "skill's timeline")  # fmt: skip
+        return {"": [said]}
+    by_folder = {s.path.rsplit("/", 1)[-1]: s.name for s in drifting}
+    last: dict[tuple[str, str], str] = {}
+    for event in walked.events:  # oldest first: the last change of each quote or claim is its status's start
+        change, commit = event.change, event.commit
+        if change.after is not None and change.before is not None:
+            last[(change.skill, change.key)] = (f"{change.key}: {change.after.value} since {commit.sha[:9]} "
+                                                f"({commit.date[:10]}): {commit.subject}")  # fmt: skip
+    out: dict[str, list[str]] = {}
+    for (folder, _), said in last.items():
+        out.setdefault(by_folder.get(folder, folder), []).append(said)
+    return out
+
+
+def _validated_on(tree: SourceTree, folder: str) -> str | None:
+    from .spec.skill import load_skill_from_tree
+
+    try:
+        card = load_skill_from_tree(tree, folder).card
+    except AuditError:
+        return None
+    day = card.validated_on if card else None
+    return day if day and len(day) == 10 and day[4] == day[7] == "-" else None
 
 
 def _heal_upstream(

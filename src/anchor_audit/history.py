@@ -64,11 +64,13 @@ def history(
     until: str,
     judge: Judge,
     on_commit: Callable[[int, int], None] | None = None,
+    max_commits: int | None = None,
 ) -> History:
     """The timeline of every quote and claim of ``skills`` over ``since..until``.
 
     Consecutive audits are compared with :func:`anchor_audit.compare.compare`,
-    the same comparison ``diff`` makes; each change is named by its commit.
+    the same comparison ``diff`` makes; each change is named by its commit.  Over ``max_commits`` commits to
+    audit, no timeline is made (the counts are).
     """
     until_sha = base.commit.hexsha
     since_sha = _since(base, since, until)
@@ -89,6 +91,8 @@ def history(
     touching = base.history.commits_touching(span, paths)
     result.commits_touching = len(touching)
     walk = ([since_sha] if since_sha else []) + touching
+    if max_commits is not None and len(walk) > max_commits:  # a caller's bound: the counts, and no timeline
+        return result
     trees = _trees_fetched(base, walk, paths, result.skill_paths)
 
     previous = AuditReport(base.info, ())

@@ -95,7 +95,7 @@ def fix_catalog(
     with open_sources(options, (), ctx) as sources:
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
         planned = plan_catalog_fix(root, spec, sources.judge, sources.open_repository, mirrors, refresh_quotes,
-                                   update_card, sources.progress)  # fmt: skip
+                                   update_card, sources.progress, since=fmt == "issue")  # fmt: skip
     for line in planned.skipped:
         ctx.reporter.say(line)
     patches = planned.patches
@@ -163,7 +163,7 @@ def _issues(patches) -> dict[str, str]:  # type: ignore[no-untyped-def]
     for p in patches:
         if p.patch or p.left:
             buffer = io.StringIO()
-            render_issue(p.repo, p.ref, p.commit, p.skills, p.patch, p.left, p.file_name, buffer)
+            render_issue(p.repo, p.ref, p.commit, p.skills, p.patch, p.left, p.file_name, buffer, p.since)
             out[p.issue_file] = buffer.getvalue()
     return out
 

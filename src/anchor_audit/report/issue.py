@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Sequence, TextIO
+from typing import Mapping, Sequence, TextIO
 
 from ..escape import md_code, md_text
 from ..findings import skill_findings
@@ -24,7 +24,7 @@ MARKER = "<!-- anchor-audit issue: {repo} -->"
 
 def render_issue(
     repo: str, ref: str, commit: str | None, skills: Sequence[SkillReport], patch: str, left: Sequence[str],
-    patch_file: str, stream: TextIO,
+    patch_file: str, stream: TextIO, since: Mapping[str, Sequence[str]] | None = None,
 ) -> None:  # fmt: skip
     """The issue body for ``repo`` at ``ref`` (``commit``): its drifting ``skills``, ``patch``, what is ``left``."""
     drifting = [(s, [f for f in skill_findings(s) if f.drift]) for s in skills]
@@ -41,9 +41,11 @@ def render_issue(
             owners = md_text(skill.owners.said) if skill.owners else "—"
             words = md_text(why(replace(skill, owners=None), found))  # the owners have their own column
             out.append(f"| {md_code(skill.name)} ({md_code(skill.path)}) | {words} | {owners} |")
-        since = [f"- {md_code(s.name)}: {md_text(line)}" for s, _ in drifting for line in _since(s)]
-        if since:
-            out += ["", "Since (where the history says):", "", *since]
+        when = [f"- {md_code(s.name)}: {md_text(line)}" for s, _ in drifting
+                for line in _since(s) + list((since or {}).get(s.name, ()))]  # fmt: skip
+        when += [f"- {md_text(line)}" for line in (since or {}).get("", ())]  # of the repository as a whole
+        if when:
+            out += ["", "Since (where the history says):", "", *when]
     body = "\n".join(out) + "\n"
     body += _patch_section(patch, commit, patch_file, MAX_BODY_CHARS - len(body) - 2_000)
     if left:

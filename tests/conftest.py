@@ -84,6 +84,22 @@ def make_repo(tmp_path: Path):
     return make
 
 
+@pytest.fixture
+def change(make_repo) -> tuple[GitRepo, dict[str, str]]:
+    """v1 -> docs (unrelated) -> move (two imports on top) -> edit (inside the TP gate) -> delete (DP defaults)."""
+    repo = make_repo()
+    shas = {"v1": git(repo.path, "rev-parse", "HEAD")}
+    repo.write("docs/notes.md", "unrelated\n")
+    shas["docs"] = repo.commit("docs")
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+    shas["move"] = repo.commit("add imports")
+    repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
+    shas["edit"] = repo.commit("raise the tp threshold")
+    repo.edit("src/demo/overlap.py", "            cfg.bucket = 64 * 1024 * 1024\n", "")
+    shas["delete"] = repo.commit("drop the bucket default")
+    return repo, shas
+
+
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own cache directory; none touches the user's."""

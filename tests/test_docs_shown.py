@@ -21,7 +21,7 @@ import pytest
 from anchor_audit.cli import main
 from anchor_audit.cliparser import build_parser
 
-from .conftest import DEMO, ROOT, GitRepo, git
+from .conftest import DEMO, ROOT, GitRepo
 from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, shown_by
 
 CASES = {
@@ -110,28 +110,13 @@ def test_demo_init_drafts_what_the_readme_shows_and_check_runs_on_it(demo_code, 
     _compare("demo-init-check", capsys.readouterr().out.rstrip("\n").split("\n")[-1])
 
 
-@pytest.fixture
-def moved_then_edited(make_repo) -> tuple[GitRepo, dict[str, str]]:
-    """tests/test_impact.py's repository, as far as the docs use it: v1 -> docs -> move -> edit."""
-    repo = make_repo()
-    shas = {"v1": git(repo.path, "rev-parse", "HEAD")}
-    repo.write("docs/notes.md", "unrelated\n")
-    shas["docs"] = repo.commit("docs")
-    overlap = "src/demo/overlap.py"
-    repo.edit(overlap, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
-    shas["move"] = repo.commit("add imports")
-    repo.edit(overlap, "if model.tp_size < 2:", "if model.tp_size < 4:")
-    shas["edit"] = repo.commit("raise the tp threshold")
-    return repo, shas
-
-
 def _impact(repo: GitRepo, base: str, head: str, *extra: str) -> int:
     skill = os.path.relpath(DEMO / "skills" / "demo-overlap")
     return main(["impact", base, head, skill, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), *extra])
 
 
-def test_demo_impact_is_as_the_commands_page_shows(moved_then_edited, capsys, monkeypatch) -> None:
-    repo, shas = moved_then_edited
+def test_demo_impact_is_as_the_commands_page_shows(change, capsys, monkeypatch) -> None:
+    repo, shas = change  # conftest's: v1 -> docs -> move -> edit -> delete, as tests/test_impact.py uses it
     monkeypatch.chdir(ROOT)
     assert _impact(repo, shas["move"], shas["edit"]) == 1
     out = capsys.readouterr().out.replace(shas["move"][:12], "ed2de4f2ef50").replace(shas["edit"][:12], "2729315d6ec5")

@@ -17,22 +17,6 @@ OVERLAP = "src/demo/overlap.py"
 SKILL = DEMO / "skills" / "demo-overlap"
 
 
-@pytest.fixture
-def change(make_repo) -> tuple[GitRepo, dict[str, str]]:
-    """v1 -> docs (unrelated) -> move (two imports on top) -> edit (inside the TP gate) -> delete (DP defaults)."""
-    repo = make_repo()
-    shas = {"v1": git(repo.path, "rev-parse", "HEAD")}
-    repo.write("docs/notes.md", "unrelated\n")
-    shas["docs"] = repo.commit("docs")
-    repo.edit(OVERLAP, "from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
-    shas["move"] = repo.commit("add imports")
-    repo.edit(OVERLAP, "if model.tp_size < 2:", "if model.tp_size < 4:")
-    shas["edit"] = repo.commit("raise the tp threshold")
-    repo.edit(OVERLAP, "            cfg.bucket = 64 * 1024 * 1024\n", "")
-    shas["delete"] = repo.commit("drop the bucket default")
-    return repo, shas
-
-
 def run(repo: GitRepo, base: str, head: str, capsys, *extra: str, skill: Path = SKILL) -> tuple[int, str]:
     args = ["impact", base, head, str(skill), "--spec", str(DEMO / "anchors.yaml"), "--repo", str(repo.path), *extra]
     code = main(args)

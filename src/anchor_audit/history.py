@@ -77,10 +77,7 @@ def history(
     result = History(since, until)
     locations = {s.name: _locations(base, until_sha, s.in_repo) for s in skills if s.in_repo}
     span = _span(base, since_sha, until_sha, locations, in_repo_only=not any(s.disk for s in skills))
-    for source in skills:
-        for _, folder in locations.get(source.name, []):
-            if folder is not None and folder not in result.skill_paths:
-                result.skill_paths.append(folder)
+    result.skill_paths = list(dict.fromkeys(f for s in skills for _, f in locations.get(s.name, []) if f is not None))
     skill_cache: dict[tuple[str, str | None, str | None], Skill] = {}
     paths = _disk_reads(base, skills, spec) | set(result.skill_paths)
     paths |= _quoted_paths(base, until_sha, result.skill_paths, judge)

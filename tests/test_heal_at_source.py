@@ -37,7 +37,7 @@ def test_a_card_validated_after_its_evidence_was_removed_is_one_finding_naming_t
     (finding,) = [f for f in data["findings"] if f["code"] == "AA206"]
     assert finding["message"] == said and finding["file"].endswith("card.yaml")
     assert data["contradicted"] == [{"path": "pkg/gone.py", "commit": sha, "date": "2026-02-10",
-                                     "validated_on": "2026-03-01"}]  # fmt: skip
+                                     "validated_on": "2026-03-01", "changed": False}]  # fmt: skip
     assert main(["check", str(skill), "--repo", str(repo.path), "--ref", "HEAD"]) == 1
     assert f"card.yaml: {said}\n" in capsys.readouterr().out
 
@@ -325,3 +325,21 @@ def test_the_issue_says_since_which_commit_a_quote_has_its_status(tmp_path: Path
     since = body[body.index("Since (where the history says):"):body.index("### The patch")]
     assert "- `a-moved`: pkg/plan.py:3-4: moved since `" in since
     assert "(2026-04-01): plan: import os; a-behind: version three\n" in since  # the commit that moved the code
+
+
+@pytest.mark.parametrize(("day", "contradicted"), [("2026-03-01", True), ("2026-01-15", False)])
+def test_a_quote_that_had_changed_by_the_validation_day_contradicts_it(day, contradicted, tmp_path, capsys) -> None:
+    from .conftest import git
+
+    repo = make_code_repo(tmp_path / "code")  # the quote holds at the first commit (2026-01-01)
+    repo.edit("pkg/plan.py", "cfg.overlap = True", "cfg.overlap = cfg.tp > 2")
+    sha = repo.commit("gate the overlap", date="2026-02-10T12:00:00")
+    skill = make_skill(tmp_path / "s", card=f'validated_on: "{day}"\nvalidation_status:\n  gate: [doc_only]\n')
+    assert main(["check", str(skill), "--repo", str(repo.path), "--ref", "HEAD", "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["skills"][0].get("contradicted", [])
+    if contradicted:
+        assert found == [{"path": "pkg/plan.py:3-6", "commit": sha, "date": "2026-02-10", "validated_on": day,
+                          "changed": True}]  # fmt: skip
+    else:
+        assert found == []  # it held on that day: the change came after the validation
+    assert git(repo.path, "rev-parse", "HEAD") == sha

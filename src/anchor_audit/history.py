@@ -68,9 +68,8 @@ def history(
 ) -> History:
     """The timeline of every quote and claim of ``skills`` over ``since..until``.
 
-    Consecutive audits are compared with :func:`anchor_audit.compare.compare`,
-    the same comparison ``diff`` makes; each change is named by its commit.  Over ``max_commits`` commits to
-    audit, no timeline is made (the counts are).
+    Consecutive audits are compared with :func:`anchor_audit.compare.compare`, the same comparison ``diff``
+    makes; each change is named by its commit.  Over ``max_commits`` commits to audit: the counts, no timeline.
     """
     until_sha = base.commit.hexsha
     since_sha = _since(base, since, until)

@@ -1,7 +1,8 @@
 """What the history and the repository say of a skill as a whole, beside its quotes, claims and citations.
 
-The day its card says it was validated, which the history may contradict; a rename of its folder written into
-its paths; and, for a skill with drift whose folder in the repository is known, who can heal it there.
+The day its card says it was validated, which the history may contradict (a path it relies on removed by
+then, a quote the code of that day no longer had); a rename of its folder written into its paths; and, for a
+skill with drift whose folder in the repository is known, who can heal it there.
 
 A card's ``validated_on`` is a claim too: that on that day what the skill relies on held.  When a path it
 relies on (an evidence path, a quoted or conditioned file, a path in its prose) is not at the audited ref
@@ -15,7 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .errors import AuditError
 from .findings import skill_findings
+from .match.quote import match_quote
 from .model import (
     AnchorStatus,
     ClaimVerdict,
@@ -35,6 +38,7 @@ from .source import SourceTree
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
+_HELD = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 
 
 def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> SkillReport:
@@ -65,12 +69,30 @@ def contradictions(
     missing |= {e.ref for c in claims for e in c.evidence if e.kind is EvidenceKind.FILE and not e.ok}
     missing |= {path for path in conditioned if tree.blob_id(path) is None}
     missing |= {p.path for p in promises if p.kind in _KINDS and p.status is PromiseStatus.MISSING}
-    if not missing:
-        return ()
-    removed = tree.removals(sorted(missing))
+    removed = tree.removals(sorted(missing)) if missing else {}
     found = [
         Contradiction(path, r.commit, r.day, day)
         for path, r in sorted(removed.items())
         if r.day is not None and r.day <= day and r.was == path
     ]
-    return tuple(found)
+    return tuple(found) + _changed_by_then(anchors, tree, day)
+
+
+def _changed_by_then(anchors: tuple[QuoteMatch, ...], tree: SourceTree, day: str) -> tuple[Contradiction, ...]:
+    """The changed quotes that did not hold at the commit of the validation day either (the code of that day, as
+    ``check --ref validated`` reads it): validated against code that had already changed."""
+    changed = [m.quote for m in anchors if m.status is AnchorStatus.CHANGED]
+    then = tree.validated_on(day) if changed else None
+    if then is None or then.info.commit is None:
+        return ()
+    same = then.info.commit == tree.info.commit  # the day's commit is the audited one: changed there, as found
+    out = []
+    for quote in changed:
+        try:
+            source = then.read(quote.path)
+            held = source is not None and not same and match_quote(quote, source).status in _HELD
+        except AuditError:
+            continue  # unreadable then: nothing said
+        if source is not None and not held:
+            out.append(Contradiction(quote.key, then.info.commit, then.info.date or day, day, changed=True))
+    return tuple(out)

@@ -8,22 +8,24 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Contradiction:
-    """A path the skill relies on that a commit removed on or before the day its card says it was validated."""
+    """What the skill relies on that did not hold on the day its card says it was validated: a path a commit
+    removed on or before that day, or a quote the code of that day no longer had (``changed``)."""
 
-    path: str
-    commit: str
-    day: str  # the commit's UTC day
+    path: str  # the path, or for a quote its key PATH:START-END
+    commit: str  # the removing commit, or for a quote the commit of that day
+    day: str  # that commit's day
     validated_on: str
-
-
+    changed: bool = False  # a quote, not a removal
 
 def contradiction_lines(found: tuple[Contradiction, ...]) -> list[str]:
     """In words, one line per removing commit: ``validated_on 2026-08-05, but a.py was removed in e577829e1 on
     2026-07-09`` (several paths of one commit named together)."""
     by_commit: dict[str, list[Contradiction]] = {}
     for c in found:
-        by_commit.setdefault(c.commit, []).append(c)
-    lines = []
+        if not c.changed:
+            by_commit.setdefault(c.commit, []).append(c)
+    lines = [f"validated_on {c.validated_on}, but the quote {c.path} did not hold at that day's commit "
+             f"{c.commit[:9]} ({c.day}): the code had changed before" for c in found if c.changed]
     for commit, group in by_commit.items():
         first = group[0]
         paths = [c.path for c in group]

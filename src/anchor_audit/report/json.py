@@ -152,7 +152,7 @@ def _folder_rename(r: FolderRename) -> dict[str, Any]:
 
 
 def _contradiction(c: Contradiction) -> dict[str, Any]:
-    return {"path": c.path, "commit": c.commit, "date": c.day, "validated_on": c.validated_on}
+    return {"path": c.path, "commit": c.commit, "date": c.day, "validated_on": c.validated_on, "changed": c.changed}
 
 
 def _finding(f: Finding, report: AuditReport) -> dict[str, Any]:

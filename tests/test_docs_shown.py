@@ -26,7 +26,7 @@ from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, s
 
 CASES = {
     "demo-init-draft", "demo-init-check", "demo-impact", "demo-impact-json", "synopsis", "catalog-fix",
-    "mb-impact", "mb-history", "mb-skills",
+    "mb-impact", "mb-history", "mb-skills", "mb-matrix",
     # run in tests/test_megatron_bridge_release.py, beside the wheels they need
     "release-main-job", "release-fix-diff", "release-diff-markdown",
 }  # fmt: skip
@@ -220,3 +220,18 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     assert (f"{symbols['exists']} example symbols resolve, {symbols['missing']} is missing" in page
             and f"and {symbols['unverifiable']} cannot be resolved statically" in page)  # fmt: skip
     assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page
+
+
+def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeypatch) -> None:
+    from .conftest import SHARED_SKILL
+
+    repo = _megatron_bridge()
+    if not SHARED_SKILL.is_dir():
+        pytest.skip(f"needs the published skill at {SHARED_SKILL}")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "100")
+    (block,) = shown_by("mb-matrix")
+    argv = _commands(block.text.split("\n", 1)[0])[0]
+    assert main([a.replace("MEGATRON_BRIDGE", repo) for a in argv]) == 0
+    out = capsys.readouterr().out.replace(repo, "MEGATRON_BRIDGE")
+    _compare("mb-matrix", "$ anchor-audit " + shlex.join(argv) + "\n" + out)

@@ -20,7 +20,7 @@ LAYERS = [
     {"commands"},
     {"catalogfix"},
     {"report", "fix", "baseline", "impact"},
-    {"history"},
+    {"history", "matrix"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
     {"audit"},
     {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},

@@ -163,6 +163,10 @@ def _history(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.history(_sources(args), _report(args), ctx, args.since, args.until)
 
 
+def _matrix(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.matrix(_sources(args), _report(args), ctx, args.tags, args.pre, args.since, args.until)
+
+
 def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
     return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors)
@@ -187,5 +191,5 @@ def _detach_stdout() -> None:
 
 COMMANDS = {
     "check": _check, "fix": _fix, "diff": _diff, "impact": _impact, "bump": _bump, "history": _history,
-    "init": _init, "explain": _explain, "cache": _cache,
+    "matrix": _matrix, "init": _init, "explain": _explain, "cache": _cache,
 }  # fmt: skip

@@ -7,7 +7,7 @@ import argparse
 from . import __version__
 from .cliargs import Parser
 from .commands.common import DEFAULT_SPEC
-from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS
+from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS, MATRIX_FORMATS
 from .source.cache import cache_root
 
 FORMATS = AUDIT_FORMATS
@@ -23,6 +23,7 @@ EXIT_HELP = {
     "impact": "0 the change leaves every status as it was; 1 a quote, condition or claim changes status",
     "bump": "0 the pin was moved (or would be: nothing breaks); 1 a claim breaks, the pin is left (--force moves it)",
     "history": "0 the timeline was written, whatever it shows (a range that ends broken too)",
+    "matrix": "0 the matrix was written, whatever it shows",
     "init": "0 a registry was drafted",
     "cache": "0 done",
     "explain": "0 the rule was explained",
@@ -163,6 +164,20 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
     _format_options(hist, HISTORY_FORMATS)
     hist.set_defaults(command="history")
+
+    matrix = commands.add_parser(
+        "matrix",
+        help="which releases each claim holds for: every release tag audited",
+        description="Audit the skills at every release tag (the tags that parse as versions, sorted as versions) "
+        "and say, per claim, the releases where it holds, as version specifiers, and its first break. Git only.",
+    )
+    _source_options(matrix, ref=False, release=False)
+    matrix.add_argument("--tags", metavar="GLOB", help="only the version tags matching GLOB (e.g. 'v0.*')")
+    matrix.add_argument("--pre", action="store_true", help="include pre-releases (rc, a, b, dev)")
+    matrix.add_argument("--since", metavar="VERSION", help="from this release on (a tag or a version)")
+    matrix.add_argument("--until", metavar="VERSION", help="up to this release")
+    _format_options(matrix, MATRIX_FORMATS)
+    matrix.set_defaults(command="matrix")
 
     init = commands.add_parser(
         "init",

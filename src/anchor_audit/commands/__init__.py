@@ -11,9 +11,9 @@ from .impact import impact
 from .maintenance import cache, init
 from .options import ReportOptions, SourceOptions
 from .reporter import Reporter
-from .versions import bump, diff, history
+from .versions import bump, diff, history, matrix
 
 __all__ = [
     "Reporter", "ReportOptions", "RunContext", "SourceOptions",
-    "bump", "cache", "check", "diff", "explain", "fix", "fix_catalog", "history", "impact", "init",
+    "bump", "cache", "check", "diff", "explain", "fix", "fix_catalog", "history", "impact", "init", "matrix",
 ]  # fmt: skip

@@ -143,3 +143,22 @@ def _validated_start(tree: GitTree, skills: list[Skill]) -> str | None:
         s.card.validated_on for s in skills if s.card and s.card.validated_on and _DAY.match(s.card.validated_on)
     )
     return tree.history.commit_on_or_before(days[0], tree.commit.hexsha) if days else None
+
+
+def matrix(
+    options: SourceOptions, report_options: ReportOptions, ctx: RunContext, tags: str | None = None,
+    pre: bool = False, since: str | None = None, until: str | None = None,
+) -> ExitCode:  # fmt: skip
+    """Every release tag audited; per claim the releases it holds for (git only)."""
+    from ..matrix import build_matrix, release_tags
+    from ..report import matrix_renderer
+
+    with open_sources(options, ["HEAD"], ctx, full_history=True, git="matrix reads the release tags") as sources:
+        (tree,) = sources.git_trees
+        inputs = sources.inputs
+        releases = release_tags(tree, tags, pre, since, until)
+        disk = [item for item in inputs.disk_skills if isinstance(item, tuple)]
+        result = build_matrix(tree, releases, disk, list(inputs.repo_skills), inputs.spec, sources.judge)
+    render = matrix_renderer(report_options.format, report_options.color)
+    emit(lambda stream: render(result, stream), report_options.output)
+    return ExitCode.OK

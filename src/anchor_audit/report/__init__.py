@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..compare import Comparison
     from ..history import History
     from ..impact import ImpactReport
+    from ..matrix import Matrix
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
@@ -40,7 +41,14 @@ _HISTORY = {
     "terminal": ("historyview", "render_history_terminal"),
     "json": ("historyview", "render_history_json"),
 }
+_MATRIX = {
+    "terminal": ("matrixview", "render_matrix_terminal"),
+    "json": ("matrixview", "render_matrix_json"),
+    "markdown": ("matrixview", "render_matrix_markdown"),
+    "csv": ("matrixview", "render_matrix_csv"),
+}
 COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
+MATRIX_FORMATS = tuple(_MATRIX)
 
 
 def renderer(
@@ -73,6 +81,10 @@ def impact_renderer(name: str, color: str = "auto") -> Callable[[ImpactReport, T
 
 def history_renderer(name: str, color: str = "auto") -> Callable[[History, TextIO], None]:
     return _load(_HISTORY, name, color)  # type: ignore[no-any-return]
+
+
+def matrix_renderer(name: str, color: str = "auto") -> Callable[[Matrix, TextIO], None]:
+    return _load(_MATRIX, name, color)  # type: ignore[no-any-return]
 
 
 def _load(table: dict[str, tuple[str, str]], name: str, color: str = "auto") -> Any:

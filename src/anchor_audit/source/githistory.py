@@ -155,6 +155,12 @@ class GitHistory:
         pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
         return {sha: time.strftime("%Y-%m-%d", time.gmtime(int(stamp))) for sha, stamp in pairs}
 
+    def tags(self) -> list[tuple[str, str]]:
+        """(name, the commit it names) of every tag of the repository, an annotated tag peeled to its commit."""
+        out = self.repo.git.for_each_ref("refs/tags", "--format=%(refname:strip=2)%09%(*objectname)%09%(objectname)")
+        rows = (line.split("\t") for line in out.splitlines())
+        return [(name, peeled or obj) for name, peeled, obj in (r for r in rows if len(r) == 3)]
+
     def authors(self, folder: str, limit: int) -> list[str]:
         """The last ``limit`` distinct authors (``%aN``: as git records them, .mailmap applied) of the commits up
         to this one that touched ``folder``, newest first."""

@@ -1,0 +1,116 @@
+"""``anchor-audit matrix``: claims (and quotes) by release, as a terminal grid, JSON, Markdown or CSV.
+
+A cell is one letter, so the grid reads without colour: ``V`` code_verified, ``D`` doc_only, ``B`` broken,
+``U`` unverifiable, ``L`` unlinked; for quotes ``=`` exact, ``m`` moved, ``r`` relocated, ``c`` changed,
+``x`` missing, ``?`` not checked; ``.`` not there at that release.  Wider than the terminal, the releases are
+folded into several grids, each with the claims' names again.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import Any, TextIO
+
+from rich.table import Table
+from rich.text import Text
+
+from ..escape import md_code, md_text, printable
+from ..matrix import ABSENT, Matrix, Row
+from .terminal import make_console
+
+LETTERS = {"code_verified": "V", "doc_only": "D", "broken": "B", "unverifiable": "U", "unlinked": "L",
+           "exact": "=", "moved": "m", "relocated": "r", "changed": "c", "missing": "x", ABSENT: "."}  # fmt: skip
+STYLES = {"V": "green", "D": "cyan", "B": "red bold", "U": "magenta", "L": "yellow", "c": "red", "x": "red"}
+LEGEND = ("V code_verified · D doc_only · B broken · U unverifiable · L unlinked · quotes: = exact · m moved · "
+          "r relocated · c changed · x missing · ? not checked · . not there")  # fmt: skip
+
+
+def letter(cell: str) -> str:
+    return LETTERS.get(cell, "?")
+
+
+def render_matrix_terminal(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+    console = make_console(stream, color=color)
+    tags = [r.tag for r in matrix.releases]
+    skills = sorted({r.skill for r in matrix.rows})
+    what = f"{', '.join(skills[:3])}{' and more' if len(skills) > 3 else ''} at " if skills else ""
+    head = f"matrix {what}{matrix.repo}: {len(tags)} releases, {tags[0]} .. {tags[-1]}" if tags else "no release tags"
+    console.print(Text(printable(head if tags else f"matrix {matrix.repo}: {head}"), style="bold"))
+    if not tags or not matrix.rows:
+        return
+    one_skill = len({r.skill for r in matrix.rows}) == 1  # then a claim is named by its id alone
+
+    def name(row: Row) -> str:
+        return row.key if one_skill else f"{row.skill} {row.key}"
+
+    name_width = max((len(name(r)) for r in _claims(matrix)), default=20)
+    per_grid = max(1, (console.width - min(name_width, 48) - 4) // (max(len(t) for t in tags) + 3))
+    for start in range(0, len(tags), per_grid):
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("claim", no_wrap=True, max_width=48)
+        for tag in tags[start : start + per_grid]:
+            table.add_column(printable(tag), justify="center", no_wrap=True)
+        for row in _claims(matrix):
+            cells = [Text(letter(c), style=STYLES.get(letter(c), "")) for c in row.cells[start : start + per_grid]]
+            table.add_row(Text(printable(name(row))), *cells)
+        console.print(table)
+    for row in _claims(matrix):
+        ranges = " or ".join(row.holds_for(matrix.releases)) or "no release"
+        broke = row.first_break(matrix.releases)
+        said = f"  {name(row)}: holds for {ranges}" + (f"; broken from {broke}" if broke else "")
+        console.print(Text(printable(said)))
+    console.print(Text(LEGEND, style="dim"))
+
+
+def _claims(matrix: Matrix) -> list[Row]:
+    return [r for r in matrix.rows if r.kind == "claim"]
+
+
+def matrix_dict(matrix: Matrix) -> dict[str, Any]:
+    return {
+        "repo": matrix.repo,
+        "releases": [{"tag": r.tag, "commit": r.commit, "pre": r.pre} for r in matrix.releases],
+        "rows": [
+            {"skill": row.skill, "kind": row.kind, "key": row.key,
+             "cells": dict(zip((r.tag for r in matrix.releases), row.cells, strict=True)),
+             **({"holds_for": row.holds_for(matrix.releases), "first_break": row.first_break(matrix.releases)}
+                if row.kind == "claim" else {})}
+            for row in matrix.rows
+        ],
+    }  # fmt: skip
+
+
+def render_matrix_json(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+    stream.write(json.dumps(matrix_dict(matrix), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def render_matrix_csv(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+    """One row per claim or quote: skill, kind, key, a column per release, then where a claim holds."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(["skill", "kind", "key", *(r.tag for r in matrix.releases), "holds_for", "first_break"])
+    for row in matrix.rows:
+        extra = ["", ""]
+        if row.kind == "claim":
+            extra = [" or ".join(row.holds_for(matrix.releases)), row.first_break(matrix.releases) or ""]
+        writer.writerow([_cell(row.skill), row.kind, _cell(row.key), *row.cells, *extra])
+
+
+def _cell(text: str) -> str:
+    """A value a spreadsheet will not read as a formula (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def render_matrix_markdown(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+    tags = [r.tag for r in matrix.releases]
+    stream.write(f"# anchor-audit matrix: {md_text(matrix.repo)}\n\n")
+    if not tags:
+        stream.write("No release tags.\n")
+        return
+    stream.write("| claim | " + " | ".join(md_code(t) for t in tags) + " | holds for |\n")
+    stream.write("| --- |" + " :-: |" * len(tags) + " --- |\n")
+    for row in _claims(matrix):
+        ranges = " or ".join(md_code(r) for r in row.holds_for(matrix.releases)) or "no release"
+        cells = " | ".join(md_text(letter(c)) for c in row.cells)
+        stream.write(f"| {md_code(row.skill)} {md_code(row.key)} | {cells} | {ranges} |\n")
+    stream.write(f"\n{md_text(LEGEND)}\n")

@@ -235,3 +235,27 @@ def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeyp
     assert main([a.replace("MEGATRON_BRIDGE", repo) for a in argv]) == 0
     out = capsys.readouterr().out.replace(repo, "MEGATRON_BRIDGE")
     _compare("mb-matrix", "$ anchor-audit " + shlex.join(argv) + "\n" + out)
+
+
+def test_the_settings_and_registries_the_pages_show_load(tmp_path, capsys, monkeypatch) -> None:
+    """The catalog page's fail-on-codes line is a setting that works; anchors-yaml.md's catalog registry loads."""
+    from anchor_audit.spec.registry import load_spec
+
+    from .docpages import blocks
+
+    (toml,) = [b for b in blocks(ROOT / "docs" / "catalog.md") if b.language == "toml"]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "anchor-audit.toml").write_text(toml.text)
+    skill = tmp_path / "s"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n\nSee `pkg/gone.py`.\n")
+    from .hostile.conftest import make_code_repo
+
+    repo = make_code_repo(tmp_path / "code").path
+    assert main(["check", "s", "--repo", str(repo), "--ref", "HEAD"]) == 0  # AA406 is AA4: never fails
+    assert capsys.readouterr().out.rstrip().endswith("exit 0 (no drift that fail-on-codes fails on)")
+    (catalog_registry,) = [b for b in blocks(ROOT / "docs" / "anchors-yaml.md")
+                           if b.language == "yaml" and "catalog:" in b.text]  # fmt: skip
+    (tmp_path / "anchors.yaml").write_text(catalog_registry.text)
+    spec = load_spec(tmp_path / "anchors.yaml")
+    assert spec.source.catalog == tmp_path / "../skills-catalog" and spec.skills[0].name == "plan-skill"

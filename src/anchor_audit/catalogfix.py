@@ -138,13 +138,12 @@ def _since(tree: SourceTree, skills: list[SkillReport], spec: Spec | None, judge
 
 def _validated_on(tree: SourceTree, folder: str) -> str | None:
     from .spec.skill import load_skill_from_tree
+    from .validation import validation_day
 
     try:
-        card = load_skill_from_tree(tree, folder).card
+        return validation_day(load_skill_from_tree(tree, folder))
     except AuditError:
         return None
-    day = card.validated_on if card else None
-    return day if day and len(day) == 10 and day[4] == day[7] == "-" else None
 
 
 def _heal_upstream(

@@ -65,18 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --write-baseline: the reason given to every new entry (old ones keep theirs)",
     )  # fmt: skip
     _policy_options(check)
-    check.add_argument(
-        "--catalog",
-        metavar="DIR",
-        help="a skills catalog: audit DIR/skills/* against the repositories DIR/components.d/*.yml name",
-    )
-    check.add_argument(
-        "--mirror",
-        action="append",
-        default=[],
-        metavar="URL=GITDIR",
-        help="with --catalog: read the repository URL (or OWNER/NAME) from this local git dir; repeatable",
-    )
+    _catalog_options(check, "a skills catalog: audit DIR/skills/* against the repositories DIR/components.d/*.yml name")
     check.set_defaults(command="check")
 
     fix = commands.add_parser(
@@ -94,12 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="terminal (the diff and what it heals), json: the same as data; issue (with --catalog): a tracking-issue "
         "body per upstream repository",
     )  # fmt: skip
-    fix.add_argument(
-        "--catalog", metavar="DIR",
-        help="heal a catalog's skills upstream: one patch per component repository, in its own paths (never "
-        "written inside the catalog)",
-    )  # fmt: skip
-    fix.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help="with --catalog: local copy")
+    _catalog_options(fix, "heal a catalog's skills upstream: one patch per component repository, in its own paths "
+                     "(never written inside the catalog)")  # fmt: skip
     fix.add_argument(
         "--output-dir", metavar="DIR", help="with --catalog: write OWNER-REPO.patch per repository and summary.md there"
     )
@@ -127,11 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     impact.add_argument("base", metavar="BASE", help="the ref the change starts from (a pull request's merge base)")
     impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
     _source_options(impact, ref=False, release=False)
-    impact.add_argument("--catalog", metavar="DIR", help="the catalog skills whose component is the --repo repository")
-    impact.add_argument(
-        "--mirror", action="append", default=[], metavar="URL=GITDIR",
-        help="with --catalog: the local --repo GITDIR is the repository URL (OWNER/NAME); repeatable",
-    )  # fmt: skip
+    _catalog_options(impact, "the catalog skills whose component is the --repo repository",
+                     "with --catalog: the local --repo GITDIR is the repository URL (OWNER/NAME); repeatable")
     _format_options(impact, IMPACT_FORMATS)
     impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
     impact.set_defaults(command="impact")
@@ -188,8 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("skill_dir", metavar="SKILL_DIR", nargs="?", help="the skill folder to draft an entry for")
     init.add_argument("--repo", help="the code the skill quotes (default: the git repository SKILL_DIR is in)")
     init.add_argument("--ref", help="tag, branch or sha to read the code at (default: HEAD)")
-    init.add_argument("--catalog", metavar="DIR", help="draft one registry for every skill of a skills catalog")
-    init.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help="with --catalog: local copy")
+    _catalog_options(init, "draft one registry for every skill of a skills catalog")
     init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
     init.set_defaults(command="init")
 
@@ -264,6 +245,15 @@ def _days(text: str) -> float:
     if not 0 <= days <= 36_500:
         raise argparse.ArgumentTypeError(f"not a number of days from 0 to 36500: {text!r}")
     return days
+
+
+MIRROR_HELP = "with --catalog: read the repository URL (or OWNER/NAME) from this local git dir; repeatable"
+
+
+def _catalog_options(command: argparse.ArgumentParser, catalog_help: str, mirror_help: str = MIRROR_HELP) -> None:
+    """``--catalog DIR`` and its repeatable ``--mirror URL=GITDIR``, as every catalog command takes them."""
+    command.add_argument("--catalog", metavar="DIR", help=catalog_help)
+    command.add_argument("--mirror", action="append", default=[], metavar="URL=GITDIR", help=mirror_help)
 
 
 def _source_options(

@@ -52,6 +52,12 @@ def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None,
     return report
 
 
+def validation_day(skill: Skill) -> str | None:
+    """The day (YYYY-MM-DD) the skill's card says it was validated; None when it gives none in that form."""
+    day = skill.card.validated_on if skill.card else None
+    return day if day is not None and _DAY.match(day) else None
+
+
 def contradictions(
     skill: Skill,
     anchors: tuple[QuoteMatch, ...],
@@ -62,8 +68,8 @@ def contradictions(
 ) -> tuple[Contradiction, ...]:
     """The paths the skill relies on (``conditioned``: the files its registered conditions read) that were
     removed on or before its card's ``validated_on`` day."""
-    day = skill.card.validated_on if skill.card else None
-    if day is None or not _DAY.match(day):
+    day = validation_day(skill)
+    if day is None:
         return ()
     missing = {m.quote.path for m in anchors if m.status is AnchorStatus.MISSING}
     missing |= {e.ref for c in claims for e in c.evidence if e.kind is EvidenceKind.FILE and not e.ok}

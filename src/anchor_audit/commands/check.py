@@ -11,7 +11,7 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Policy, Spec
-from .common import DEFAULT_SPEC, emit, open_sources
+from .common import catalog_registry, emit, open_sources, registry_path
 from .context import RunContext
 from .options import VALIDATED, ReportOptions, SourceOptions
 
@@ -78,7 +78,7 @@ def _catalog_of_registry(options: SourceOptions) -> SourceOptions:
     """``check`` with a registry whose source is a catalog (``init --catalog`` drafts one) is ``check --catalog``."""
     from ..spec.registry import load_spec
 
-    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
+    spec_path = registry_path(options)
     if options.catalog is not None or options.repo or spec_path is None:
         return options
     catalog = load_spec(Path(spec_path)).source.catalog
@@ -88,19 +88,8 @@ def _catalog_of_registry(options: SourceOptions) -> SourceOptions:
 def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec | None]:
     """``check --catalog DIR``: each skill against its own component's repository."""
     from ..catalog import audit_catalog
-    from ..spec.registry import load_spec
 
-    if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
-        raise UsageError(
-            "--catalog reads the skills and their repositories from the catalog; drop SKILL_DIR, --all, "
-            "--in-repo, --repo and --ref"
-        )
-    if options.release is not None or options.installed is not None:
-        raise UsageError(
-            "--catalog reads each component's git repository; it cannot be used with --release or --installed"
-        )
-    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
-    spec = load_spec(Path(spec_path)) if spec_path else None
+    spec = catalog_registry(options)
     with open_sources(options, (), ctx) as sources:
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
         run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress)

@@ -18,7 +18,7 @@ from .options import SourceOptions
 if TYPE_CHECKING:
     from ..audit import Judge
     from ..inputs import AuditInputs
-    from ..model import AuditReport, ReleaseSpec
+    from ..model import AuditReport, ReleaseSpec, Spec
     from ..source import SourceTree
     from ..source.git import GitTree
     from ..spec.skill import Memo
@@ -114,6 +114,29 @@ def open_sources(
             release = tree.info.release.removesuffix(" (a yanked release)")
             reporter.warn(f"{release} was yanked from the package index")
     yield Sources(inputs, trees, judge, open_repository, progress)
+
+
+def registry_path(options: SourceOptions) -> str | None:
+    """The registry a command reads: ``--spec``, else ./anchors.yaml when there is one."""
+    return options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
+
+
+def catalog_registry(options: SourceOptions) -> Spec | None:
+    """For a ``--catalog`` command (check, fix): the options that would name other skills or other code refused,
+    and the registry read (the catalog names each skill's repository; the registry, its claims' evidence)."""
+    from ..spec.registry import load_spec
+
+    if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
+        raise UsageError(
+            "--catalog reads the skills and their repositories from the catalog; drop SKILL_DIR, --all, "
+            "--in-repo, --repo and --ref"
+        )
+    if options.release is not None or options.installed is not None:
+        raise UsageError(
+            "--catalog reads each component's git repository; it cannot be used with --release or --installed"
+        )
+    path = registry_path(options)
+    return load_spec(Path(path)) if path else None
 
 
 def _refuse(options: SourceOptions, refs: int, git: str | None) -> None:

@@ -80,18 +80,13 @@ def fix_catalog(
     from pathlib import Path
 
     from ..catalogfix import plan_catalog_fix
-    from ..spec.registry import load_spec
-    from .common import DEFAULT_SPEC
+    from .common import catalog_registry
 
     out = out or sys.stdout
     if write:
         raise UsageError("fix --catalog never writes inside the catalog (its sync would undo it): the patches go "
                          "to stdout, or to --output-dir DIR, for each upstream repository to apply")  # fmt: skip
-    if options.skill_dirs or options.all_roots or options.in_repo or options.repo or options.ref:
-        raise UsageError("--catalog reads the skills and their repositories from the catalog; drop SKILL_DIR, "
-                         "--all, --in-repo, --repo and --ref")  # fmt: skip
-    spec_path = options.spec or (DEFAULT_SPEC if Path(DEFAULT_SPEC).is_file() else None)
-    spec = load_spec(Path(spec_path)) if spec_path else None
+    spec = catalog_registry(options)
     with open_sources(options, (), ctx) as sources:
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
         planned = plan_catalog_fix(root, spec, sources.judge, sources.open_repository, mirrors, refresh_quotes,

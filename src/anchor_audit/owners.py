@@ -43,6 +43,12 @@ def parse_codeowners(text: str) -> list[Rule]:
     return rules
 
 
+@lru_cache(maxsize=32)
+def _rules(text: str) -> list[Rule]:
+    """A repository's CODEOWNERS parsed once for all its skills (a catalog component has dozens)."""
+    return parse_codeowners(text)
+
+
 def owning_rule(rules: list[Rule], path: str) -> Rule | None:
     """The rule that owns ``path`` (the last that matches), or None when no line matches it."""
     for rule in reversed(rules):
@@ -79,7 +85,7 @@ def owners_of(folder: str, tree: SourceTree) -> Owners | None:
         source = tree.read(name)
         if source is None:
             continue
-        rule = owning_rule(parse_codeowners(source.text), f"{folder.strip('/')}/SKILL.md")
+        rule = owning_rule(_rules(source.text), f"{folder.strip('/')}/SKILL.md")
         if rule is not None and rule.owners:
             return Owners(rule.owners, f"{name}:{rule.line}")
         break  # GitHub reads the first file it finds; an unowned path there is unowned

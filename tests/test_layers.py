@@ -30,7 +30,7 @@ LAYERS = [
     {"parse"},
     {"source"},
     {"findings", "rules"},
-    {"model", "fsutil", "escape", "textlines", "yamltext", "budget"},
+    {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions"},
     {"errors", "redact"},
     {""},  # the package itself: __version__
 ]

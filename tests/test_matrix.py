@@ -13,28 +13,12 @@ from anchor_audit.cli import main
 
 from .conftest import git
 from .hostile.conftest import make_code_repo, make_skill
-
-CARD = "validation_status:\n  gate:\n    - code_verified  # plan.py:3-6\n  notes:\n    - doc_only\n"
+from .releases import CARD, build_releases
 
 
 @pytest.fixture
 def released(tmp_path: Path):
-    """v0.1.0 and v0.2.0 (the gate as quoted), v0.3.0 (the gate changed), v0.3.1rc1 (restored, a pre-release),
-    and a tag that is no version."""
-    repo = make_code_repo(tmp_path / "code")
-    git(repo.path, "tag", "-d", "v1")  # the helper's own tag: these releases are numbered 0.x
-    git(repo.path, "tag", "v0.1.0")
-    repo.write("README.md", "docs\n")
-    repo.commit("docs", date="2026-02-01T00:00:00")
-    git(repo.path, "tag", "-a", "v0.2.0", "-m", "an annotated release")
-    repo.edit("pkg/plan.py", "if cfg.tp > 1:", "if cfg.tp > 2:")
-    repo.commit("raise the gate", date="2026-03-01T00:00:00")
-    git(repo.path, "tag", "v0.3.0")
-    git(repo.path, "tag", "nightly")
-    repo.edit("pkg/plan.py", "if cfg.tp > 2:", "if cfg.tp > 1:")
-    repo.commit("restore the gate", date="2026-04-01T00:00:00")
-    git(repo.path, "tag", "v0.3.1rc1")
-    return repo, make_skill(tmp_path / "plan-skill", card=CARD)
+    return build_releases(tmp_path)
 
 
 def _run(repo, skill, capsys, *extra: str) -> str:  # noqa: ANN001
@@ -98,3 +82,61 @@ def test_a_repository_without_release_tags_says_so_and_a_bad_bound_is_exit_2(tmp
     assert "no release tags" in _run(repo, skill, capsys)
     assert main(["matrix", str(skill), "--repo", str(repo.path), "--since", "latest"]) == 2
     assert "'latest' is not a version or a version tag" in capsys.readouterr().err
+
+
+def test_conditions_and_references_have_rows_too(released, capsys, tmp_path) -> None:
+    repo, skill = released
+    (skill / "SKILL.md").write_text((skill / "SKILL.md").read_text() + "\nSee `pkg/plan.py` and `pkg/gone.py`.\n")
+    registry = tmp_path / "anchors.yaml"
+    registry.write_text(
+        f"source: {{repo: {repo.path}, ref: v0.1.0}}\nskills:\n  plan-skill:\n    claims:\n      gate:\n"
+        "        quotes: [pkg/plan.py:3-6]\n        conditions:\n"
+        "          - {path: pkg/plan.py, in: Planner.plan, if: cfg.tp > 1}\n"
+    )
+    data = json.loads(_run(repo, skill, capsys, "--format", "json", "--spec", str(registry)))
+    rows = {(r["kind"], r["key"]): r["cells"] for r in data["rows"]}
+    condition = rows[("condition", "gate: Planner.plan: if cfg.tp > 1")]
+    assert list(condition.values()) == ["holds", "holds", "different"]  # the gate raised at v0.3.0
+    assert list(rows[("reference", "path pkg/plan.py")].values()) == ["exists"] * 3
+    assert list(rows[("reference", "path pkg/gone.py")].values()) == ["missing"] * 3
+    kinds = [r["kind"] for r in data["rows"]]
+    assert kinds == sorted(kinds, key=["claim", "condition", "quote", "reference"].index)  # claims first
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_svg_is_a_self_contained_heat_map_that_reads_in_grey(released, capsys) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    repo, skill = released
+    text = _run(repo, skill, capsys, "--format", "svg")
+    root = ElementTree.fromstring(text.encode())
+    assert root.tag == f"{SVG}svg"
+    title = root.find(f"{SVG}title")
+    assert title is not None and title.text is not None
+    assert "plan-skill" in title.text and "3 releases, v0.1.0 (" in title.text and ") .. v0.3.0 (" in title.text
+    gate = [c for c in root.iter(f"{SVG}g") if c.get("class") == "cell" and "gate at" in (c.findtext(f"{SVG}title") or "")]
+    assert [c.get("data-verdict") for c in gate] == ["V", "V", "B"]
+    assert [c.findtext(f"{SVG}text") for c in gate] == ["V", "V", "B"]  # the letter, not only the colour
+    hatched = [len(c.findall(f"{SVG}rect")) for c in gate]
+    assert hatched == [1, 1, 2]  # a broken cell is hatched as well
+    fills = {c.get("data-verdict"): c.find(f"{SVG}rect").get("fill") for c in gate}  # type: ignore[union-attr]
+    assert fills["V"] != fills["B"]
+    releases = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "release"]
+    assert releases == ["v0.1.0", "v0.2.0", "v0.3.0"]
+    tags = {e.tag.removeprefix(SVG) for e in root.iter()}
+    assert not tags & {"script", "foreignObject", "image", "a", "style", "use"}  # nothing to run or fetch
+    assert all("href" not in k for e in root.iter() for k in e.attrib)
+    assert "url(" not in text.replace("url(#aa-hatch)", "")
+
+
+def test_svg_escapes_what_the_card_says(released, capsys, tmp_path) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    repo, _ = released
+    evil = make_skill(tmp_path / "evil", card='validation_status:\n  "</text><script>x()</script>\\u202e&":\n    - doc_only\n')
+    text = _run(repo, evil, capsys, "--format", "svg")
+    root = ElementTree.fromstring(text.encode())  # still well-formed XML
+    assert not [e for e in root.iter() if e.tag.endswith("script")]
+    assert "&lt;/text&gt;&lt;script&gt;x()&lt;/script&gt;\\u202e&amp;" in text  # the bidi override made visible

@@ -164,7 +164,8 @@ def _history(args: argparse.Namespace, ctx: RunContext) -> int:
 
 
 def _matrix(args: argparse.Namespace, ctx: RunContext) -> int:
-    return commands.matrix(_sources(args), _report(args), ctx, args.tags, args.pre, args.since, args.until)
+    return commands.matrix(_sources(args), _report(args), ctx, args.tags, args.pre, args.since, args.until,
+                           args.write_card)  # fmt: skip
 
 
 def _init(args: argparse.Namespace, ctx: RunContext) -> int:

@@ -3,11 +3,13 @@
 Everything a skill, card, registry, remote or quoted file says is kept raw
 in the model; each renderer escapes it here, at the edge, for its own
 medium: a terminal (control and bidi characters), Markdown (which GitHub
-renders as HTML in a pull-request comment), XML 1.0, or one line of a log.
+renders as HTML in a pull-request comment), XML 1.0, HTML and SVG, or one
+line of a log.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from urllib.parse import quote
@@ -109,3 +111,15 @@ def xml_text(text: str) -> str:
     these, and the document it writes then does not parse.
     """
     return _XML_INVALID.sub(lambda m: _escaped(m.group(0)), text)
+
+
+# ---------------------------------------------------------------- HTML and SVG
+
+
+def html_text(text: str, lines: bool = False) -> str:
+    """``text`` as inert HTML or XML character data, fit for an attribute too (quotes escaped).
+
+    Control, format and separator characters become visible escapes first (``lines``: newlines and tabs kept,
+    for a ``<pre>``), so nothing XML 1.0 refuses and nothing that reorders text (bidi overrides) is left.
+    """
+    return html.escape(printable(text, keep="\t\n" if lines else ""), quote=True)

@@ -101,6 +101,9 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
     if skill.contradicted:  # one finding for the card's date, however many paths contradict it
         said = "; ".join(contradiction_lines(skill.contradicted))
         out.append(Finding("AA206", skill.name, "validated_on", said, skill.card_path or _skill_md(skill), 1))
+    for v in skill.versions_contradicted:  # one per claim: each is its own range on the card
+        out.append(Finding("AA207", skill.name, f"validated_versions:{v.claim}", v.said,
+                           skill.card_path or _skill_md(skill), v.line))  # fmt: skip
     out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
     for claim in skill.claims:
         out += _claim_findings(skill, claim)

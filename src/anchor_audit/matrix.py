@@ -10,18 +10,19 @@ first release after one where it held at which it is broken.
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass, field
 
 from .audit import Judge, audit
 from .errors import SpecError, UsageError
-from .model import Skill, SkillSpec, Spec, Verdict
+from .model import AuditReport, EvidenceKind, Skill, SkillReport, SkillSpec, Spec, Verdict
 from .source.git import GitTree
 from .spec.skill import load_skill_from_tree
+from .versions import VersionKey, is_pre_release, number, version_key
 
-_VERSION = re.compile(r"^v?(\d+(?:\.\d+){0,3})(?:[-.]?(a|b|rc|alpha|beta|pre|dev)[-.]?(\d*))?$", re.I)
 _HOLDS = (Verdict.CODE_VERIFIED.value, Verdict.DOC_ONLY.value)
-ABSENT = "absent"  # the skill, the claim or the quote is not there at that release
+ABSENT = "not there"  # the skill, or this row of it, is not there at that release
+KINDS = ("claim", "condition", "quote", "reference")  # the rows' kinds, in the order reports list them
+_GOOD = frozenset({"exists", "holds", "external", "exact"})  # a reference that holds (the worst of a path wins)
 MAX_RELEASES = 200  # tags audited in one matrix
 
 
@@ -29,18 +30,18 @@ MAX_RELEASES = 200  # tags audited in one matrix
 class Release:
     tag: str
     commit: str
-    version: tuple[int, ...]
+    version: VersionKey
     pre: bool
 
     @property
     def number(self) -> str:
         """The version as a specifier writes it (``0.6.0`` for the tag ``v0.6.0``)."""
-        return self.tag[1:] if self.tag[:1] in "vV" and self.tag[1:2].isdigit() else self.tag
+        return number(self.tag)
 
 
 @dataclass(frozen=True)
 class Row:
-    """One claim (``kind`` claim) or quote (``kind`` quote) of a skill, its status at each release."""
+    """One claim, condition, quote or reference of a skill (``kind``), its status at each release."""
 
     skill: str
     kind: str
@@ -75,6 +76,16 @@ class Matrix:
     repo: str
     releases: list[Release]
     rows: list[Row] = field(default_factory=list)
+    latest: AuditReport | None = None  # the audit at the newest release, for the reports that show its detail
+
+    @property
+    def span(self) -> str:
+        """``v0.2.0 .. v0.6.0``: the releases audited."""
+        return f"{self.releases[0].tag} .. {self.releases[-1].tag}" if self.releases else "no release tags"
+
+    def claim_ranges(self, skill: str) -> dict[str, list[str]]:
+        """Each claim of ``skill`` and the runs of releases it holds for (``matrix --write-card`` writes them)."""
+        return {r.key: r.holds_for(self.releases) for r in self.rows if r.kind == "claim" and r.skill == skill}
 
 
 def release_tags(base: GitTree, glob: str | None = None, pre: bool = False, since: str | None = None,
@@ -84,30 +95,27 @@ def release_tags(base: GitTree, glob: str | None = None, pre: bool = False, sinc
     low, high = _bound(since), _bound(until)
     found = []
     for name, commit in base.history.tags():
-        match = _VERSION.match(name)
-        if match is None or (glob is not None and not fnmatch.fnmatchcase(name, glob)):
+        key = version_key(name)
+        if key is None or (glob is not None and not fnmatch.fnmatchcase(name, glob)):
             continue
-        is_pre = match.group(2) is not None
-        if is_pre and not pre:
+        if is_pre_release(key) and not pre:
             continue
-        numbers = tuple(int(n) for n in match.group(1).split("."))
-        found.append(Release(name, commit, numbers + (0,) * (4 - len(numbers)), is_pre))
-    found.sort(key=lambda r: (r.version, not r.pre, r.tag))  # a pre-release before its release
+        found.append(Release(name, commit, key, is_pre_release(key)))
+    found.sort(key=lambda r: (r.version, r.tag))  # a pre-release before its release (the key says so)
     found = [r for r in found if (low is None or r.version >= low) and (high is None or r.version <= high)]
     if len(found) > MAX_RELEASES:
         raise UsageError(f"{len(found)} release tags: more than {MAX_RELEASES}; narrow them with --tags or --since")
     return found
 
 
-def _bound(text: str | None) -> tuple[int, ...] | None:
+def _bound(text: str | None) -> VersionKey | None:
     """``--since``/``--until`` as a version (a bad one is a usage error, said before any tag is read)."""
     if text is None:
         return None
-    match = _VERSION.match(text)
-    if match is None:
+    key = version_key(text)
+    if key is None:
         raise UsageError(f"{text!r} is not a version or a version tag (like v0.3.0)")
-    numbers = tuple(int(n) for n in match.group(1).split("."))
-    return numbers + (0,) * (4 - len(numbers))
+    return key
 
 
 def build_matrix(
@@ -119,8 +127,8 @@ def build_matrix(
     judge: Judge,
 ) -> Matrix:
     """Each skill (on disk, or ``in_repo`` folders read at each release) audited at each release."""
-    claims: dict[tuple[str, str], dict[int, str]] = {}
-    quotes: dict[tuple[str, str], dict[int, str]] = {}
+    tables: dict[str, dict[tuple[str, str], dict[int, str]]] = {kind: {} for kind in KINDS}
+    report: AuditReport | None = None
     for i, release in enumerate(releases):
         tree = base.at(release.commit, ref=release.tag)
         pairs = list(disk)
@@ -130,13 +138,29 @@ def build_matrix(
             except SpecError:
                 continue  # not at this release, or unreadable there: absent
             pairs.append((skill, spec.skill(skill.name) if spec else None))
-        for result in audit(pairs, tree, spec, judge).skills:
-            for claim in result.claims:
-                claims.setdefault((result.name, claim.id), {})[i] = claim.verdict.value
-            for match in result.anchors:
-                quotes.setdefault((result.name, match.quote.key), {})[i] = match.status.value
-    matrix = Matrix(base.info.repo, releases)
-    for kind, table in (("claim", claims), ("quote", quotes)):
-        for (name, key), cells in table.items():
+        report = audit(pairs, tree, spec, judge)
+        for result in report.skills:
+            for kind, key, status in _cells(result):
+                tables[kind].setdefault((result.name, key), {})[i] = status
+    matrix = Matrix(base.info.repo, releases, latest=report)
+    for kind in KINDS:
+        for (name, key), cells in tables[kind].items():
             matrix.rows.append(Row(name, kind, key, tuple(cells.get(i, ABSENT) for i in range(len(releases)))))
     return matrix
+
+
+def _cells(result: SkillReport) -> list[tuple[str, str, str]]:
+    """(kind, key, status) for each claim, condition, quote and reference of one skill at one release.
+
+    A condition is keyed by its claim and what it tests; a reference by its kind and path, the worst of its
+    mentions winning (one path named twice, once missing, is missing)."""
+    out = [("claim", c.id, c.verdict.value) for c in result.claims]
+    out += [("condition", f"{c.id}: {e.ref}", e.status.value)
+            for c in result.claims for e in c.evidence if e.kind is EvidenceKind.CONDITION]  # fmt: skip
+    out += [("quote", m.quote.key, m.status.value) for m in result.anchors]
+    references: dict[str, str] = {}
+    for promise in result.promises:
+        key = f"{promise.kind.value} {promise.path}"
+        if references.get(key) in (None, *_GOOD):
+            references[key] = promise.status.value
+    return out + [("reference", key, status) for key, status in references.items()]

@@ -106,6 +106,11 @@ RULES: dict[str, Rule] = {
               "rest on the same stale reading.",
               "Re-validate the skill against the code as it is (heal or drop the path), then set validated_on; "
               "`anchor-audit check --ref validated` shows the code of that day."),
+        _rule("AA207", "validated-versions-contradicted", "error",
+              "The card's validated_versions says a claim holds for the release audited, and it is broken there.",
+              "A reader picks the skill by the range the card gives: at this release the claim misleads them.",
+              "Run `anchor-audit matrix SKILL_DIR --repo R --write-card` to write the ranges the releases show, "
+              "or heal the claim."),
         _rule("AA301", "skill-unreadable", "error",
               "The skill cannot be read (a bad fence, card.yaml, a link).",
               "Nothing of the skill was checked.",

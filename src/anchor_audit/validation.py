@@ -2,7 +2,9 @@
 
 The day its card says it was validated, which the history may contradict (a path it relies on removed by
 then, a quote the code of that day no longer had); a rename of its folder written into its paths; and, for a
-skill with drift whose folder in the repository is known, who can heal it there.
+skill with drift whose folder in the repository is known, who can heal it there.  And the releases its card
+says each claim holds for (``validated_versions``, written by ``matrix --write-card``): a claim broken at a
+release its range takes in is drift.
 
 A card's ``validated_on`` is a claim too: that on that day what the skill relies on held.  When a path it
 relies on (an evidence path, a quoted or conditioned file, a path in its prose) is not at the audited ref
@@ -31,10 +33,14 @@ from .model import (
     Skill,
     SkillReport,
     SkillSpec,
+    SourceInfo,
+    Verdict,
+    VersionContradiction,
 )
 from .owners import owners_of
 from .pathcandidates import folder_rename
 from .source import SourceTree
+from .versions import contains, version_key
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
@@ -45,11 +51,34 @@ def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None,
     """``report`` with the skill's contradicted validation date, its folder rename in paths, and its owners."""
     conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
     contradicted = contradictions(skill, report.anchors, list(report.claims), report.promises, conditioned, tree)
-    report = replace(report, contradicted=contradicted, folder_rename=folder_rename(skill, report.promises, tree))
+    report = replace(report, contradicted=contradicted, folder_rename=folder_rename(skill, report.promises, tree),
+                     versions_contradicted=versions_contradicted(skill, report.claims, tree.info))  # fmt: skip
     if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
         # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
         report = replace(report, owners=owners_of(skill.repo_folder, tree))
     return report
+
+
+def versions_contradicted(
+    skill: Skill, claims: tuple[ClaimVerdict, ...], info: SourceInfo
+) -> tuple[VersionContradiction, ...]:
+    """The claims the card's ``validated_versions`` says hold for the audited release, broken there.
+
+    Decided only where the ref audited is a version (a release tag, or a release wheel's version)."""
+    if skill.card is None or not skill.card.validated_versions:
+        return ()
+    release = info.ref if version_key(info.ref) else (info.release or "").rpartition(" ")[2]
+    key = version_key(release)
+    if key is None:
+        return ()
+    out = []
+    for claim in claims:
+        said = skill.card.versions_for(claim.id)
+        if said is None or claim.verdict is not Verdict.BROKEN:
+            continue
+        if any(contains(spec, key) for spec in said.specifiers):
+            out.append(VersionContradiction(claim.id, said.specifiers, release, claim.verdict.value, said.line))
+    return tuple(out)
 
 
 def validation_day(skill: Skill) -> str | None:

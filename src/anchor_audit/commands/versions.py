@@ -15,6 +15,7 @@ from .options import ReportOptions, SourceOptions
 if TYPE_CHECKING:
     from ..compare import Comparison
     from ..fix import FixPlan
+    from ..matrix import Matrix
     from ..model import Skill
     from ..source.git import GitTree
     from ..spec.skill import Memo
@@ -147,18 +148,54 @@ def _validated_start(tree: GitTree, skills: list[Skill]) -> str | None:
 
 def matrix(
     options: SourceOptions, report_options: ReportOptions, ctx: RunContext, tags: str | None = None,
-    pre: bool = False, since: str | None = None, until: str | None = None,
+    pre: bool = False, since: str | None = None, until: str | None = None, write_card: bool = False,
 ) -> ExitCode:  # fmt: skip
-    """Every release tag audited; per claim the releases it holds for (git only)."""
+    """Every release tag audited; per claim the releases it holds for (git only); with ``write_card`` those
+    ranges written into each card.yaml on disk."""
     from ..matrix import build_matrix, release_tags
     from ..report import matrix_renderer
 
+    if write_card and options.in_repo:
+        raise UsageError("--write-card edits cards on disk; an --in-repo skill's card is changed in its repository")
     with open_sources(options, ["HEAD"], ctx, full_history=True, git="matrix reads the release tags") as sources:
         (tree,) = sources.git_trees
         inputs = sources.inputs
         releases = release_tags(tree, tags, pre, since, until)
+        if write_card and not releases:
+            raise UsageError("--write-card: no release tags to take the ranges from; nothing written")
         disk = [item for item in inputs.disk_skills if isinstance(item, tuple)]
         result = build_matrix(tree, releases, disk, list(inputs.repo_skills), inputs.spec, sources.judge)
     render = matrix_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)
+    if write_card:
+        _write_cards(result, [skill for skill, _ in disk], ctx)
     return ExitCode.OK
+
+
+def _write_cards(result: Matrix, skills: list[Skill], ctx: RunContext) -> None:
+    """Each card's ``validated_versions`` from the matrix: every card written, or none."""
+    from ..fix.cardversions import card_value, write_validated_versions
+    from ..fix.text import DiskText
+    from ..fsutil import FileEdit, apply_edits
+
+    edits, said = [], []
+    for skill in skills:
+        if skill.card is None:
+            said.append(f"{skill.path}: no card.yaml; nothing written")
+            continue
+        held = result.claim_ranges(skill.name)
+        ranges = {c.id: held[c.id] for c in skill.card.claims if c.id in held}  # in the card's order
+        if not ranges:
+            continue
+        disk = DiskText.read(skill.card.path)
+        value = card_value(ranges)
+        after = write_validated_versions(disk.text, value, result.span, skill.card.path)
+        if after != disk.text:
+            edits.append(FileEdit(skill.card.path, disk.raw, disk.encode(after)))
+        shown = " or ".join(value) if isinstance(value, list) else "; ".join(
+            f"{claim} {' or '.join(r) or 'no release'}" for claim, r in value.items())  # fmt: skip
+        what = f"{shown or 'no release'} for every claim" if isinstance(value, list) else f"per claim: {shown}"
+        said.append(f"{skill.card.path}: validated_versions {what}" + ("" if after != disk.text else " (as it was)"))
+    apply_edits(edits)
+    for line in said:
+        ctx.reporter.say(line)

@@ -22,6 +22,7 @@ from .facts import (
     FolderRename,
     Owners,
     UnlistedFolder,
+    VersionContradiction,
     contradiction_lines,
 )
 from .references import Citation, Reference, ReferenceKind, Tail
@@ -66,6 +67,7 @@ from .spec import (
     Spec,
     TestPromise,
     UnreadableSkill,
+    VersionRange,
 )
 from .status import (
     KNOWN_TAGS,
@@ -120,6 +122,7 @@ __all__ = [
     "DEFAULT_CARD_PREFIXES",
     "CardAnchor",
     "CardClaim",
+    "VersionRange",
     "ClaimSpec",
     "ClaimVerdict",
     "ComponentInfo",
@@ -147,6 +150,7 @@ __all__ = [
     "SyncFacts",
     "Contradiction",
     "FolderRename",
+    "VersionContradiction",
     "Owners",
     "contradiction_lines",
     "UnlistedFolder",

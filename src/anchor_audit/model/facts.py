@@ -109,3 +109,19 @@ class FolderRename:
         return (f"the rename of the skill's folder {self.code_has} -> {self.written}{when} also rewrote {n} "
                 f"path{'s' if n != 1 else ''} in {' and '.join(self.files)}, where the code kept {self.code_has}: "
                 f"{shown}")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class VersionContradiction:
+    """A claim the card's ``validated_versions`` says holds for the release audited, and it does not there."""
+
+    claim: str
+    specifiers: tuple[str, ...]  # as the card writes them
+    release: str  # the version tag (or wheel version) audited
+    verdict: str  # the claim's verdict there
+    line: int  # the range's line in card.yaml
+
+    @property
+    def said(self) -> str:
+        return (f"card.yaml says {self.claim} holds for {' or '.join(self.specifiers)}, "
+                f"but at {self.release} it is {self.verdict}")  # fmt: skip

@@ -6,7 +6,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .facts import ComponentInfo, Contradiction, FolderRename, Owners, UnlistedFolder
+from .facts import (
+    ComponentInfo,
+    Contradiction,
+    FolderRename,
+    Owners,
+    UnlistedFolder,
+    VersionContradiction,
+    contradiction_lines,
+)
 from .spec import Condition, LineRange, Quote
 from .status import (
     AnchorStatus,
@@ -248,11 +256,18 @@ class SkillReport:
     contradicted: tuple[Contradiction, ...] = ()  # evidence the code had removed by the card's validated_on day
     owners: Owners | None = None  # who can heal it at its source (a skill with drift whose folder is known)
     folder_rename: FolderRename | None = None  # its paths rewritten with its folder's new name, as one fact
+    versions_contradicted: tuple[VersionContradiction, ...] = ()  # claims its card's validated_versions overstates
 
     @property
     def checked(self) -> bool:
         """Whether anything of this skill was checked (not unreadable, not skipped)."""
         return self.error is None and self.skipped is None
+
+    @property
+    def card_contradicted(self) -> list[str]:
+        """What the code contradicts of the card's own dates and ranges, in words (``validated_on``, then
+        ``validated_versions``)."""
+        return contradiction_lines(self.contradicted) + [v.said for v in self.versions_contradicted]
 
     @property
     def out_of_sync(self) -> tuple[str, ...]:

@@ -158,6 +158,17 @@ class CardAnchor:
 
 
 @dataclass(frozen=True)
+class VersionRange:
+    """What a card's ``validated_versions`` says: the releases a claim holds for (``claim`` None: every claim).
+
+    ``specifiers``: any one holding is enough (``>=0.1.0,<0.3.0`` or ``>=0.3.1``); none: no release."""
+
+    claim: str | None
+    specifiers: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True)
 class Card:
     """The parts of card.yaml anchor-audit reads."""
 
@@ -166,6 +177,13 @@ class Card:
     claims: tuple[CardClaim, ...]
     evidence: tuple[str, ...]
     evidence_lines: tuple[int, ...] = ()
+    validated_versions: tuple[VersionRange, ...] = ()
+
+    def versions_for(self, claim_id: str) -> VersionRange | None:
+        """The range the card gives ``claim_id``: its own entry, else the skill's (None: the card gives none)."""
+        own = [r for r in self.validated_versions if r.claim == claim_id]
+        every = [r for r in self.validated_versions if r.claim is None]
+        return (own + every)[0] if own or every else None
 
     def claim(self, claim_id: str) -> CardClaim | None:
         for claim in self.claims:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
-AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github")
+AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github", "html")
 
 # report type -> format -> (module of this package, renderer in it)
 _COMPARISON = {
@@ -46,6 +46,8 @@ _MATRIX = {
     "json": ("matrixview", "render_matrix_json"),
     "markdown": ("matrixview", "render_matrix_markdown"),
     "csv": ("matrixview", "render_matrix_csv"),
+    "svg": ("matrixsvg", "render_matrix_svg"),
+    "html": ("html", "render_matrix_html"),
 }
 COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
 MATRIX_FORMATS = tuple(_MATRIX)
@@ -67,6 +69,7 @@ def renderer(
     table = {"json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit")}
     table["github"] = ("github", "render_github")
     table["jsonl"] = ("jsonl", "render_jsonl")
+    table["html"] = ("html", "render_html")
     return _load(table, name)  # type: ignore[no-any-return]
 
 

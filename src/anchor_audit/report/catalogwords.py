@@ -23,6 +23,7 @@ _PHRASES = {
     "AA203": ("card mismatch", "card mismatches"),
     "AA205": ("claim unlinked", "claims unlinked"),
     "AA206": ("validated_on the code contradicts", "validated_on the code contradicts"),
+    "AA207": ("validated_versions range contradicted", "validated_versions ranges contradicted"),
     "AA401": ("evidence path missing", "evidence paths missing"),
     "AA402": ("reference missing", "references missing"),
     "AA403": ("test count differs", "test counts differ"),

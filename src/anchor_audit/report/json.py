@@ -140,6 +140,9 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
         **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
         **({"contradicted": [_contradiction(c) for c in skill.contradicted]} if skill.contradicted else {}),
+        **({"versions_contradicted": [{"claim": v.claim, "validated_versions": list(v.specifiers), "release": v.release,
+                                       "verdict": v.verdict, "line": v.line} for v in skill.versions_contradicted]}
+           if skill.versions_contradicted else {}),
         **({"owners": {"names": list(skill.owners.names), "from": skill.owners.source}} if skill.owners else {}),
         **({"folder_rename": _folder_rename(skill.folder_rename)} if skill.folder_rename else {}),
         "findings": [_finding(f, report) for f in found],

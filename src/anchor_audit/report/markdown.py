@@ -25,7 +25,6 @@ from ..model import (
     SkillReport,
     SourceKind,
     Verdict,
-    contradiction_lines,
     quote_column,
     suggested_lines,
 )
@@ -117,7 +116,7 @@ class MarkdownRenderer:
         if skill.sync is not None and skill.sync.differs:
             files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
             w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
-        for said in contradiction_lines(skill.contradicted):
+        for said in skill.card_contradicted:
             w(f"\n> **card.yaml**: {md_text(said)}\n")
         if skill.folder_rename is not None:
             w(f"\n> **folder rename in paths**: {md_text(skill.folder_rename.said)}\n")

@@ -1,9 +1,10 @@
 """``anchor-audit matrix``: claims (and quotes) by release, as a terminal grid, JSON, Markdown or CSV.
 
-A cell is one letter, so the grid reads without colour: ``V`` code_verified, ``D`` doc_only, ``B`` broken,
-``U`` unverifiable, ``L`` unlinked; for quotes ``=`` exact, ``m`` moved, ``r`` relocated, ``c`` changed,
-``x`` missing, ``?`` not checked; ``.`` not there at that release.  Wider than the terminal, the releases are
-folded into several grids, each with the claims' names again.
+A cell is one letter, so the grid reads without colour: for claims ``V`` code_verified, ``D`` doc_only,
+``B`` broken, ``U`` unverifiable, ``L`` unlinked; for conditions, quotes and references ``=`` holds (exact,
+exists), ``m`` moved, ``r`` relocated, ``c`` changed (a condition that differs), ``a`` absent, ``x`` missing,
+``e`` external, ``p`` private, ``?`` not checked; ``.`` not there at that release.  Wider than the terminal,
+the releases are folded into several grids, each with the claims' names again.
 """
 
 from __future__ import annotations
@@ -19,14 +20,20 @@ from ..escape import md_code, md_text, printable
 from ..matrix import ABSENT, Matrix, Row
 from .terminal import make_console
 
-LETTERS = {"code_verified": "V", "doc_only": "D", "broken": "B", "unverifiable": "U", "unlinked": "L",
-           "exact": "=", "moved": "m", "relocated": "r", "changed": "c", "missing": "x", ABSENT: "."}  # fmt: skip
+CLAIM_LETTERS = {"code_verified": "V", "doc_only": "D", "broken": "B", "unverifiable": "U", "unlinked": "L"}
+LETTERS = {"exact": "=", "holds": "=", "exists": "=", "moved": "m", "relocated": "r", "changed": "c",
+           "different": "c", "differs": "c", "absent": "a", "missing": "x", "external": "e", "private": "p",
+           ABSENT: "."}  # fmt: skip
 STYLES = {"V": "green", "D": "cyan", "B": "red bold", "U": "magenta", "L": "yellow", "c": "red", "x": "red"}
-LEGEND = ("V code_verified · D doc_only · B broken · U unverifiable · L unlinked · quotes: = exact · m moved · "
-          "r relocated · c changed · x missing · ? not checked · . not there")  # fmt: skip
+LEGEND = ("V code_verified · D doc_only · B broken · U unverifiable · L unlinked · conditions, quotes, "
+          "references: = holds · m moved · r relocated · c changed · a absent · x missing · e external · "
+          "p private · ? not checked · . not there")  # fmt: skip
 
 
-def letter(cell: str) -> str:
+def letter(cell: str, kind: str = "claim") -> str:
+    """The one letter a cell is drawn with (the same in the grid, Markdown, SVG and HTML)."""
+    if kind == "claim" and cell in CLAIM_LETTERS:
+        return CLAIM_LETTERS[cell]
     return LETTERS.get(cell, "?")
 
 

@@ -20,7 +20,6 @@ from ..model import (
     PromiseStatus,
     SkillReport,
     Verdict,
-    contradiction_lines,
     found_lines,
     suggested_lines,
 )
@@ -111,7 +110,7 @@ class TerminalRenderer:
             files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
             text = f"out of sync with its repository: {skill.sync.summary(skill.source)}{files}"
             console.print(Text(printable(text), style="yellow"))
-        for said in contradiction_lines(skill.contradicted):
+        for said in skill.card_contradicted:
             console.print(Text(printable(f"card.yaml: {said}"), style="red"))
         if skill.folder_rename is not None:
             console.print(Text(printable(skill.folder_rename.said), style="red"))

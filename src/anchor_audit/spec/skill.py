@@ -19,9 +19,21 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..fsutil import read_input
-from ..model import Card, CardAnchor, CardClaim, Citation, LineRange, Quote, ReferenceKind, Skill, TestPromise
+from ..model import (
+    Card,
+    CardAnchor,
+    CardClaim,
+    Citation,
+    LineRange,
+    Quote,
+    ReferenceKind,
+    Skill,
+    TestPromise,
+    VersionRange,
+)
 from ..source.file import strip_hash_comment
 from ..textlines import split_lines
+from ..versions import specifier_problem
 from .citations import MAKES, parse_citations
 from .repopath import normalize, repo_path_problem
 
@@ -31,7 +43,7 @@ if TYPE_CHECKING:  # markdown-it is imported where a SKILL.md is really parsed: 
     from markdown_it.token import Token
 
     from ..source import SourceTree
-from .yamldoc import load_yaml
+from .yamldoc import YamlDoc, load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_QUOTES = 2_000
@@ -306,7 +318,30 @@ def parse_card(text: str, path: Path) -> Card:
         raise SpecError(f"{doc.where(('evidence',))}: expected a list of repository paths")
     validated = data.get("validated_on")
     lines = tuple(doc.line(("evidence", i)) for i in range(len(evidence)))
-    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines)
+    versions = _version_ranges(doc, data.get("validated_versions"))
+    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions)
+
+
+def _version_ranges(doc: YamlDoc, value: Any) -> tuple[VersionRange, ...]:
+    """``validated_versions``: one specifier (or a list of them) for the skill, or a mapping of claim id to one."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        where = ("validated_versions",)
+        return (VersionRange(None, _specifiers(doc, where, value), doc.line(where)),)
+    return tuple(VersionRange(str(claim), _specifiers(doc, ("validated_versions", claim), said),
+                              doc.line(("validated_versions", claim))) for claim, said in value.items())  # fmt: skip
+
+
+def _specifiers(doc: YamlDoc, where: tuple[Any, ...], value: Any) -> tuple[str, ...]:
+    said = [value] if isinstance(value, str) else value
+    if not isinstance(said, list) or not all(isinstance(v, str) for v in said):
+        raise SpecError(f"{doc.where(where)}: expected a version specifier like \">=0.3.0,<0.6.0\", or a list of them")
+    for text in said:
+        problem = specifier_problem(text)
+        if problem is not None:
+            raise SpecError(f"{doc.where(where)}: {problem}")
+    return tuple(said)
 
 
 # "# config.py:1524-1531", "# train.py:231-255, 338-350", "# MCore transformer_config.py:1928-1931"

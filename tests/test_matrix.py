@@ -140,3 +140,30 @@ def test_svg_escapes_what_the_card_says(released, capsys, tmp_path) -> None:
     root = ElementTree.fromstring(text.encode())  # still well-formed XML
     assert not [e for e in root.iter() if e.tag.endswith("script")]
     assert "&lt;/text&gt;&lt;script&gt;x()&lt;/script&gt;\\u202e&amp;" in text  # the bidi override made visible
+
+
+def test_a_submodule_host_that_does_not_resolve_is_asked_once_for_every_release(tmp_path, monkeypatch) -> None:
+    """Three releases pin the submodule at two commits; its host (.invalid) cannot resolve: one fetch, not two."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    shas = []
+    for n in (1, 2):
+        (sub / "x.py").write_text(f"x = {n}\n")
+        git(sub, "add", "x.py")
+        git(sub, "commit", "-q", "-m", f"x {n}")
+        shas.append(git(sub, "rev-parse", "HEAD"))
+    modules = '[submodule "sub"]\n\tpath = sub\n\turl = https://nowhere.invalid/sub.git\n'
+    repo = make_code_repo(tmp_path / "code", {".gitmodules": modules})
+    git(repo.path, "tag", "-d", "v1")
+    for n, sha in enumerate([shas[0], shas[1], shas[0]]):
+        git(repo.path, "update-index", "--add", "--cacheinfo", f"160000,{sha},sub")
+        git(repo.path, "commit", "-q", "--allow-empty", "-m", f"pin {n}")
+        git(repo.path, "tag", f"v0.{n}.0")
+    skill = make_skill(tmp_path / "s", body="See `sub/x.py`.\n")
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    args = ["matrix", str(skill), "--repo", str(repo.path), "--cache-dir", str(tmp_path / "cache"), "--format", "json"]
+    assert main(args) == 0
+    fetches = [line for line in trace.read_text().splitlines() if "trace: built-in: git fetch" in line]
+    assert len(fetches) == 1, fetches

@@ -12,7 +12,6 @@ audit, each catalog copy is compared with the repository's own copy at
 from __future__ import annotations
 
 import os
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ from .errors import AuditError, SpecError
 from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, SkillReport, SourceInfo, SourceKind, Spec
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates
-from .source.gitrun import effective_url
+from .source.gitrun import NAME_NOT_RESOLVED, effective_url
 from .spec.catalog import CatalogSkill, Component, load_catalog, unlisted_folders
 from .spec.skill import load_skill
 
@@ -166,15 +165,12 @@ def _open(
         return open_repository(where, component.ref), ""
     except AuditError as exc:
         reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
-        said = _NAME_NOT_RESOLVED.search(reason) if remote else None
+        said = NAME_NOT_RESOLVED.search(reason) if remote else None
         if said:
             host = said.group(1) or urlsplit(effective_url(where)).hostname or ""
             unresolved[host] = f"{host}{UNRESOLVED}{SAID_ONCE}"
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
-
-# What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
-_NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 
 
 def refuse_links_out(folder: Path, root: Path, shown: str) -> None:

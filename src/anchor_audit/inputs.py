@@ -34,17 +34,19 @@ class AuditInputs:
     repo_roots: list[str] = field(default_factory=list)  # --in-repo --all: every skill under these folders
     memo: Memo | None = None  # the result cache's: what a SKILL.md says, remembered by its text
 
-    def skills_at(self, tree: SourceTree) -> list[SkillInput]:
+    def skills_at(self, tree: SourceTree, absent_ok: bool = False) -> list[SkillInput]:
         """The skills to audit against ``tree`` (in-repo skills as they are in that tree).
 
         A skill found under an ``--all`` root that cannot be read is isolated:
         it becomes an :class:`UnreadableSkill`, and every other skill is audited.
+        ``absent_ok`` (a matrix, over releases that predate a skill): a root or a
+        named folder that is not in ``tree`` is left out, not an error.
         """
         out = list(self.disk_skills)
         folders = [(folder, False) for folder in self.repo_skills]
         for root in self.repo_roots:
             found = sorted(p.rsplit("/", 1)[0] for p in tree.files_under(root) if p.endswith("/SKILL.md"))
-            if not found:
+            if not found and not absent_ok:
                 raise UsageError(f"--all {root}: no SKILL.md under it at {self.ref}")
             folders += [(folder, True) for folder in found]
         for folder, isolated in folders:
@@ -52,12 +54,14 @@ class AuditInputs:
             try:
                 skill = replace(load_skill_from_tree(tree, folder, self.memo), name=name)
             except SpecError as exc:
+                if absent_ok and not isolated:
+                    continue  # not at this release, or unreadable there: the matrix says "not there"
                 if not isolated:
                     raise
                 out.append(UnreadableSkill(name, folder, str(exc)))
                 continue
             out.append((skill, self.spec.skill(name) if self.spec else None))
-        if out and all(isinstance(item, UnreadableSkill) for item in out):
+        if out and all(isinstance(item, UnreadableSkill) for item in out) and not absent_ok:
             raise UsageError(f"no skill could be read; the first: {_first_error(out)}")
         return out
 

@@ -13,10 +13,10 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from .audit import Judge, audit
-from .errors import SpecError, UsageError
-from .model import AuditReport, EvidenceKind, Skill, SkillReport, SkillSpec, Spec, Verdict
+from .errors import UsageError
+from .inputs import AuditInputs
+from .model import AuditReport, EvidenceKind, SkillReport, Verdict
 from .source.git import GitTree
-from .spec.skill import load_skill_from_tree
 from .versions import VersionKey, is_pre_release, number, version_key
 
 _HOLDS = (Verdict.CODE_VERIFIED.value, Verdict.DOC_ONLY.value)
@@ -118,27 +118,14 @@ def _bound(text: str | None) -> VersionKey | None:
     return key
 
 
-def build_matrix(
-    base: GitTree,
-    releases: list[Release],
-    disk: list[tuple[Skill, SkillSpec | None]],
-    in_repo: list[str],
-    spec: Spec | None,
-    judge: Judge,
-) -> Matrix:
-    """Each skill (on disk, or ``in_repo`` folders read at each release) audited at each release."""
+def build_matrix(base: GitTree, releases: list[Release], inputs: AuditInputs, judge: Judge) -> Matrix:
+    """Each skill (on disk, or in-repo folders and ``--all`` roots read at each release) audited at each
+    release; a skill not at a release is "not there" in it."""
     tables: dict[str, dict[tuple[str, str], dict[int, str]]] = {kind: {} for kind in KINDS}
     report: AuditReport | None = None
     for i, release in enumerate(releases):
         tree = base.at(release.commit, ref=release.tag)
-        pairs = list(disk)
-        for folder in in_repo:
-            try:
-                skill = load_skill_from_tree(tree, folder, memo=judge.remember)
-            except SpecError:
-                continue  # not at this release, or unreadable there: absent
-            pairs.append((skill, spec.skill(skill.name) if spec else None))
-        report = audit(pairs, tree, spec, judge)
+        report = audit(inputs.skills_at(tree, absent_ok=True), tree, inputs.spec, judge)
         for result in report.skills:
             for kind, key, status in _cells(result):
                 tables[kind].setdefault((result.name, key), {})[i] = status

@@ -163,12 +163,11 @@ def matrix(
         releases = release_tags(tree, tags, pre, since, until)
         if write_card and not releases:
             raise UsageError("--write-card: no release tags to take the ranges from; nothing written")
-        disk = [item for item in inputs.disk_skills if isinstance(item, tuple)]
-        result = build_matrix(tree, releases, disk, list(inputs.repo_skills), inputs.spec, sources.judge)
+        result = build_matrix(tree, releases, inputs, sources.judge)
     render = matrix_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)
     if write_card:
-        _write_cards(result, [skill for skill, _ in disk], ctx)
+        _write_cards(result, [item[0] for item in inputs.disk_skills if isinstance(item, tuple)], ctx)
     return ExitCode.OK
 
 

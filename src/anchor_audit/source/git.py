@@ -211,14 +211,21 @@ class GitTree:
 
     def validated_on(self, day: str) -> GitTree | None:
         """The tree of the default branch (HEAD) as it was at the end of ``day`` (UTC), or None if unknown here."""
-        for tip in ("HEAD", self.commit.hexsha):
+        for tip in (self._head(), self.commit.hexsha):
             try:
-                sha = self.history.commit_on_or_before(day, tip)
+                sha = self.history.commit_on_or_before(day, tip) if tip else None
             except git.GitCommandError:
                 continue
             if sha:
                 return self.at(sha, ref=f"validated_on {day}")
         return None
+
+    def _head(self) -> str | None:
+        """HEAD's commit sha, so the question asked of it is remembered like any other (None: no HEAD)."""
+        try:
+            return self.repo.head.commit.hexsha
+        except (ValueError, TypeError, git.GitCommandError):  # an unborn or detached-to-nothing HEAD
+            return None
 
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(*self.history.version_matching(folder, files))

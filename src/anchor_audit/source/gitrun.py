@@ -57,6 +57,8 @@ NEUTRAL_ENV = {
 # remote.<name>.uploadpack is the command a fetch from that remote runs: every remote a repository names gets
 # this one (see remote_names); explicit fetches also pass it as --upload-pack.
 UPLOAD_PACK = "git-upload-pack"
+# What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
+NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 # Flags for every diff or log that prints a patch or file names: no diff.external, no textconv driver.
 DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color")
 

@@ -12,7 +12,7 @@ from ..errors import AuditError, NotCarried, SourceError
 from ..redact import redact
 from . import Progress, is_remote, no_progress
 from .cache import cache_root
-from .gitrun import COMMAND_TRANSPORTS, check_repo
+from .gitrun import COMMAND_TRANSPORTS, NAME_NOT_RESOLVED, check_repo
 from .mirror import mirror_commits
 from .overlay import network_url
 
@@ -59,6 +59,7 @@ class Submodules(Generic[T]):
         self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
         self.cache_dir, self.progress = cache_dir, progress
         self._opened: dict[tuple[str, str], T | str] = {}
+        self._unresolved: dict[str, str] = {}  # url -> why its host did not resolve: not asked again this run
 
     def url_of(self, parent: Superproject, prefix: str) -> str:
         """Where the submodule at ``prefix`` is read from: ``--submodule``'s, else a network URL ``.gitmodules`` gives.
@@ -96,10 +97,15 @@ class Submodules(Generic[T]):
     def open(self, parent: Superproject, prefix: str, sha: str) -> T:
         key = (prefix, sha)
         if key not in self._opened:
+            url = None
             try:
                 url = self.url_of(parent, prefix)
+                if url in self._unresolved:  # a matrix or history meets the submodule at many commits
+                    raise SourceError(self._unresolved[url])
                 self._opened[key] = self.opener(url, sha, self.cache_dir, self.progress, allow=self.allow)
             except AuditError as exc:
+                if url is not None and NAME_NOT_RESOLVED.search(str(exc)):
+                    self._unresolved[url] = str(exc)
                 self._opened[key] = f"submodule {prefix} at {sha[:12]}: {exc} (--submodule {prefix}=URL_OR_DIR)"
         opened = self._opened[key]
         if isinstance(opened, str):

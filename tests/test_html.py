@@ -16,6 +16,7 @@ from anchor_audit.cli import main
 
 from .browser import browser, pixel, visit
 from .catalog_fixture import build_catalog
+from .conftest import git
 from .hostile.conftest import QUOTE, make_skill
 from .releases import build_releases
 
@@ -107,4 +108,20 @@ def test_a_catalog_page_lists_its_components(tmp_path) -> None:
     with browser(tmp_path) as chromium:
         seen = visit(chromium, page_file)
         assert seen.page.locator("section.skill").count() == text.count('<section class="skill"')
+        assert seen.requests == [] and seen.console == []
+
+
+def test_a_catalog_matrix_page_has_a_heat_map_per_component(tmp_path) -> None:
+    catalog, mirrors = build_catalog(tmp_path)
+    git(tmp_path / "alpha", "tag", "v1.0.0", "HEAD~1")
+    git(tmp_path / "alpha", "tag", "v1.1.0", "HEAD")
+    page_file = _write(tmp_path, "catalog-matrix.html", "matrix", "--catalog", str(catalog), *mirrors)
+    with browser(tmp_path) as chromium:
+        seen = visit(chromium, page_file)
+        page = seen.page
+        cells = page.locator("g.cell title").evaluate_all("els => els.map(e => e.textContent)")
+        assert "gate at v1.1.0: broken" in cells and "pkg/plan.py:3-4 at v1.1.0: moved" not in cells  # claims only
+        ids = page.locator("[id]").evaluate_all("els => els.map(e => e.id)")
+        assert len(ids) == len(set(ids))  # one page, many components: no id twice
+        assert "no release tags" in page.inner_text("body")
         assert seen.requests == [] and seen.console == []

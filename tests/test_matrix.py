@@ -167,3 +167,16 @@ def test_a_submodule_host_that_does_not_resolve_is_asked_once_for_every_release(
     assert main(args) == 0
     fetches = [line for line in trace.read_text().splitlines() if "trace: built-in: git fetch" in line]
     assert len(fetches) == 1, fetches
+
+
+def test_a_remote_repository_has_its_tags_fetched(released, capsys, tmp_path) -> None:
+    """Over a URL (here file://, as a remote is read: a mirror in the cache) the release tags come too."""
+    repo, skill = released
+    url = repo.path.resolve().as_uri()
+    args = ["--repo", url, "--cache-dir", str(tmp_path / "cache"), "--format", "json"]
+    assert main(["matrix", str(skill), *args]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["tag"] for r in data["releases"]] == ["v0.1.0", "v0.2.0", "v0.3.0"]
+    git(repo.path, "tag", "v0.4.0")  # a new release: the next run fetches it
+    assert main(["matrix", str(skill), *args]) == 0
+    assert json.loads(capsys.readouterr().out)["releases"][-1]["tag"] == "v0.4.0"

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from .audit import Judge, audit_skill
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
-from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, SkillReport, SourceInfo, SourceKind, Spec
+from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates
 from .source.gitrun import NAME_NOT_RESOLVED, effective_url
@@ -82,16 +82,22 @@ def _audit_one(
     root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge, info: SourceInfo,
     catalog_date: str | None,
 ) -> SkillReport:  # fmt: skip
-    folder = root / "skills" / item.catalog_dir
-    shown = f"skills/{item.catalog_dir}"
     try:
-        refuse_links_out(folder, root, shown)
-        skill = load_skill(folder, shown_as=shown, memo=judge.remember)
-        skill = replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
+        skill = load_catalog_skill(root, item, judge)
     except SpecError as exc:
-        return SkillReport(item.catalog_dir, shown, (), (), error=str(exc), source=info)
+        return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(exc), source=info)
     result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
-    return replace(result, source=info, sync=sync_facts(folder, tree, item.path, catalog_date))
+    sync = sync_facts(root / "skills" / item.catalog_dir, tree, item.path, catalog_date)
+    return replace(result, source=info, sync=sync)
+
+
+def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge) -> Skill:
+    """The catalog's copy of a skill, read from its folder (a link out of the catalog refused), knowing the
+    folder it came from upstream; :class:`SpecError` when it cannot be read."""
+    folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
+    refuse_links_out(folder, root, shown)
+    skill = load_skill(folder, shown_as=shown, memo=judge.remember)
+    return replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
 
 
 def skip_lines(infos: list[ComponentInfo]) -> list[str]:

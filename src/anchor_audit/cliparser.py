@@ -158,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--pre", action="store_true", help="include pre-releases (rc, a, b, dev)")
     matrix.add_argument("--since", metavar="VERSION", help="from this release on (a tag or a version)")
     matrix.add_argument("--until", metavar="VERSION", help="up to this release")
+    _catalog_options(matrix, "a skills catalog: each component's skills over its own repository's release tags")
     matrix.add_argument("--write-card", action="store_true",
                         help="write each claim's releases into its card.yaml as validated_versions")  # fmt: skip
     _format_options(matrix, MATRIX_FORMATS)

@@ -10,13 +10,17 @@ first release after one where it held at which it is broken.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from .audit import Judge, audit
-from .errors import UsageError
-from .inputs import AuditInputs
-from .model import AuditReport, EvidenceKind, SkillReport, Verdict
-from .source.git import GitTree
+from .catalog import OpenRepository, load_catalog_skill, open_components, repo_key, skip_lines
+from .errors import SpecError, UsageError
+from .inputs import AuditInputs, SkillInput
+from .model import AuditReport, ComponentInfo, EvidenceKind, SkillReport, Spec, UnreadableSkill, Verdict
+from .source import Progress
+from .source.git import GitTree, as_git
+from .spec.catalog import load_catalog
 from .versions import VersionKey, is_pre_release, number, version_key
 
 _HOLDS = (Verdict.CODE_VERIFIED.value, Verdict.DOC_ONLY.value)
@@ -151,3 +155,60 @@ def _cells(result: SkillReport) -> list[tuple[str, str, str]]:
         if references.get(key) in (None, *_GOOD):
             references[key] = promise.status.value
     return out + [("reference", key, status) for key, status in references.items()]
+
+
+@dataclass
+class CatalogMatrix:
+    """``matrix --catalog``: each component's skills (the catalog's copies) over its own repository's releases."""
+
+    catalog: str
+    matrices: list[Matrix]  # one per component whose repository opened, in the components' order
+    skipped: list[str]  # what could not be read, one line per cause
+
+
+@dataclass(frozen=True)
+class ReleaseFilter:
+    """``--tags``, ``--pre``, ``--since``, ``--until``: which release tags a matrix reads."""
+
+    glob: str | None = None
+    pre: bool = False
+    since: str | None = None
+    until: str | None = None
+
+    def of(self, base: GitTree) -> list[Release]:
+        return release_tags(base, self.glob, self.pre, self.since, self.until)
+
+
+def build_catalog_matrix(
+    root: Path, spec: Spec | None, judge: Judge, open_repository: OpenRepository, mirrors: dict[str, str],
+    which: ReleaseFilter, progress: Progress,
+) -> CatalogMatrix:  # fmt: skip
+    """Every component's repository opened (with its tags), and its skills' catalog copies audited at each of
+    its releases; a component whose repository cannot be had, or that has no release tags, is said once."""
+    components = load_catalog(root)
+    mirrors = {repo_key(url): where for url, where in mirrors.items()}
+    opened = open_components(components, mirrors, open_repository, progress)
+    out = CatalogMatrix(str(root), [], [])
+    infos = []
+    for component, (tree, why) in zip(components, opened, strict=True):
+        names = tuple(s.catalog_dir for s in component.skills)
+        base = as_git(tree) if tree is not None else None
+        if base is None:
+            infos.append(ComponentInfo(component.file, component.url, component.ref, names, skipped=why or "no git"))
+            continue
+        releases = which.of(base)
+        if not releases:
+            out.skipped.append(f"{component.url}: no release tags; its {len(names)} skills have no matrix")
+            continue
+        skills: list[SkillInput] = []
+        for item in component.skills:
+            try:
+                skill = load_catalog_skill(root, item, judge)
+            except SpecError as exc:
+                skills.append(UnreadableSkill(item.catalog_dir, f"skills/{item.catalog_dir}", str(exc)))
+                continue
+            skills.append((skill, spec.skill(skill.name) if spec else None))
+        inputs = AuditInputs(spec, skills, [], component.url, component.ref)
+        out.matrices.append(replace(build_matrix(base, releases, inputs, judge), repo=component.url))
+    out.skipped[:0] = skip_lines(infos)
+    return out

@@ -62,6 +62,7 @@ def open_sources(
     ctx: RunContext,
     *,
     full_history: bool = False,
+    tags: bool = False,
     spec_path: str | None = None,
     git: str | None = None,
 ) -> Iterator[Sources]:
@@ -74,7 +75,8 @@ def open_sources(
     catalog's components, init's code).  ``git``: what the command reads of
     git, said when a non-git source is asked for.  A source that reads one
     version whatever the ref (``--installed``, ``--release VERSION``) cannot
-    serve two refs, and says so.
+    serve two refs, and says so.  ``tags``: a remote's tags fetched too, with
+    their history (a matrix reads every release tag), for ``open_repository`` too.
     """
     from ..inputs import load_inputs
 
@@ -86,7 +88,7 @@ def open_sources(
     def open_repository(where: str, ref: str) -> GitTree:
         from ..source.git import open_git
 
-        return open_git(where, ref, ctx.cache_dir, progress, allow=options.allow, memo=judge.remember)
+        return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, memo=judge.remember, tags=tags)
 
     if not refs:
         yield Sources(None, [], judge, open_repository, progress)
@@ -108,7 +110,8 @@ def open_sources(
             f"--repo {options.repo} only names the repository in the report: the code comes from the "
             f"{'release wheel' if options.release is not None else 'installed distribution'}"
         )
-    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, full_history, judge.remember) for ref in refs]
+    history = full_history or tags
+    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, judge.remember, tags) for ref in refs]
     for tree in trees:
         if tree.info.release and "yanked" in tree.info.release:
             release = tree.info.release.removesuffix(" (a yanked release)")
@@ -157,6 +160,7 @@ def _open_tree(
     progress: Progress = no_progress,
     full_history: bool = False,
     memo: Memo | None = None,
+    tags: bool = False,
 ) -> SourceTree:
     """The tree at ``ref`` (default: the inputs' ref) as ``options`` say: git, the published wheel
     (``release`` not None), or the distribution installed here (``installed`` not None)."""
@@ -173,7 +177,7 @@ def _open_tree(
     from ..source.git import open_git
 
     submodules = dict(options.submodules)
-    return open_git(inputs.repo, ref, cache_dir, progress, full_history, options.allow, submodules, memo)
+    return open_git(inputs.repo, ref, cache_dir, progress, full_history, options.allow, submodules, memo, tags)
 
 
 def _stand_in(inputs: AuditInputs, flag: str) -> ReleaseSpec:

@@ -15,7 +15,7 @@ from .options import ReportOptions, SourceOptions
 if TYPE_CHECKING:
     from ..compare import Comparison
     from ..fix import FixPlan
-    from ..matrix import Matrix
+    from ..matrix import CatalogMatrix, Matrix, ReleaseFilter
     from ..model import Skill
     from ..source.git import GitTree
     from ..spec.skill import Memo
@@ -152,23 +152,47 @@ def matrix(
 ) -> ExitCode:  # fmt: skip
     """Every release tag audited; per claim the releases it holds for (git only); with ``write_card`` those
     ranges written into each card.yaml on disk."""
-    from ..matrix import build_matrix, release_tags
+    from ..matrix import ReleaseFilter, build_matrix
     from ..report import matrix_renderer
 
+    which = ReleaseFilter(tags, pre, since, until)
     if write_card and options.in_repo:
         raise UsageError("--write-card edits cards on disk; an --in-repo skill's card is changed in its repository")
-    with open_sources(options, ["HEAD"], ctx, full_history=True, git="matrix reads the release tags") as sources:
+    render = matrix_renderer(report_options.format, report_options.color)
+    if options.catalog is not None:
+        if write_card:
+            raise UsageError("--write-card edits the cards of skills given on disk, not a catalog's signed copies")
+        result = _catalog_matrix(options, ctx, which)
+        emit(lambda stream: render(result, stream), report_options.output)
+        return ExitCode.OK
+    with open_sources(options, ["HEAD"], ctx, tags=True, git="matrix reads the release tags") as sources:
         (tree,) = sources.git_trees
         inputs = sources.inputs
-        releases = release_tags(tree, tags, pre, since, until)
+        releases = which.of(tree)
         if write_card and not releases:
             raise UsageError("--write-card: no release tags to take the ranges from; nothing written")
-        result = build_matrix(tree, releases, inputs, sources.judge)
-    render = matrix_renderer(report_options.format, report_options.color)
-    emit(lambda stream: render(result, stream), report_options.output)
+        one = build_matrix(tree, releases, inputs, sources.judge)
+    emit(lambda stream: render(one, stream), report_options.output)
     if write_card:
-        _write_cards(result, [item[0] for item in inputs.disk_skills if isinstance(item, tuple)], ctx)
+        _write_cards(one, [item[0] for item in inputs.disk_skills if isinstance(item, tuple)], ctx)
     return ExitCode.OK
+
+
+def _catalog_matrix(options: SourceOptions, ctx: RunContext, which: ReleaseFilter) -> CatalogMatrix:
+    """``matrix --catalog DIR``: each component's skills over its own repository's releases."""
+    from ..matrix import build_catalog_matrix
+    from .common import catalog_registry
+
+    spec = catalog_registry(options)
+    with open_sources(options, (), ctx, tags=True) as sources:
+        root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
+        result = build_catalog_matrix(root, spec, sources.judge, sources.open_repository, mirrors, which,
+                                      sources.progress)  # fmt: skip
+    for line in result.skipped:
+        ctx.reporter.say(line)
+    if not result.matrices:
+        raise UsageError(f"{options.catalog}: no component could be read at its release tags")
+    return result
 
 
 def _write_cards(result: Matrix, skills: list[Skill], ctx: RunContext) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..compare import Comparison
     from ..history import History
     from ..impact import ImpactReport
-    from ..matrix import Matrix
+    from ..matrix import CatalogMatrix, Matrix
 
 Renderer = Callable[[AuditReport, TextIO], None]
 
@@ -86,7 +86,7 @@ def history_renderer(name: str, color: str = "auto") -> Callable[[History, TextI
     return _load(_HISTORY, name, color)  # type: ignore[no-any-return]
 
 
-def matrix_renderer(name: str, color: str = "auto") -> Callable[[Matrix, TextIO], None]:
+def matrix_renderer(name: str, color: str = "auto") -> Callable[[Matrix | CatalogMatrix, TextIO], None]:
     return _load(_MATRIX, name, color)  # type: ignore[no-any-return]
 
 

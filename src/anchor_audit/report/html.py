@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..findings import Finding, counts_as_drift, exit_code, findings
-from ..matrix import Matrix
+from ..matrix import CatalogMatrix, Matrix
 from ..model import (
     AuditReport,
     Changed,
@@ -26,7 +26,7 @@ from ..model import (
 from .catalogwords import component_counts, drift_by_skill, repo_name
 from .htmlpage import diff_block, h, page, pre, status, table
 from .matrixsvg import matrix_svg
-from .matrixview import LEGEND, letter
+from .matrixview import LEGEND, each, letter
 from .terminal import summary_line
 
 MAX_REFERENCES = 400  # per skill; JSON lists them all
@@ -46,11 +46,24 @@ def render_html(report: AuditReport, stream: TextIO) -> None:
     stream.write(page("anchor-audit report", "\n".join(body)))
 
 
-def render_matrix_html(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
-    """``matrix --format html``: the heat map, each claim's range, then the skills at the newest release."""
+def render_matrix_html(shown: Matrix | CatalogMatrix, stream: TextIO, color: str = "auto") -> None:
+    """``matrix --format html``: the heat map, each claim's range, then the skills at the newest release (for a
+    catalog, all of it per component)."""
+    body = ["<h1>anchor-audit matrix</h1>"]
+    if isinstance(shown, CatalogMatrix):
+        body.append(f'<p class="muted">the catalog {h(shown.catalog)}: {len(shown.matrices)} components read at '
+                    "their release tags</p>")  # fmt: skip
+        body += [f"<blockquote>{h(line)}</blockquote>" for line in shown.skipped]
+    for i, matrix in enumerate(each(shown)):
+        body += _matrix_part(matrix, heading=isinstance(shown, CatalogMatrix), ids=f"c{i}")
+    title = shown.catalog if isinstance(shown, CatalogMatrix) else shown.repo
+    stream.write(page(f"anchor-audit matrix: {title}", "\n".join(body)))
+
+
+def _matrix_part(matrix: Matrix, heading: bool, ids: str) -> list[str]:
     releases = matrix.releases
-    span = f"{len(releases)} releases, {releases[0].tag} .. {releases[-1].tag}" if releases else "no release tags"
-    body = ["<h1>anchor-audit matrix</h1>", f'<p class="muted">{h(matrix.repo)}: {h(span)}</p>']
+    body = [f"<h2>{h(matrix.repo)}</h2>"] if heading else []
+    body.append(f'<p class="muted">{h(matrix.repo)}: {h(len(releases))} releases, {h(matrix.span)}</p>')
     if releases:
         body.append(f"<figure>{matrix_svg(matrix)}<figcaption>Each claim at each release tag.</figcaption></figure>")
         rows = []
@@ -61,9 +74,9 @@ def render_matrix_html(matrix: Matrix, stream: TextIO, color: str = "auto") -> N
         body.append(table(["skill", "claim", "holds for", "broken from"], rows))
         body.append(_rows_table(matrix))
     if matrix.latest is not None:
-        body.append(f"<h2>At {h(releases[-1].tag)}</h2>")
-        body.extend(_skill_sections(matrix.latest))
-    stream.write(page(f"anchor-audit matrix: {matrix.repo}", "\n".join(body)))
+        body.append(f"<h3>At {h(releases[-1].tag)}</h3>")
+        body.extend(_skill_sections(matrix.latest, ids=f"{ids}-skill"))
+    return body
 
 
 def _rows_table(matrix: Matrix) -> str:
@@ -108,7 +121,7 @@ def _skills_table(report: AuditReport) -> str:
                                       numeric=(1, 2, 3, 4, 5))  # fmt: skip
 
 
-def _skill_sections(report: AuditReport) -> list[str]:
+def _skill_sections(report: AuditReport, ids: str = "skill") -> list[str]:
     by_skill: dict[str, list[Finding]] = {}
     for f in findings(report):
         by_skill.setdefault(f.skill, []).append(f)
@@ -116,12 +129,12 @@ def _skill_sections(report: AuditReport) -> list[str]:
     for i, skill in enumerate(report.skills):
         mine = by_skill.get(skill.name, [])
         drift = any(counts_as_drift(f, report) for f in mine)
-        out.append(_skill(i, skill, mine, drift))
+        out.append(_skill(f"{ids}-{i}", skill, mine, drift))
     return out
 
 
-def _skill(i: int, skill: SkillReport, found: list[Finding], drift: bool) -> str:
-    out = [f'<section class="skill" id="skill-{i}"><details{" open" if drift else ""}>',
+def _skill(anchor: str, skill: SkillReport, found: list[Finding], drift: bool) -> str:
+    out = [f'<section class="skill" id="{anchor}"><details{" open" if drift else ""}>',
            f'<summary><h2>{h(skill.name)}</h2> {status("drift" if drift else "holds")} '
            f'<span class="path">{h(skill.path)}</span></summary>']  # fmt: skip
     if skill.source is not None:

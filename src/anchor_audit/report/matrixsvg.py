@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..escape import html_text
-from ..matrix import Matrix, Row
+from ..matrix import CatalogMatrix, Matrix, Row
 from .matrixview import letter
 
 CELL_W, CELL_H, PAD = 28, 22, 16
@@ -34,8 +34,31 @@ def _name(row: Row, one_skill: bool) -> str:
     return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
 
 
-def matrix_svg(matrix: Matrix) -> str:
-    """The heat map as SVG text (an ``<svg>`` element, also fit to inline in HTML)."""
+def matrix_svg(shown: Matrix | CatalogMatrix) -> str:
+    """The heat map as SVG text (an ``<svg>`` element, also fit to inline in HTML); a catalog's, one heat map
+    per component, stacked."""
+    if isinstance(shown, Matrix):
+        body, width, height = _figure(shown, "aa")
+        return _svg(width, height, "aa-title", body)
+    parts, top, width = [], 0, 0
+    for i, matrix in enumerate(shown.matrices):
+        body, w, h = _figure(matrix, f"aa{i}")
+        parts.append(f'<svg x="0" y="{top}" width="{w}" height="{h}" viewBox="0 0 {w} {h}">')
+        parts += body + ["</svg>"]
+        top, width = top + h, max(width, w)
+    title = f'<title id="aa-title">{html_text(f"anchor-audit matrix: the catalog {shown.catalog}")}</title>'
+    return _svg(width, top, "aa-title", [title, *parts])
+
+
+def _svg(width: int, height: int, title_id: str, body: list[str]) -> str:
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="{title_id}" '
+            'font-family="ui-monospace, Menlo, Consolas, monospace" font-size="12">')  # fmt: skip
+    return "\n".join([head, *body, "</svg>"]) + "\n"
+
+
+def _figure(matrix: Matrix, ids: str) -> tuple[list[str], int, int]:
+    """One matrix's heat map: its SVG elements (their ids prefixed ``ids``), width and height."""
     rows = [r for r in matrix.rows if r.kind == "claim"]
     releases = matrix.releases
     one_skill = len({r.skill for r in matrix.rows}) <= 1
@@ -55,11 +78,8 @@ def matrix_svg(matrix: Matrix) -> str:
         if releases else "no release tags"  # fmt: skip
     title = f"anchor-audit matrix: {about}{matrix.repo}"
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="aa-title" '
-        'font-family="ui-monospace, Menlo, Consolas, monospace" font-size="12">',
-        f'<title id="aa-title">{html_text(f"{title}: {len(releases)} releases, {span}")}</title>',
-        '<defs><pattern id="aa-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        f'<title id="{ids}-title">{html_text(f"{title}: {len(releases)} releases, {span}")}</title>',
+        f'<defs><pattern id="{ids}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         'patternTransform="rotate(45)"><rect width="2" height="6" fill="#ffffff" fill-opacity="0.35"/>'
         "</pattern></defs>",
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
@@ -76,18 +96,17 @@ def matrix_svg(matrix: Matrix) -> str:
         out.append(f'<g class="row"><title>{html_text(f"{row.skill} {row.key}: holds for {held}")}</title>')
         out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{html_text(name)}</text></g>')
         for j, (release, cell) in enumerate(zip(releases, row.cells, strict=True)):
-            out.append(_cell(left + j * CELL_W, y, letter(cell), f"{row.key} at {release.tag}: {cell}"))
+            out.append(_cell(left + j * CELL_W, y, letter(cell), f"{row.key} at {release.tag}: {cell}", ids))
         out.append(f'<text x="{left + grid_w + 12}" y="{y + 15}" fill="#444444">{html_text(held)}</text>')
     if not rows:
         out.append(f'<text x="{PAD}" y="{top + 15}">no claims</text>')
     out.extend(_legend(legend_y))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out, width, height
 
 
-def _cell(x: int, y: int, mark: str, said: str) -> str:
+def _cell(x: int, y: int, mark: str, said: str, ids: str) -> str:
     fill, ink, _ = PALETTE.get(mark, PALETTE["?"])
-    hatch = f'<rect x="{x}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="url(#aa-hatch)"/>' \
+    hatch = f'<rect x="{x}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="url(#{ids}-hatch)"/>' \
         if mark == "B" else ""  # fmt: skip
     return (f'<g class="cell" data-verdict="{html_text(mark)}"><title>{html_text(said)}</title>'
             f'<rect x="{x}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" rx="3" fill="{fill}"/>{hatch}'
@@ -110,5 +129,5 @@ def _legend_step(entry: tuple[str, str, str]) -> int:
     return 24 + int(len(entry[2]) * 6.6) + 16
 
 
-def render_matrix_svg(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
-    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + matrix_svg(matrix))
+def render_matrix_svg(shown: Matrix | CatalogMatrix, stream: TextIO, color: str = "auto") -> None:
+    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + matrix_svg(shown))

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import Any, TextIO
+from typing import Any, TextIO, Union
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..escape import md_code, md_text, printable
-from ..matrix import ABSENT, Matrix, Row
+from ..matrix import ABSENT, CatalogMatrix, Matrix, Row
 from .terminal import make_console
 
 CLAIM_LETTERS = {"code_verified": "V", "doc_only": "D", "broken": "B", "unverifiable": "U", "unlinked": "L"}
@@ -37,8 +38,23 @@ def letter(cell: str, kind: str = "claim") -> str:
     return LETTERS.get(cell, "?")
 
 
-def render_matrix_terminal(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+Shown = Union[Matrix, CatalogMatrix]
+
+
+def each(shown: Shown) -> list[Matrix]:
+    """The matrices a report shows: one, or a catalog's, one per component."""
+    return shown.matrices if isinstance(shown, CatalogMatrix) else [shown]
+
+
+def render_matrix_terminal(shown: Shown, stream: TextIO, color: str = "auto") -> None:
     console = make_console(stream, color=color)
+    for i, matrix in enumerate(each(shown)):
+        if i:
+            console.print()
+        _terminal(matrix, console)
+
+
+def _terminal(matrix: Matrix, console: Console) -> None:
     tags = [r.tag for r in matrix.releases]
     skills = sorted({r.skill for r in matrix.rows})
     what = f"{', '.join(skills[:3])}{' and more' if len(skills) > 3 else ''} at " if skills else ""
@@ -75,6 +91,7 @@ def _claims(matrix: Matrix) -> list[Row]:
 
 
 def matrix_dict(matrix: Matrix) -> dict[str, Any]:
+    """One repository's matrix as ``--format json`` writes it (matrix.schema.json, ``$defs/matrix``)."""
     return {
         "repo": matrix.repo,
         "releases": [{"tag": r.tag, "commit": r.commit, "pre": r.pre} for r in matrix.releases],
@@ -88,19 +105,38 @@ def matrix_dict(matrix: Matrix) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def render_matrix_json(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
-    stream.write(json.dumps(matrix_dict(matrix), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+def render_matrix_json(shown: Shown, stream: TextIO, color: str = "auto") -> None:
+    data = {"version": 1, **matrix_dict(shown)} if isinstance(shown, Matrix) else {
+        "version": 1, "catalog": shown.catalog, "components": [matrix_dict(m) for m in shown.matrices],
+        "skipped": shown.skipped,
+    }  # fmt: skip
+    stream.write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
-def render_matrix_csv(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
-    """One row per claim or quote: skill, kind, key, a column per release, then where a claim holds."""
+def render_matrix_csv(shown: Shown, stream: TextIO, color: str = "auto") -> None:
+    """One row per claim, condition, quote or reference: skill, kind, key, a column per release, then where a
+    claim holds.  A catalog's repositories release apart: there, one row per cell, with its repository."""
     writer = csv.writer(stream, lineterminator="\n")
+    if isinstance(shown, CatalogMatrix):
+        writer.writerow(["repo", "skill", "kind", "key", "release", "status", "holds_for", "first_break"])
+        for m in shown.matrices:
+            for row in m.rows:
+                held, broke = _claim_columns(row, m)
+                for release, cell in zip(m.releases, row.cells, strict=True):
+                    writer.writerow([_cell(m.repo), _cell(row.skill), row.kind, _cell(row.key), _cell(release.tag),
+                                     cell, held, broke])  # fmt: skip
+        return
+    matrix = shown
     writer.writerow(["skill", "kind", "key", *(r.tag for r in matrix.releases), "holds_for", "first_break"])
     for row in matrix.rows:
-        extra = ["", ""]
-        if row.kind == "claim":
-            extra = [" or ".join(row.holds_for(matrix.releases)), row.first_break(matrix.releases) or ""]
-        writer.writerow([_cell(row.skill), row.kind, _cell(row.key), *row.cells, *extra])
+        writer.writerow([_cell(row.skill), row.kind, _cell(row.key), *row.cells, *_claim_columns(row, matrix)])
+
+
+def _claim_columns(row: Row, matrix: Matrix) -> tuple[str, str]:
+    """A claim's ranges and first break, as the CSV writes them ("" for the other kinds)."""
+    if row.kind != "claim":
+        return "", ""
+    return " or ".join(row.holds_for(matrix.releases)), row.first_break(matrix.releases) or ""
 
 
 def _cell(text: str) -> str:
@@ -108,9 +144,19 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def render_matrix_markdown(matrix: Matrix, stream: TextIO, color: str = "auto") -> None:
+def render_matrix_markdown(shown: Shown, stream: TextIO, color: str = "auto") -> None:
+    if isinstance(shown, Matrix):
+        stream.write(f"# anchor-audit matrix: {md_text(shown.repo)}\n\n")
+        _markdown(shown, stream)
+        return
+    stream.write(f"# anchor-audit matrix: the catalog {md_code(shown.catalog)}\n")
+    for matrix in shown.matrices:
+        stream.write(f"\n## {md_text(matrix.repo)}\n\n")
+        _markdown(matrix, stream)
+
+
+def _markdown(matrix: Matrix, stream: TextIO) -> None:
     tags = [r.tag for r in matrix.releases]
-    stream.write(f"# anchor-audit matrix: {md_text(matrix.repo)}\n\n")
     if not tags:
         stream.write("No release tags.\n")
         return

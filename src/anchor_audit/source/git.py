@@ -378,16 +378,18 @@ def open_git(
     allow: tuple[str, ...] = (),
     submodules: dict[str, str] | None = None,
     memo: Memo | None = None,
+    tags: bool = False,
 ) -> GitTree:
     """The tree of ``ref`` in ``repo`` (a URL or a local path).
 
     ``full_history``: a remote mirror gets every commit up to ``ref`` (still
     without blobs), as ``history`` needs; otherwise only the one commit.
+    ``tags``: and every tag, fetched again on each open (``matrix``).
     """
     check_repo(repo, allow)
     check_ref(ref)
     if is_remote(repo) or "::" in repo.split("/", 1)[0]:
-        handle = mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow)
+        handle = mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow, tags)
     else:
         handle = open_local(repo, cache_root(cache_dir))
     sha = resolve_commit(handle, ref, repo)

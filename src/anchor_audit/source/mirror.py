@@ -23,19 +23,22 @@ FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 
 
 def mirror(
-    url: str, ref: str, root: Path, progress: Progress, full_history: bool = False, allow: tuple[str, ...] = ()
-) -> git.Repo:
-    """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there."""
+    url: str, ref: str, root: Path, progress: Progress, full_history: bool = False, allow: tuple[str, ...] = (),
+    tags: bool = False,
+) -> git.Repo:  # fmt: skip
+    """The cached bare partial clone of ``url``, fetching ``ref`` into it if it is not there; with ``tags``
+    (and ``full_history``), every tag fetched too, each time: a new release is a new tag."""
     path = root / "git" / f"{slug(redact(url))}.git"
     with locked(path):
         fresh = not os.path.lexists(path)
         handle = _open_mirror(path, url, allow)
         shallow = Path(handle.git_dir, "shallow").exists()
-        if resolve(handle, ref) is not None and not (full_history and shallow):
+        if resolve(handle, ref) is not None and not (full_history and shallow) and not tags:
             return handle
         progress(f"fetching {ref} from {redact(url)}", None)
         depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
-        args = ["--filter=blob:none", *depth, "--no-tags", "--progress", "origin", f"+{ref}:refs/anchor-audit/{ref}"]
+        refspecs = [f"+{ref}:refs/anchor-audit/{ref}", *(["+refs/tags/*:refs/tags/*"] if tags else [])]
+        args = ["--filter=blob:none", *depth, "--no-tags", "--progress", "origin", *refspecs]
         try:
             _fetch(handle, args, lambda said: progress(f"fetching {ref} from {redact(url)}: {said}", None))
         except git.GitCommandError as exc:

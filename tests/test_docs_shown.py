@@ -237,6 +237,34 @@ def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeyp
     _compare("mb-matrix", "$ anchor-audit " + shlex.join(argv) + "\n" + out)
 
 
+def test_the_release_matrix_picture_is_what_matrix_draws(capsys, monkeypatch) -> None:
+    """docs/matrix-tp-dp.svg (in the README and commands.md): the tp-dp skill's heat map, as --format svg draws
+    it from a local Megatron-Bridge copy (its path written as the repository's name)."""
+    from .conftest import SHARED_SKILL
+
+    repo = _megatron_bridge()
+    if not SHARED_SKILL.is_dir():
+        pytest.skip(f"needs the published skill at {SHARED_SKILL}")
+    monkeypatch.chdir(ROOT)
+    assert main(["matrix", os.path.relpath(SHARED_SKILL), "--repo", repo, "--format", "svg"]) == 0
+    drawn = capsys.readouterr().out.replace(repo, "NVIDIA-NeMo/Megatron-Bridge")
+    assert drawn == (ROOT / "docs" / "matrix-tp-dp.svg").read_text(encoding="utf-8")
+
+
+def test_the_pages_picture_is_self_contained_and_shows_the_break() -> None:
+    """What any checkout can check of the committed picture: XML, nothing fetched or run, v0.6.0's B."""
+    import xml.etree.ElementTree as ElementTree
+
+    svg = "{http://www.w3.org/2000/svg}"
+    text = (ROOT / "docs" / "matrix-tp-dp.svg").read_text(encoding="utf-8")
+    root = ElementTree.fromstring(text.encode())
+    assert not {e.tag.removeprefix(svg) for e in root.iter()} & {"script", "image", "a", "style", "foreignObject"}
+    cells = {c.findtext(f"{svg}title"): c.get("data-verdict") for c in root.iter(f"{svg}g") if c.get("class") == "cell"}
+    assert cells["launch_env_wiring at v0.6.0: broken"] == "B"
+    assert cells["launch_env_wiring at v0.5.1: code_verified"] == "V"
+    assert "](matrix-tp-dp.svg)" in (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+
+
 def test_the_settings_and_registries_the_pages_show_load(tmp_path, capsys, monkeypatch) -> None:
     """The catalog page's fail-on-codes line is a setting that works; anchors-yaml.md's catalog registry loads."""
     from anchor_audit.spec.registry import load_spec

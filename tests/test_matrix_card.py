@@ -129,3 +129,13 @@ def test_a_range_that_is_no_specifier_is_one_clear_error(released, capsys) -> No
     assert main(["check", str(skill), "--repo", str(repo.path), "--ref", "v0.3.0"]) == 2
     err = capsys.readouterr().err
     assert err.endswith("card.yaml:11: validated_versions.gate: 'latest' is not a comparison like >=0.3.0\n"), err
+
+
+def test_the_docs_card_is_what_write_card_writes(released, capsys) -> None:
+    """docs/commands.md shows the middle of the card the first test writes: it is that text, line for line."""
+    from .docpages import blocks
+
+    repo, skill = released
+    _matrix(repo, skill, capsys)
+    (shown,) = [b for b in blocks(ROOT / "docs" / "commands.md") if b.language == "yaml" and b.marker and "write_card" in b.marker[1]]
+    assert shown.text in (skill / "card.yaml").read_text(encoding="utf-8")

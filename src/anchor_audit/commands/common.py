@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..source import SourceTree
     from ..source.git import GitTree
     from ..spec.skill import Memo
+    from .reporter import Reporter
 
 DEFAULT_SPEC = "anchors.yaml"
 
@@ -103,6 +104,15 @@ def open_sources(
         list(options.all_roots),
         judge.remember,
     )
+    history = full_history or tags
+    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, judge.remember, tags) for ref in refs]
+    _warn(reporter, options, inputs, trees)
+    yield Sources(inputs, trees, judge, open_repository, progress)
+
+
+def _warn(reporter: Reporter, options: SourceOptions, inputs: AuditInputs, trees: list[SourceTree]) -> None:
+    """What the user should know of the sources opened: the registry's warnings, a --repo that only names the
+    repository, a yanked release."""
     for warning in inputs.spec.warnings if inputs.spec else ():
         reporter.warn(warning)  # the JSON report lists them too
     if options.repo and (options.release is not None or options.installed is not None):
@@ -110,13 +120,10 @@ def open_sources(
             f"--repo {options.repo} only names the repository in the report: the code comes from the "
             f"{'release wheel' if options.release is not None else 'installed distribution'}"
         )
-    history = full_history or tags
-    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, judge.remember, tags) for ref in refs]
     for tree in trees:
         if tree.info.release and "yanked" in tree.info.release:
             release = tree.info.release.removesuffix(" (a yanked release)")
             reporter.warn(f"{release} was yanked from the package index")
-    yield Sources(inputs, trees, judge, open_repository, progress)
 
 
 def registry_path(options: SourceOptions) -> str | None:

@@ -104,7 +104,8 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
         print("an example, not a quote")
         ```
         """)  # fmt: skip
-    card = (folder / "card.yaml").read_text()
+    card = (folder / "card.yaml").read_text().replace("- code_verified", "- code_verified  # MCore x.py:10-12, 40", 1)
+    card += 'validated_versions:\n  tp_overlap_gating: [">=0.2.0,<0.3.0", ">=0.4.0"]\n'
     store: dict[str, dict] = {}
     calls: list[str] = []
 
@@ -123,6 +124,8 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     assert (fresh.references, fresh.test_promises, fresh.examples) == (references, tests, python_examples(text))
     assert fresh.quotes and references and tests and fresh.examples  # every part is exercised
     assert read(memo) == fresh  # computed and stored
-    store[calls[0]] = json.loads(json.dumps(store[calls[0]]))  # as the on-disk cache gives it back
-    assert read(memo) == fresh  # rebuilt from what was stored
-    assert len(store) == 1 and calls[0] == calls[1]
+    assert fresh.card is not None and fresh.card.validated_versions and any(c.anchors for c in fresh.card.claims)
+    for key in store:  # as the on-disk cache gives them back
+        store[key] = json.loads(json.dumps(store[key]))
+    assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
+    assert sorted(k.split("|")[0] for k in store) == ["card/1", "skill-md/5"] and calls[:2] == calls[2:4]

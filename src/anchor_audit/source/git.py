@@ -17,7 +17,6 @@ from typing import Iterable
 
 import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
-from git.objects.fun import tree_entries_from_data
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
@@ -33,15 +32,13 @@ from .gitrun import (
     first_line,
     resolve_commit,
 )
+from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
 from .overlay import open_local
 from .submodules import Submodules
 
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
-# An entry's kind is the top bits of its mode, as git reads it (a tree written with odd bits is still a tree).
-SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
-TREE_MODE = 0o040000
 
 __all__ = ["GitTree", "Submodules", "as_git", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
@@ -57,7 +54,7 @@ class GitTree:
         blobs: dict[str, SourceFile] | None = None,
         submodules: "Submodules[GitTree] | None" = None,
         url: str | None = None,
-        trees: "dict[bytes, dict[str, tuple[int, bytes]]] | None" = None,
+        trees: TreeObjects | None = None,
         memo: Memo | None = None,
         chain: DeletionChain | None = None,
     ) -> None:
@@ -69,9 +66,7 @@ class GitTree:
         self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
         self._entries: dict[str, git.Blob | None] = {}
         self._prefetched: set[str] = set()  # paths already brought (a history's, before each commit's audit)
-        # Tree objects by sha, name -> (mode, sha): most trees are the same from one commit to the next,
-        # so a history or a catalog reads each once, whatever the number of commits and paths asked of it.
-        self._trees: dict[bytes, dict[str, tuple[int, bytes]]] = {} if trees is None else trees
+        self._trees = TreeObjects(repo) if trees is None else trees  # shared by every tree at() opens
         self.submodules: Submodules[GitTree] = submodules or Submodules(open_git)
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
@@ -166,20 +161,17 @@ class GitTree:
         return {text: sorted(paths) for text, paths in found.items()}
 
     def files_under(self, folder: str) -> list[str]:
-        """Every file path under ``folder`` at this commit (names only; no blob is read)."""
-        spec = ["--", folder.strip("/") + "/"] if folder.strip("/") else []
-        out = self.repo.git.ls_tree("-r", "-z", "--name-only", self.commit.hexsha, *spec)
-        return [path for path in out.split("\0") if path]
+        """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (names only; no blob is
+        read; walked in-process over the repository's shared tree objects)."""
+        return [path for path, _, _ in self._trees.under(self.commit.tree.binsha, folder)]
 
     def submodule_files(self) -> list[str]:
         """Every file path inside the submodules at this commit (those that can be opened), prefixed."""
-        out = self.repo.git.ls_tree("-r", "-z", self.commit.hexsha)
         paths = []
-        for entry in out.split("\0"):
-            meta, _, path = entry.partition("\t")
-            if meta.startswith("160000 commit "):
+        for path, mode, sha in self._trees.under(self.commit.tree.binsha, ""):
+            if mode >> 12 == GITLINK_KIND:
                 try:
-                    inner = self.submodules.open(self, path, meta.split()[2])
+                    inner = self.submodules.open(self, path, sha.hex())
                 except NotCarried:
                     continue
                 paths += [f"{path}/{p}" for p in inner.files_under("")]
@@ -244,10 +236,12 @@ class GitTree:
 
     def gitlink_of(self, path: str) -> tuple[str, str] | None:
         """(prefix, commit) of the submodule ``path`` lies in, without opening it; None if it lies in none."""
+        if "/" not in path:  # a top-level file lies in no submodule
+            return None
         parts = path.split("/")
         node = self.commit.tree.binsha
         for i, part in enumerate(parts[:-1]):
-            found = self._tree(node).get(part)
+            found = self._trees.entries(node).get(part)
             if found is None or found[0] >> 12 not in (TREE_KIND, GITLINK_KIND):
                 return None
             if found[0] >> 12 == GITLINK_KIND:
@@ -279,21 +273,7 @@ class GitTree:
 
     def _walk(self, path: str) -> tuple[int, bytes] | None:
         """(mode, sha) of the entry at ``path`` in this commit's tree; None if there is none."""
-        node: tuple[int, bytes] | None = (TREE_MODE, self.commit.tree.binsha)
-        for part in path.strip("/").split("/") if path.strip("/") else ():
-            if node is None or node[0] >> 12 != TREE_KIND:
-                return None
-            node = self._tree(node[1]).get(part)
-        return node
-
-    def _tree(self, sha: bytes) -> dict[str, tuple[int, bytes]]:
-        """The entries of tree object ``sha``, read once for every commit of this repository."""
-        entries = self._trees.get(sha)
-        if entries is None:
-            data = self.repo.odb.stream(sha).read()
-            entries = {name: (mode, binsha) for binsha, mode, name in tree_entries_from_data(data)}
-            self._trees[sha] = entries
-        return entries
+        return self._trees.walk(self.commit.tree.binsha, path)
 
     def _entry(self, path: str) -> git.Blob | None:
         if path in self._entries:

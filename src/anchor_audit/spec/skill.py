@@ -127,7 +127,7 @@ def skill_from_text(
         name=name,
         path=shown,
         quotes=tuple(Quote(p, LineRange(*lines), tuple(body), at) for p, lines, body, at in said["quotes"]),
-        card=parse_card(card, card_path) if card is not None else None,
+        card=remembered_card(card, card_path, memo) if card is not None else None,
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple((code, line) for code, line in said["examples"]),
@@ -289,6 +289,32 @@ def _blank_front_matter(text: str, name: str) -> str:
                 raise SpecError(f"{name}:2: front matter must be a YAML mapping")
             return "\n" * (i + 1) + "\n".join(lines[i + 1 :])
     raise SpecError(f"{name}:1: front matter opened with '---' is never closed")
+
+
+def remembered_card(text: str, path: Path, memo: Memo | None) -> Card:
+    """:func:`parse_card`, remembered by the card's text (and its path, which its errors name), like SKILL.md:
+    a catalog's thousand cards, a history's same card at every commit, are each parsed once."""
+    if memo is None:
+        return parse_card(text, path)
+
+    def read() -> dict[str, Any]:
+        card = parse_card(text, path)
+        return {
+            "validated_on": card.validated_on,
+            "claims": [[c.id, list(c.tags), c.line, [[a.file, [r.as_list() for r in a.ranges], a.prefix, a.line]
+                                                     for a in c.anchors]] for c in card.claims],
+            "evidence": list(card.evidence), "evidence_lines": list(card.evidence_lines),
+            "versions": [[v.claim, list(v.specifiers), v.line] for v in card.validated_versions],
+        }  # fmt: skip
+
+    said = memo("card/1|" + hashlib.sha256(f"{path}\0{text}".encode("utf-8", "surrogateescape")).hexdigest(), read)
+    claims = tuple(
+        CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
+                                                for f, ranges, prefix, at in anchors))
+        for cid, tags, line, anchors in said["claims"]
+    )  # fmt: skip
+    versions = tuple(VersionRange(claim, tuple(specs), line) for claim, specs, line in said["versions"])
+    return Card(path, said["validated_on"], claims, tuple(said["evidence"]), tuple(said["evidence_lines"]), versions)
 
 
 def parse_card(text: str, path: Path) -> Card:

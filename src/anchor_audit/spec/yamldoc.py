@@ -109,6 +109,10 @@ def _convert(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], name: st
     return _scalar(node, name)
 
 
+# One safe constructor for every scalar of every document (a scalar's constructor keeps no state): the safe
+# loader's own answers, without building a loader for each value.
+_CONSTRUCT = yaml.constructor.SafeConstructor()
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
 MAX_SCALAR_DIGITS = 100  # a longer number is refused: Python's int() refuses past 4,300 digits
 
 
@@ -119,9 +123,9 @@ def _scalar(node: yaml.Node, name: str) -> Any:
         and node.tag.endswith((":int", ":float"))
     ):
         raise SpecError(f"{name}:{node.start_mark.line + 1}: a number of {len(node.value)} characters; too long")
-    loader = yaml.SafeLoader("")
+    make = _CONSTRUCTORS.get(node.tag) or _CONSTRUCTORS[None]  # an unknown tag: the safe loader's refusal
     try:
-        return loader.construct_object(node, deep=True)
+        return make(_CONSTRUCT, node)
     except yaml.constructor.ConstructorError as exc:
         raise SpecError(f"{name}:{node.start_mark.line + 1}: {exc.problem}") from None
     except (ValueError, OverflowError) as exc:

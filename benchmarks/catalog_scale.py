@@ -1,0 +1,113 @@
+"""Benchmark: a synthetic catalog of many skills, per skill, against the naive script (naive_catalog.py).
+
+    python benchmarks/catalog_scale.py [--skills 1000] [--components 10] [--runs 3] [--cold-runs 2]
+
+Each component is a local git repository with a package of 30 modules and its share of the skills (a quote of
+a module, a path, a card with two claims); the catalog holds their copies, one in ten edited since the sync.
+It prints, measured in this one run, end to end: ``check --catalog`` cold (empty cache) and warm, the naive
+script, per skill, their ratios (goals: warm <= 2x, cold <= 3x), and peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import anchor_audit, bench_env, git, measure, verdict
+
+GOAL_WARM, GOAL_COLD = 2.0, 3.0
+NAIVE = Path(__file__).resolve().parent / "naive_catalog.py"
+IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00"}  # fmt: skip
+
+
+def module(rng: random.Random, k: int) -> str:
+    """A module of ~200 lines: classes with methods that gate on their config, as quoted code looks."""
+    out = [f'"""Module {k}."""\n\n']
+    for c in range(8):
+        out.append(f"class Part{k}x{c}:\n    def plan(self, cfg):\n")
+        for g in range(5):
+            out.append(f"        if cfg.size_{g} > {rng.randint(1, 9)}:\n            cfg.flag_{g} = True\n")
+        out.append("        return cfg\n\n")
+    return "".join(out)
+
+
+def build(work: Path, skills: int, components: int) -> tuple[Path, list[str]]:
+    rng = random.Random(27)
+    catalog = work / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    mirrors, per = [], skills // components
+    env = {**os.environ, **IDENTITY}
+    for c in range(components):
+        repo = work / f"repo{c}"
+        (repo / "pkg").mkdir(parents=True)
+        git(repo, "init", "-q", "-b", "main", env=env)
+        texts = [module(rng, k) for k in range(30)]
+        for k, text in enumerate(texts):
+            (repo / "pkg" / f"mod{k}.py").write_text(text)
+        lines = [f"name: c{c}", f"repo: bench/c{c}", "skills:"]
+        for s in range(per):
+            name, k = f"c{c}-skill-{s:04d}", rng.randrange(30)
+            body = (f"---\nname: {name}\ndescription: a synthetic skill\n---\n\n# {name}\n\n"
+                    f"The gate lives in `pkg/mod{k}.py`:\n\n```5:6:pkg/mod{k}.py\n"
+                    + "\n".join(texts[k].splitlines()[4:6]) + "\n```\n")  # fmt: skip
+            card = "validation_status:\n  gate:\n    - doc_only\n  notes:\n    - doc_only\nevidence:\n  - pkg/\n"
+            for root in (repo / "skills" / name, catalog / "skills" / name):
+                root.mkdir(parents=True)
+                (root / "SKILL.md").write_text(body if root.is_relative_to(repo) or s % 10 else body + "Edited.\n")
+                (root / "card.yaml").write_text(card)
+            lines.append(f"  - path: skills/{name}\n    catalog_dir: {name}")
+        (catalog / "components.d" / f"c{c}.yml").write_text("\n".join(lines) + "\n")
+        git(repo, "add", "-A", env=env)
+        git(repo, "commit", "-q", "-m", "code and skills", env=env)
+        mirrors += ["--mirror", f"bench/c{c}={repo}"]
+    return catalog, mirrors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--components", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cold-runs", type=int, default=2)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="anchor-audit-bench-"))
+    catalog, mirrors = build(work, args.skills, args.components)
+    cache = work / "cache"
+    env = bench_env(ANCHOR_AUDIT_CACHE=str(cache))
+    check = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", "json"]
+    naive = [sys.executable, str(NAIVE), str(catalog), *mirrors[1::2]]
+    measure([sys.executable, "-c", "import anchor_audit.cli"], env)  # bytecode cached before anything is timed
+
+    def cold() -> tuple[float, int]:
+        shutil.rmtree(cache, ignore_errors=True)
+        return measure(check, env)
+
+    colds = [cold() for _ in range(args.cold_runs)]
+    measure(check, env)
+    warms = [measure(check, env) for _ in range(args.runs)]
+    naives = [measure(naive, env) for _ in range(args.runs)]
+    t_cold, t_warm = statistics.median(t for t, _ in colds), statistics.median(t for t, _ in warms)
+    t_naive = statistics.median(t for t, _ in naives)
+    n = args.skills // args.components * args.components
+    peak = max(m for _, m in colds + warms) / 1024
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"input: a synthetic catalog of {n} skills in {args.components} components (one in ten edited)")
+    print(f"check --catalog cold: {t_cold:.3f} s ({t_cold / n * 1000:.2f} ms a skill); warm: {t_warm:.3f} s "
+          f"({t_warm / n * 1000:.2f} ms a skill); peak {peak:.0f} MB")  # fmt: skip
+    print(f"naive script: {t_naive:.3f} s ({t_naive / n * 1000:.2f} ms a skill)")
+    print(verdict("warm per skill / naive per skill", t_warm / t_naive, GOAL_WARM))
+    print(verdict("cold / naive", t_cold / t_naive, GOAL_COLD))
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from anchor_audit.cli import main
-from anchor_audit.spec.skill import card_anchors
+from anchor_audit.spec.card import card_anchors
 
 from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
 

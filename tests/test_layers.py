@@ -22,7 +22,7 @@ LAYERS = [
     {"report", "fix", "baseline", "impact"},
     {"history", "matrix"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
-    {"audit"},
+    {"audit", "judge"},
     {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},
     {"commandcheck", "attrchains", "pathcandidates"},
     {"symbols", "resultcache", "reads", "pyproject"},
@@ -145,7 +145,7 @@ def test_no_capability_is_probed_outside_source() -> None:
 
 
 # Forbidden: the judging layers know trees only by the SourceTree protocol, never the git tree behind one.
-FORBIDDEN = {"audit": "source.git", "cardlinks": "source.git", "match": "source.git", "promises": "source.git"}
+FORBIDDEN = {"audit": "source.git", "judge": "source.git", "cardlinks": "source.git", "match": "source.git", "promises": "source.git"}
 
 
 def _reaches(start: str) -> set[str]:

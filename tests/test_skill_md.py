@@ -10,7 +10,8 @@ import pytest
 
 from anchor_audit.errors import SpecError
 from anchor_audit.model import LineRange
-from anchor_audit.spec.skill import load_skill, parse_card, parse_skill_md
+from anchor_audit.spec.card import parse_card
+from anchor_audit.spec.skill import load_skill, parse_skill_md
 
 from .conftest import DEMO
 

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .audit import Judge, audit_skill
+from .audit import audit_skill
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
+from .judge import Judge
 from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates

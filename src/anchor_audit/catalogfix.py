@@ -16,11 +16,12 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .audit import Judge, audit_skill
+from .audit import audit_skill
 from .catalog import OpenRepository, open_components, repo_key, skip_lines
 from .catalogsync import sync_facts
 from .errors import AuditError, NotCarried, UnreadableFile
 from .fix import plan_fix
+from .judge import Judge
 from .model import AuditReport, ComponentInfo, SkillReport, Spec
 from .source import Progress, SourceTree, no_progress
 from .spec.catalog import CatalogSkill, Component, load_catalog

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from .audit import Judge, audit
+from .audit import audit
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
+from .judge import Judge
 from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
 from .reads import reads
 from .source.git import GitTree, fetch_blobs

@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .audit import Judge, audit
+from .audit import audit
 from .compare import compare
 from .fix.registry import heal_registry
 from .fix.skill import heal_skill_md
+from .judge import Judge
 from .model import (
     AuditReport,
     Changed,

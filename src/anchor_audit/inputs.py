@@ -17,8 +17,9 @@ from typing import Union
 from .errors import SpecError, UsageError
 from .model import Skill, SkillSpec, Spec, UnreadableSkill
 from .source import SourceTree, is_remote
+from .spec.card import Memo
 from .spec.registry import load_spec
-from .spec.skill import Memo, load_skill, load_skill_from_tree
+from .spec.skill import load_skill, load_skill_from_tree
 
 # A skill to audit with its registry entry, or one that could not be read (isolated: its own error result).
 SkillInput = Union[tuple[Skill, "SkillSpec | None"], UnreadableSkill]

@@ -13,10 +13,11 @@ import fnmatch
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .audit import Judge, audit
+from .audit import audit
 from .catalog import OpenRepository, load_catalog_skill, open_components, repo_key, skip_lines
 from .errors import SpecError, UsageError
 from .inputs import AuditInputs, SkillInput
+from .judge import Judge
 from .model import AuditReport, ComponentInfo, EvidenceKind, SkillReport, Spec, UnreadableSkill, Verdict
 from .source import Progress
 from .source.git import GitTree, as_git

@@ -16,12 +16,12 @@ from .context import RunContext
 from .options import SourceOptions
 
 if TYPE_CHECKING:
-    from ..audit import Judge
     from ..inputs import AuditInputs
+    from ..judge import Judge
     from ..model import AuditReport, ReleaseSpec, Spec
     from ..source import SourceTree
     from ..source.git import GitTree
-    from ..spec.skill import Memo
+    from ..spec.card import Memo
     from .reporter import Reporter
 
 DEFAULT_SPEC = "anchors.yaml"

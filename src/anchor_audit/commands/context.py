@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from .reporter import Reporter
 
 if TYPE_CHECKING:
-    from ..audit import Judge
+    from ..judge import Judge
     from ..resultcache import ResultStore
 
 
@@ -31,8 +31,8 @@ class RunContext:
 
     def judge(self) -> Judge:
         """A judge for the run's results, its per-skill budget on this run's clock."""
-        from ..audit import Judge
         from ..budget import Budget
+        from ..judge import Judge
 
         return Judge(self.store, Budget(clock=self.clock))
 

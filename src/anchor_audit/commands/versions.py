@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..matrix import CatalogMatrix, Matrix, ReleaseFilter
     from ..model import Skill
     from ..source.git import GitTree
-    from ..spec.skill import Memo
+    from ..spec.card import Memo
 
 _PINNABLE = re.compile(r"^(v?\d+(\.\d+)*([-.+]?[A-Za-z0-9.]+)?|[0-9a-f]{40})$")  # a version tag, or a full sha
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -100,6 +100,26 @@ class PythonSyntaxProblem(Exception):
         self.line = line
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements hold statements
+
+
+def _statements(module: ast.Module) -> list[ast.stmt]:
+    """Every statement of ``module``: the bodies walked, never the expressions (most of a file's nodes), since
+    no expression holds a statement."""
+    out: list[ast.stmt] = []
+    stack: list[ast.AST] = [module]
+    while stack:
+        node = stack.pop()
+        for name in _BODIES:
+            for child in getattr(node, name, ()) or ():
+                if isinstance(child, ast.stmt):
+                    out.append(child)
+                    stack.append(child)
+                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                    stack.append(child)
+    return out
+
+
 class PythonIndex:
     """A parsed Python file (see the module docstring for what is built when)."""
 
@@ -128,10 +148,9 @@ class PythonIndex:
             module, positions = self._whole_cst()
             return cst_statements(positions)
         out = []
-        for node in ast.walk(self._ast):
-            if isinstance(node, ast.stmt):
-                start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-                out.append(LineRange(start, node.end_lineno or node.lineno))
+        for node in _statements(self._ast):
+            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            out.append(LineRange(start, node.end_lineno or node.lineno))
         out.sort(key=lambda r: (r.start, -r.end))
         return out
 

@@ -59,6 +59,7 @@ def audit(
     ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
     """
     judge = judge or Judge()
+    judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
     reports = []
     for i, item in enumerate(skills):
         name = item.name if isinstance(item, UnreadableSkill) else item[0].name

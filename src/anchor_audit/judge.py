@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from .budget import Budget
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .match.quote import match_quote
-from .match.relocate import relocate
+from .match.relocate import needle_of, relocate
 from .model import (
     Changed,
     Condition,
@@ -53,6 +53,7 @@ class Judge:
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
         self.budget = budget or Budget()
         self._relocations: dict[tuple[int, str, tuple[str, ...]], Relocated | None] = {}
+        self._searched: dict[tuple[int, str, str], list[str]] = {}  # (tree, text, suffix) -> files: presearch's
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
         self.paths: dict[int, list[str]] = {}  # every file path of a tree, by tree, once listed
@@ -98,30 +99,82 @@ class Judge:
         blob = tree.blob_id(quote.path)
         if blob is None:
             return self._relocated(quote, tree) or match_quote(quote, None)
-        data = self._cached(quote_key(blob, quote), lambda: dump_quote(match_quote(quote, tree.read(quote.path))))
-        hit = load_quote(quote, data)  # the same content may sit at another line of SKILL.md: rebuilt for it
+        hit = self._match(quote, tree, blob)
         if isinstance(hit, Changed):
             return self._relocated(quote, tree) or hit
         return hit
+
+    def _match(self, quote: Quote, tree: SourceTree, blob: str, bounded: bool = True) -> QuoteMatch:
+        """The quote in its own file, by the blob's content (the same content may sit at another line of
+        SKILL.md: the result is rebuilt for this quote)."""
+
+        def compute() -> dict[str, Any]:
+            return dump_quote(match_quote(quote, tree.read(quote.path)))
+
+        return load_quote(quote, self._cached(quote_key(blob, quote), compute, bounded=bounded))
+
+    def presearch(self, quotes: Iterable[Quote], tree: SourceTree) -> None:
+        """One search of ``tree`` for all the ``quotes`` (of every skill audited against it) that relocation will
+        look for, in place of one search each; a quote's relocation then reads its answer here.  A needle that
+        lies inside another is left to its own search: ``git grep -o`` names only the longer where both match."""
+        if tree.search_many([], "") is None:
+            return  # a tree that is not searched (a lean mirror): nothing to gather, and no blob read early
+        wanted: dict[str, set[str]] = {}
+        for quote in quotes:
+            needle = needle_of(quote) if self._will_relocate(quote, tree) else None
+            if needle is not None:
+                wanted.setdefault(needle[1], set()).add(needle[0])
+        for suffix, needles in wanted.items():
+            batch = sorted(n for n in needles if not any(n != m and n in m for m in needles))
+            try:
+                found = tree.search_many(batch, suffix) if len(batch) > 1 else None
+            except BoundExceeded:
+                continue  # each quote's own search says so, bounded as ever
+            for text, paths in (found or {}).items():
+                self._searched[(id(tree), text, suffix)] = paths
+
+    def _will_relocate(self, quote: Quote, tree: SourceTree) -> bool:
+        """Whether the quote's file lost it (gone, or changed) and no earlier run's search is remembered."""
+        try:
+            blob = tree.blob_id(quote.path)
+            if blob is not None:
+                if not isinstance(self._match(quote, tree, blob, bounded=False), Changed):
+                    return False
+        except Exception:  # noqa: BLE001 - the quote's own check says what went wrong
+            return False
+        key = self._relocation_key(quote, tree)
+        return key is None or (key not in self._memo and (self.store is None or self.store.get(key) is None))
+
+    def _relocation_key(self, quote: Quote, tree: SourceTree) -> str | None:
+        """The content key a relocation's result is kept under: the commit names the whole tree (None: none)."""
+        if tree.info.commit is None:
+            return None
+        named = json.dumps([tree.info.commit, quote.path, quote.declared.as_list(), quote.body])
+        return promise_key(f"relocate|{hashlib.sha256(named.encode()).hexdigest()}")
+
+    def _search(self, tree: SourceTree) -> Callable[[str, str], list[str] | None]:
+        def search(text: str, suffix: str) -> list[str] | None:
+            found = self._searched.get((id(tree), text, suffix))
+            return found if found is not None else tree.search(text, suffix)
+
+        return search
 
     def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | None:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
         key = (id(tree), quote.key, quote.body)
         if key not in self._relocations:
-            commit = tree.info.commit
-            if commit is None:  # no commit to name the tree's content by: searched once per run
+            content = self._relocation_key(quote, tree)
+            if content is None:  # no commit to name the tree's content by: searched once per run
                 self.budget.check()
-                self._relocations[key] = relocate(quote, tree)
+                self._relocations[key] = relocate(quote, tree, self._search(tree))
             else:  # a commit names the whole tree: the search's result is kept by content, like a match
-                named = json.dumps([commit, quote.path, quote.declared.as_list(), quote.body])
-                content = hashlib.sha256(named.encode())
 
                 def search() -> dict[str, Any]:
                     self.budget.check()
-                    hit = relocate(quote, tree)
+                    hit = relocate(quote, tree, self._search(tree))
                     return {"found": None} if hit is None else {"found": dump_quote(hit)}
 
-                data = self._cached(promise_key(f"relocate|{content.hexdigest()}"), search)
+                data = self._cached(content, search)
                 found = None if data["found"] is None else load_quote(quote, data["found"])
                 self._relocations[key] = found if isinstance(found, Relocated) else None
         hit = self._relocations[key]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..errors import BoundExceeded
 from ..model import Exact, Moved, Quote, Relocated
 from ..source import SourceTree
@@ -11,7 +13,19 @@ from .shape import shape_of
 MAX_RELOCATION_CANDIDATES = 50  # files holding the quote's line that relocation reads and matches
 
 
-def relocate(quote: Quote, tree: SourceTree) -> Relocated | None:
+Search = Callable[[str, str], "list[str] | None"]  # (text, suffix) -> the files holding it, as SourceTree.search
+
+
+def needle_of(quote: Quote) -> tuple[str, str] | None:
+    """What relocation searches the tree for: the quote's most specific (longest) line, and its file's suffix."""
+    lines = shape_of(quote.body).lines
+    if not lines:
+        return None
+    suffix = "." + quote.path.rsplit(".", 1)[-1] if "." in quote.path.rsplit("/", 1)[-1] else ""
+    return max(lines, key=len), suffix
+
+
+def relocate(quote: Quote, tree: SourceTree, search: Search | None = None) -> Relocated | None:
     """Look for a changed or missing quote in the other files of ``tree``.
 
     git grep finds the files holding the quote's most specific line (its
@@ -20,14 +34,14 @@ def relocate(quote: Quote, tree: SourceTree) -> Relocated | None:
     are never candidates: a quote "found" in the document that quotes it
     checks nothing.  At most :data:`MAX_RELOCATION_CANDIDATES` files are
     tried; more is :class:`~anchor_audit.errors.BoundExceeded` (incomplete).
+    ``search``: where the answer of a search made for many quotes at once is read (default: the tree's own).
     """
-    lines = shape_of(quote.body).lines
-    if not lines:
+    wanted = needle_of(quote)
+    if wanted is None:
         return None
-    needle = max(lines, key=len)
-    suffix = "." + quote.path.rsplit(".", 1)[-1] if "." in quote.path.rsplit("/", 1)[-1] else ""
+    needle, suffix = wanted
     skill_folders: dict[str, bool] = {}
-    found = tree.search(needle, suffix)
+    found = (search or tree.search)(needle, suffix)
     if found is None:
         return None  # a tree that cannot be searched cheaply (a lean mirror) is not searched
     candidates = [p for p in found if p != quote.path and not _in_skill(tree, p, skill_folders)]

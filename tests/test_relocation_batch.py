@@ -1,0 +1,37 @@
+"""Relocation, round 3 of performance (issue 28, goal 2): the quotes of every skill that left their files are
+searched for in one ``git grep``, and each finds where its code went, as when searched alone."""
+
+from __future__ import annotations
+
+import json
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import make_code_repo, make_skill
+
+F = "def plan_overlap(cfg):\n    cfg.overlap = cfg.tp > 1\n    return cfg\n"
+G = "def plan_buckets(cfg):\n    cfg.bucket_size = 40_000_000\n    return cfg\n"
+
+
+def _quote(start: int, body: str, path: str = "pkg/a.py") -> str:
+    return f"```{start}:{start + 2}:{path}\n{body}```\n"
+
+
+def test_every_skills_lost_quote_in_one_grep(tmp_path, monkeypatch, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"pkg/a.py": F + "\n\n" + G})
+    repo.write("pkg/a.py", "# the planners moved out\n")
+    repo.write("pkg/overlap.py", "import os\n\n\n" + F)
+    repo.write("pkg/buckets.py", G)
+    repo.write("pkg/vendored/same.py", "X = 1\n")  # more files than the two that hold the quotes
+    repo.commit("split the planners", tag="v2")
+    one = make_skill(tmp_path / "overlap-skill", body=_quote(1, F))
+    two = make_skill(tmp_path / "buckets-skill", body=_quote(5, G))
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    args = ["check", str(one), str(two), "--repo", str(repo.path), "--ref", "v2", "--format", "json", "--no-cache"]
+    assert main(args) == 1
+    data = json.loads(capsys.readouterr().out)
+    found = {s["name"]: [(a["status"], a.get("found_path")) for a in s["anchors"]] for s in data["skills"]}
+    assert found == {"overlap-skill": [("relocated", "pkg/overlap.py")], "buckets-skill": [("relocated", "pkg/buckets.py")]}
+    greps = [line for line in trace.read_text().splitlines() if "trace: built-in: git grep" in line]
+    assert len(greps) == 1, greps

@@ -92,6 +92,12 @@ def build_catalog(root: Path) -> tuple[Path, list[str]]:
     return catalog, mirrors
 
 
+def release_alpha(root: Path) -> None:
+    """Tag alpha twice: v1.0.0 before plan.py moved its quotes, v1.1.0 after (the matrix's releases)."""
+    git(root / "alpha", "tag", "v1.0.0", "HEAD~1")
+    git(root / "alpha", "tag", "v1.1.0", "HEAD")
+
+
 def _repo(path: Path) -> GitRepo:
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")

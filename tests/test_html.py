@@ -15,8 +15,7 @@ import pytest
 from anchor_audit.cli import main
 
 from .browser import browser, pixel, visit
-from .catalog_fixture import build_catalog
-from .conftest import git
+from .catalog_fixture import build_catalog, release_alpha
 from .hostile.conftest import QUOTE, make_skill
 from .releases import build_releases
 
@@ -113,8 +112,7 @@ def test_a_catalog_page_lists_its_components(tmp_path) -> None:
 
 def test_a_catalog_matrix_page_has_a_heat_map_per_component(tmp_path) -> None:
     catalog, mirrors = build_catalog(tmp_path)
-    git(tmp_path / "alpha", "tag", "v1.0.0", "HEAD~1")
-    git(tmp_path / "alpha", "tag", "v1.1.0", "HEAD")
+    release_alpha(tmp_path)
     page_file = _write(tmp_path, "catalog-matrix.html", "matrix", "--catalog", str(catalog), *mirrors)
     with browser(tmp_path) as chromium:
         seen = visit(chromium, page_file)

@@ -12,8 +12,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .catalog_fixture import build_catalog
-from .conftest import git
+from .catalog_fixture import build_catalog, release_alpha
 
 
 @pytest.fixture
@@ -21,8 +20,7 @@ def tagged(tmp_path: Path) -> tuple[Path, list[str]]:
     """The fixture catalog, alpha released twice (v1.0.0 before plan.py moved its quotes, v1.1.0 after); beta
     without a release tag; gamma out of reach."""
     catalog, mirrors = build_catalog(tmp_path)
-    git(tmp_path / "alpha", "tag", "v1.0.0", "HEAD~1")
-    git(tmp_path / "alpha", "tag", "v1.1.0", "HEAD")
+    release_alpha(tmp_path)
     return catalog, mirrors
 
 

@@ -86,6 +86,7 @@ def test_a_file_in_a_catalog_skill_linked_outside_is_an_error(tmp_path: Path) ->
     (["check", "--allow", "ext"], "--allow"),
     (["check", "--form", "json"], "--form"),
     (["fix", "--wri"], "--wri"),
+    (["matrix", "--write"], "--write"),  # not --write-card: a card is edited only when asked by name
 ])
 def test_no_option_is_read_as_an_abbreviation(tmp_path: Path, argv: list[str], bad: str) -> None:
     line = run_cli(*argv, cwd=tmp_path).one_error_line()

@@ -4,8 +4,10 @@
 
 Each component is a local git repository with a package of 30 modules and its share of the skills (a quote of
 a module, a path, a card with two claims); the catalog holds their copies, one in ten edited since the sync.
-It prints, measured in this one run, end to end: ``check --catalog`` cold (empty cache) and warm, the naive
-script, per skill, their ratios (goals: warm <= 2x, cold <= 3x), and peak memory.
+It prints, measured in this one run, end to end: ``check --catalog --jobs 1`` cold (empty cache) and warm, the
+naive script (one process too), per skill, their ratios (goals: warm <= 2x, cold <= 3x), and peak memory; then
+the cold run with ``--jobs`` left to its default (one worker per core) against ``--jobs 1`` (goal <= 0.65x on
+two cores), its report compared byte for byte with the one-process report.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from _common import anchor_audit, bench_env, git, measure, verdict
 
-GOAL_WARM, GOAL_COLD = 2.0, 3.0
+GOAL_WARM, GOAL_COLD, GOAL_JOBS = 2.0, 3.0, 0.65
 NAIVE = Path(__file__).resolve().parent / "naive_catalog.py"
 IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
@@ -82,15 +85,18 @@ def main() -> int:
     catalog, mirrors = build(work, args.skills, args.components)
     cache = work / "cache"
     env = bench_env(ANCHOR_AUDIT_CACHE=str(cache))
-    check = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", "json"]
+    spread = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", "json"]
+    check = [*spread, "--jobs", "1"]
     naive = [sys.executable, str(NAIVE), str(catalog), *mirrors[1::2]]
     measure([sys.executable, "-c", "import anchor_audit.cli"], env)  # bytecode cached before anything is timed
 
-    def cold() -> tuple[float, int]:
+    def cold(command: list[str] = check) -> tuple[float, int]:
         shutil.rmtree(cache, ignore_errors=True)
-        return measure(check, env)
+        return measure(command, env)
 
     colds = [cold() for _ in range(args.cold_runs)]
+    t_spread = statistics.median(cold(spread)[0] for _ in range(args.cold_runs))
+    same = _report(check, env, cache) == _report(spread, env, cache)
     measure(check, env)
     warms = [measure(check, env) for _ in range(args.runs)]
     naives = [measure(naive, env) for _ in range(args.runs)]
@@ -105,8 +111,17 @@ def main() -> int:
     print(f"naive script: {t_naive:.3f} s ({t_naive / n * 1000:.2f} ms a skill)")
     print(verdict("warm per skill / naive per skill", t_warm / t_naive, GOAL_WARM))
     print(verdict("cold / naive", t_cold / t_naive, GOAL_COLD))
+    print(f"check --catalog cold, --jobs default ({os.cpu_count()} workers): {t_spread:.3f} s; "
+          f"the same report as --jobs 1: {'yes' if same else 'NO'}")  # fmt: skip
+    print(verdict("cold --jobs default / --jobs 1", t_spread / t_cold, GOAL_JOBS))
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _report(command: list[str], env: dict[str, str], cache: Path) -> bytes:
+    """The JSON report of one cold run."""
+    shutil.rmtree(cache, ignore_errors=True)
+    return subprocess.run(command, env=env, capture_output=True, check=False).stdout
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ LAYERS = [
     {"parse"},
     {"source"},
     {"findings", "rules"},
-    {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions"},
+    {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions", "parallel"},
     {"errors", "redact"},
     {""},  # the package itself: __version__
 ]

@@ -38,6 +38,7 @@ from .model import (
     UnreadableSkill,
     Verdict,
 )
+from .parallel import Spread
 from .promises import check_promises
 from .reads import reads
 from .source import Progress, SourceTree, no_progress
@@ -53,21 +54,35 @@ def audit(
     judge: Judge | None = None,
     promises: bool = True,
     progress: Progress = no_progress,
+    jobs: int = 1,
 ) -> AuditReport:
-    """Audit each skill (with its registry entry, if any) against ``tree``.
+    """Audit each skill (with its registry entry, if any) against ``tree``, over ``jobs`` worker processes.
 
     ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
     """
     judge = judge or Judge()
     judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
-    reports = []
-    for i, item in enumerate(skills):
-        name = item.name if isinstance(item, UnreadableSkill) else item[0].name
-        progress(f"skill {i + 1} of {len(skills)}: {name}", i / len(skills))
-        if isinstance(item, UnreadableSkill):
-            reports.append(SkillReport(item.name, item.path, (), (), error=item.error))
-        else:
-            reports.append(audit_skill(item[0], item[1], tree, judge, promises))
+
+    def part(span: range) -> list[SkillReport]:
+        out = []
+        for i in span:
+            item = skills[i]
+            name = item.name if isinstance(item, UnreadableSkill) else item[0].name
+            progress(f"skill {i + 1} of {len(skills)}: {name}", i / len(skills))
+            if isinstance(item, UnreadableSkill):
+                out.append(SkillReport(item.name, item.path, (), (), error=item.error))
+            else:
+                out.append(audit_skill(item[0], item[1], tree, judge, promises))
+        judge.flush()
+        return out
+
+    def worker() -> None:
+        nonlocal progress
+        progress = no_progress  # the run's display is the parent's
+        judge.after_fork()
+
+    done = lambda n: progress(f"{n} of {len(skills)} skills", n / len(skills))  # noqa: E731
+    reports = Spread(part, worker, judge.flush).run(len(skills), jobs, done)
     progress("", 1.0)
     return AuditReport(tree.info, tuple(reports), spec.warnings if spec else ())
 

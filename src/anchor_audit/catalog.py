@@ -23,6 +23,7 @@ from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
 from .judge import Judge
 from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
+from .parallel import Spread
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates
 from .source.gitrun import NAME_NOT_RESOLVED, effective_url
@@ -47,32 +48,53 @@ def audit_catalog(
     open_repository: OpenRepository,
     mirrors: dict[str, str] | None = None,
     progress: Progress = no_progress,
+    jobs: int = 1,
 ) -> CatalogRun:
-    """Audit every skill of the catalog at ``root``; ``mirrors`` maps a repository (URL or OWNER/NAME) to a git dir."""
+    """Audit every skill of the catalog at ``root`` over ``jobs`` worker processes; ``mirrors`` maps a repository
+    (URL or OWNER/NAME) to a git dir."""
     mirrors = {repo_key(url): where for url, where in (mirrors or {}).items()}
     components = load_catalog(root)
-    reports: list[SkillReport] = []
     infos: list[ComponentInfo] = []
-    warnings: list[str] = list(spec.warnings) if spec else []
     opened = open_components(components, mirrors, open_repository, progress)
     dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
-    for i, (component, (tree, why)) in enumerate(zip(components, opened, strict=True)):
-        progress(f"component {i + 1} of {len(components)}: {component.repo or component.file}", None)
+    work: list[tuple[CatalogSkill, SourceTree, SourceInfo]] = []  # every skill whose repository opened
+    for component, (tree, why) in zip(components, opened, strict=True):
         names = tuple(s.catalog_dir for s in component.skills)
         if tree is None:
             infos.append(ComponentInfo(component.file, component.url if component.repo else "", component.ref,
                                        names, skipped=why))  # fmt: skip
-            reports += [
-                SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=why) for s in component.skills
-            ]
             continue
         info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
         infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
-        mine = [_audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
-                for item in component.skills]  # fmt: skip
-        warnings += stale_mirror_warnings(infos[-1], mine)
-        reports += mine
+        work += [(item, tree, info) for item in component.skills]
+
+    def part(span: range) -> list[SkillReport]:
+        out = []
+        for i in span:
+            item, tree, info = work[i]
+            progress(f"skill {i + 1} of {len(work)}: {item.catalog_dir}", i / max(1, len(work)))
+            out.append(_audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir)))
+        judge.flush()
+        return out
+
+    def worker() -> None:
+        nonlocal progress
+        progress = no_progress  # the run's display is the parent's
+        judge.after_fork()
+
+    done = lambda n: progress(f"{n} of {len(work)} skills", n / len(work))  # noqa: E731
+    audited = iter(Spread(part, worker, judge.flush).run(len(work), jobs, done))
     progress("", 1.0)
+    reports: list[SkillReport] = []
+    warnings: list[str] = list(spec.warnings) if spec else []
+    for component, shown, (tree, _) in zip(components, infos, opened, strict=True):
+        if tree is None:
+            reports += [SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=shown.skipped)
+                        for s in component.skills]  # fmt: skip
+            continue
+        mine = [next(audited) for _ in component.skills]
+        warnings += stale_mirror_warnings(shown, mine)
+        reports += mine
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
     report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
                          unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip

@@ -21,6 +21,7 @@ from .commands import Reporter, ReportOptions, RunContext, SourceOptions
 from .commands.context import run_context
 from .errors import AuditError, UsageError
 from .model import ExitCode, Policy
+from .parallel import default_jobs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
         with contextlib.ExitStack() as stack:
             if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
-                ctx = stack.enter_context(run_context(reporter, args.cache_dir, keep_results=not args.no_cache))
+                jobs = getattr(args, "jobs", None) or default_jobs()
+                ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs))
             else:
                 ctx = RunContext(reporter, getattr(args, "cache_dir", None))  # explain has no cache
             code = int(COMMANDS[args.command](args, ctx))

@@ -72,9 +72,18 @@ SETTINGS: dict[str, tuple[str, object]] = {
     "spec": ("spec", str),
     "baseline": ("baseline", str),
     "cache-dir": ("cache_dir", str),
+    "jobs": ("jobs", "count"),
     "color": ("color", ("auto", "always", "never")),
 }
 _CODES = re.compile(r"^AA[0-9]{0,3}$")
+MAX_JOBS = 256  # worker processes a run may start
+
+
+def job_count(text: str) -> int:
+    """``--jobs N``: a whole number of worker processes, 1 to :data:`MAX_JOBS`."""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_JOBS}, not {text!r}")
+    return int(text)
 
 
 def apply_settings(args: argparse.Namespace, cwd: Path) -> None:
@@ -137,6 +146,10 @@ def _checked(value: object, kind: object, where: str) -> object:
             raise UsageError(f"{where}: expected a table of finding codes or prefixes to error, warning or never, "
                              'like {AA4 = "never", AA101 = "warning"}')  # fmt: skip
         return {k.strip().upper(): v for k, v in value.items()}
+    if kind == "count":
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_JOBS:
+            raise UsageError(f"{where}: expected a whole number from 1 to {MAX_JOBS}")
+        return value
     if kind is bool:
         if not isinstance(value, bool):
             raise UsageError(f"{where}: expected true or false")

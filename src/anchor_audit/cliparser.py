@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from . import __version__
-from .cliargs import Parser
+from .cliargs import Parser, job_count
 from .commands.common import DEFAULT_SPEC
 from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS, MATRIX_FORMATS
 from .source.cache import cache_root
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FORMAT=FILE",
         help="also write the report in FORMAT to FILE, from the same run; repeatable (stdout keeps --format)",
     )
+    _jobs_option(check)
     check.add_argument("--verbose", "-v", action="store_true", help="show the evidence that holds too, and every diff")
     check.add_argument(
         "--group-by", choices=("owner",),
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Prints a unified diff and writes nothing unless --write.",
     )
     _source_options(fix)
+    _jobs_option(fix)
     fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
     fix.add_argument("--write", action="store_true", help="apply the changes (default: print the diff only)")
@@ -142,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         "each named by the first commit where it happened. Git only.",
     )
     _source_options(hist, ref=False, release=False, all_roots=False)
+    _jobs_option(hist)
     hist.add_argument("--since", metavar="REF", help="start here (default: the whole history)")
     hist.add_argument("--until", metavar="REF", default="HEAD", help="end here (default: HEAD)")
     _format_options(hist, HISTORY_FORMATS)
@@ -317,6 +320,14 @@ def _source_options(
     )
     command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     _config_option(command)
+
+
+def _jobs_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--jobs", "-j", type=job_count, metavar="N",
+        help="worker processes for a catalog's or --all's skills, a history's commits (default: the cores; "
+        "the same report for any N)",
+    )  # fmt: skip
 
 
 def _config_option(command: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .judge import Judge
 from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
+from .parallel import Spread
 from .reads import reads
 from .source.git import GitTree, fetch_blobs
 from .spec.skill import load_skill_from_tree, parse_skill_md
@@ -66,11 +67,13 @@ def history(
     judge: Judge,
     on_commit: Callable[[int, int], None] | None = None,
     max_commits: int | None = None,
+    jobs: int = 1,
 ) -> History:
     """The timeline of every quote and claim of ``skills`` over ``since..until``.
 
     Consecutive audits are compared with :func:`anchor_audit.compare.compare`, the same comparison ``diff``
     makes; each change is named by its commit.  Over ``max_commits`` commits to audit: the counts, no timeline.
+    The commits are audited over ``jobs`` worker processes, each a contiguous run of them.
     """
     until_sha = base.commit.hexsha
     since_sha = _since(base, since, until)
@@ -92,13 +95,62 @@ def history(
         return result
     trees = _trees_fetched(base, walk, paths, result.skill_paths)
 
+    skills_at = _skills_along(walk, trees, skills, spec, locations, skill_cache, judge)
+    audits = _audits(walk, trees, skills_at, spec, judge, on_commit, jobs)
     previous = AuditReport(base.info, ())
+    for sha, current in zip(walk, audits, strict=True):
+        date, subject = trees[sha].history.summary
+        info = CommitInfo(sha, date, subject)
+        result.events += [Event(info, change) for change in compare(previous, current).changes if _event(change)]
+        previous = current
+    return result
+
+
+def _audits(
+    walk: list[str],
+    trees: dict[str, GitTree],
+    skills_at: list[list[tuple[Skill, SkillSpec | None]]],
+    spec: Spec | None,
+    judge: Judge,
+    on_commit: Callable[[int, int], None] | None,
+    jobs: int,
+) -> list[AuditReport]:
+    """The audit of each commit of the walk, over ``jobs`` workers (each a contiguous run of commits)."""
+    in_worker = False
+
+    def part(span: range) -> list[AuditReport]:
+        out = []
+        for i in span:
+            if on_commit and not in_worker:
+                on_commit(i, len(walk))
+            out.append(audit(skills_at[i], trees[walk[i]], spec, judge))
+        judge.flush()
+        return out
+
+    def worker() -> None:
+        nonlocal in_worker
+        in_worker = True  # the run's display is the parent's
+        judge.after_fork()
+
+    done = (lambda n: on_commit(n - 1, len(walk))) if on_commit else (lambda n: None)
+    return Spread(part, worker, judge.flush).run(len(walk), jobs, done)
+
+
+def _skills_along(
+    walk: list[str],
+    trees: dict[str, GitTree],
+    skills: list[SkillSource],
+    spec: Spec | None,
+    locations: dict[str, list[tuple[str, str | None]]],
+    skill_cache: dict[tuple[str, str | None, str | None], Skill],
+    judge: Judge,
+) -> list[list[tuple[Skill, SkillSpec | None]]]:
+    """The skills (with their entries) at each commit of the walk: an in-repo skill followed through its
+    folder's renames, in order, since where it lies at one commit is where it lay at the last."""
     folder_at: dict[str, str | None] = {}
     follow = {name: dict(locs) for name, locs in locations.items()}
-    for i, sha in enumerate(walk):
-        if on_commit:
-            on_commit(i, len(walk))
-        tree = trees[sha]
+    out = []
+    for sha in walk:
         pairs: list[tuple[Skill, SkillSpec | None]] = []
         for source in skills:
             entry = spec.skill(source.name) if spec else None
@@ -108,15 +160,11 @@ def history(
             if sha in follow[source.name]:
                 folder_at[source.name] = follow[source.name][sha]
             elif source.name not in folder_at:
-                folder_at[source.name] = _folder_in(tree, locations[source.name])
-            skill = _skill_at(tree, folder_at[source.name], source.name, skill_cache, judge)
+                folder_at[source.name] = _folder_in(trees[sha], locations[source.name])
+            skill = _skill_at(trees[sha], folder_at[source.name], source.name, skill_cache, judge)
             pairs += [(skill, entry)] if skill is not None else []
-        current = audit(pairs, tree, spec, judge)
-        date, subject = tree.history.summary
-        info = CommitInfo(sha, date, subject)
-        result.events += [Event(info, change) for change in compare(previous, current).changes if _event(change)]
-        previous = current
-    return result
+        out.append(pairs)
+    return out
 
 
 def _trees_fetched(base: GitTree, walk: list[str], paths: set[str], folders: list[str]) -> dict[str, GitTree]:

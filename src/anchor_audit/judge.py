@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import replace
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -69,6 +70,20 @@ class Judge:
             lambda: self._condition(condition, tree),
             lambda reason, detail: ConditionResult(condition, ConditionStatus(reason.value), detail=detail),
         )
+
+    def after_fork(self) -> None:
+        """In a worker forked from the run: its own store connection and git processes; all it knows, kept."""
+        if "anchor_audit.source.gitrun" in sys.modules:  # else no repository was opened: no git process shared
+            from .source.gitrun import forget_inherited_processes
+
+            forget_inherited_processes()
+        if self.store is not None:
+            self.store = self.store.reopened()
+
+    def flush(self) -> None:
+        """Results computed so far written to the store (before a fork, and at the end of a worker's part)."""
+        if self.store is not None:
+            self.store.flush()
 
     def begin_skill(self) -> None:
         """Start the bound of one skill's checks (each check also has its own work bound)."""

@@ -43,6 +43,7 @@ from .source.cache import locked, refuse_link
 
 MATCHER_VERSION = f"4/{__version__}"  # bump when a matcher's results change for the same input
 _COMMIT_EVERY = 200
+_INHERITED: list[object] = []  # a forked worker's copies of its parent's stores: kept, never touched
 
 
 def quote_key(blob: str, quote: Quote) -> str:
@@ -97,6 +98,7 @@ class ResultStore:
     """
 
     def __init__(self, path: Path, key: bytes | None = None) -> None:
+        self.path = path
         self.problem: str | None = None
         self._pending: list[tuple[str, str]] = []
         self.hits = 0
@@ -165,6 +167,12 @@ class ResultStore:
         except sqlite3.Error as exc:
             self._off(exc)
         self._pending = []
+
+    def reopened(self) -> "ResultStore":
+        """The same store through a connection of this process's own: for a worker forked from the run, where
+        the inherited connection must be neither used nor closed (closing it would drop the parent's locks)."""
+        _INHERITED.append(self)
+        return ResultStore(self.path, self._key)
 
     def close(self) -> None:
         self.flush()

@@ -92,7 +92,8 @@ def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec
     spec = catalog_registry(options)
     with open_sources(options, (), ctx) as sources:
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
-        run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress)
+        run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress,
+                            sources.jobs)  # fmt: skip
     for warning in run.report.warnings:  # the registry's, then a mirror older than the catalog's copies
         ctx.reporter.warn(warning)
     for line in run.skipped:

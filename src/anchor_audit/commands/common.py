@@ -36,6 +36,7 @@ class Sources:
     judge: Judge
     open_repository: Callable[[str, str], GitTree]  # another repository at a ref, under the same options
     progress: Progress = no_progress
+    jobs: int = 1  # worker processes for the skills of one tree (--jobs)
 
     @property
     def inputs(self) -> AuditInputs:
@@ -53,7 +54,8 @@ class Sources:
     def audit(self, tree: SourceTree, promises: bool = True) -> AuditReport:
         from ..audit import audit
 
-        return audit(self.inputs.skills_at(tree), tree, self.inputs.spec, self.judge, promises, self.progress)
+        skills = self.inputs.skills_at(tree)
+        return audit(skills, tree, self.inputs.spec, self.judge, promises, self.progress, self.jobs)
 
 
 @contextlib.contextmanager
@@ -92,7 +94,7 @@ def open_sources(
         return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, memo=judge.remember, tags=tags)
 
     if not refs:
-        yield Sources(None, [], judge, open_repository, progress)
+        yield Sources(None, [], judge, open_repository, progress, ctx.jobs)
         return
     inputs = load_inputs(
         spec_path or options.spec,
@@ -107,7 +109,7 @@ def open_sources(
     history = full_history or tags
     trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, judge.remember, tags) for ref in refs]
     _warn(reporter, options, inputs, trees)
-    yield Sources(inputs, trees, judge, open_repository, progress)
+    yield Sources(inputs, trees, judge, open_repository, progress, ctx.jobs)
 
 
 def _warn(reporter: Reporter, options: SourceOptions, inputs: AuditInputs, trees: list[SourceTree]) -> None:

@@ -21,13 +21,15 @@ class RunContext:
 
     ``cache_dir`` is the directory every source of the run caches in (None: the
     default, ``cache_root()``); ``store`` keeps match results on disk (None: in
-    memory only); ``clock`` times each skill's budget (a test passes a fake one).
+    memory only); ``clock`` times each skill's budget (a test passes a fake one); ``jobs``: how many
+    processes audit the skills of a catalog or of ``--all`` (:mod:`anchor_audit.parallel`).
     """
 
     reporter: Reporter = field(default_factory=Reporter)
     cache_dir: str | None = None
     store: ResultStore | None = None
     clock: Callable[[], float] = time.monotonic
+    jobs: int = 1  # worker processes for a run of many skills (--jobs)
 
     def judge(self) -> Judge:
         """A judge for the run's results, its per-skill budget on this run's clock."""
@@ -38,7 +40,9 @@ class RunContext:
 
 
 @contextlib.contextmanager
-def run_context(reporter: Reporter, cache_dir: str | None, keep_results: bool) -> Iterator[RunContext]:
+def run_context(
+    reporter: Reporter, cache_dir: str | None, keep_results: bool, jobs: int = 1
+) -> Iterator[RunContext]:
     """The context of a command that reads sources: its cache directory opened (made, or its stale
     contents replaced; a temporary one unless ``keep_results``) and the result store in it, both closed
     at the end; a cache problem is one warning."""
@@ -51,7 +55,7 @@ def run_context(reporter: Reporter, cache_dir: str | None, keep_results: bool) -
         if cache.problem:
             reporter.warn(cache.problem)
         store = ResultStore(Path(cache.path) / "results.sqlite3") if keep_results else None
-        yield RunContext(reporter, str(cache.path), store)
+        yield RunContext(reporter, str(cache.path), store, jobs=jobs)
     finally:
         if store is not None:
             store.close()

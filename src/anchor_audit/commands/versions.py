@@ -95,7 +95,7 @@ def history(
         if since is None:  # by default the story starts where the skills were last validated
             in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.remember)
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
-        result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step)
+        result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step, jobs=sources.jobs)
         progress("", 1.0)
     render = history_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)

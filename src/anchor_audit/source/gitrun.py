@@ -12,6 +12,7 @@ import difflib
 import os
 import re
 import subprocess
+import weakref
 
 import git
 
@@ -61,6 +62,30 @@ UPLOAD_PACK = "git-upload-pack"
 NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
 # Flags for every diff or log that prints a patch or file names: no diff.external, no textconv driver.
 DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color")
+
+
+def repo_at(path: str | os.PathLike[str]) -> git.Repo:
+    """The repository at ``path``, opened; known to :func:`forget_inherited_processes`."""
+    handle = git.Repo(path)
+    _OPENED[id(handle)] = handle
+    return handle
+
+
+def forget_inherited_processes() -> None:
+    """In a forked worker: every open repository starts its own ``git cat-file`` processes at its next read.
+
+    The inherited ones belong to the parent, which goes on using them: two processes writing to one would
+    garble both.  Nor may they be ended here (that would end them for the parent): they are kept, unused.
+    """
+    for handle in list(_OPENED.values()):
+        cmd = handle.git
+        _INHERITED.append((cmd.cat_file_all, cmd.cat_file_header))
+        cmd.cat_file_all = cmd.cat_file_header = None
+
+
+# By identity: a Repo equals any other of the same path, and a WeakSet would keep one of them only.
+_OPENED: "weakref.WeakValueDictionary[int, git.Repo]" = weakref.WeakValueDictionary()
+_INHERITED: list[object] = []  # a worker's copies of its parent's git processes
 
 
 def git_env(allow: tuple[str, ...] = (), url: str | None = None, remotes: tuple[str, ...] = ()) -> dict[str, str]:

@@ -17,7 +17,7 @@ from ..errors import SourceError
 from ..redact import redact
 from . import Progress
 from .cache import locked, slug
-from .gitrun import UPLOAD_PACK, first_line, git_env, resolve
+from .gitrun import UPLOAD_PACK, first_line, git_env, repo_at, resolve
 
 FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 
@@ -97,7 +97,7 @@ def _open_mirror(path: Path, url: str, allow: tuple[str, ...]) -> git.Repo:
         write_config(path, url)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path / "objects" / "info" / "alternates")
-    handle = git.Repo(path)
+    handle = repo_at(path)
     handle.git.update_environment(**git_env(allow, url, ("origin",)))
     return handle
 

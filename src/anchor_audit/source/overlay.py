@@ -26,7 +26,7 @@ import git
 from ..errors import SourceError
 from . import is_remote
 from .cache import locked, slug
-from .gitrun import ALLOWED_PROTOCOLS, harden, local_config
+from .gitrun import ALLOWED_PROTOCOLS, harden, local_config, repo_at
 from .mirror import write_config
 
 
@@ -99,7 +99,7 @@ def open_local(path: str, cache: Path) -> git.Repo:
     if not Path(path).exists():
         raise SourceError(f"{path}: no such repository (not a path, and not a URL)")
     try:
-        handle = git.Repo(path)
+        handle = repo_at(path)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise SourceError(f"{path}: not a git repository") from None
     config = local_config(str(handle.common_dir))
@@ -109,6 +109,6 @@ def open_local(path: str, cache: Path) -> git.Repo:
         return handle
     common = Path(handle.common_dir).resolve()
     handle.close()
-    handle = git.Repo(open_overlay(common, url, cache))
+    handle = repo_at(open_overlay(common, url, cache))
     harden(handle, {"remote.origin.url": url}, url=url)
     return handle

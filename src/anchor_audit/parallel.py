@@ -1,0 +1,94 @@
+"""Independent parts of a run spread over worker processes, their results in the order asked (``--jobs``).
+
+A worker is forked from the run once its repositories are open, so it starts
+with everything the run has read (trees, remembered answers, the one search
+of each tree) and computes nothing twice that the run already knew.  What a
+forked process must not share it makes anew before its first part (git's
+processes, the result store's connection: ``after_fork``).  Parts are
+contiguous runs of the items and are joined in order, and every item's
+result depends on its own inputs only, so the output is the same bytes for
+any number of jobs.  Forking needs a POSIX system; elsewhere, and for runs
+too small to gain, the parts run here, one after another.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Generic, Sequence, TypeVar
+
+R = TypeVar("R")
+MIN_PER_WORKER = 4  # fewer items than this per worker gain less than the fork costs
+PARTS_PER_WORKER = 4  # smaller parts than jobs: a slow part does not leave the other workers idle
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (``--jobs`` when not given)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Spread(Generic[R]):
+    """``work(span)`` over ``range(count)`` cut into parts, each part in a worker; ``after_fork`` runs in each
+    worker before its first part, ``before_fork`` here before the first worker is made (a store flushed)."""
+
+    def __init__(
+        self,
+        work: Callable[[range], list[R]],
+        after_fork: Callable[[], None],
+        before_fork: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.work = work
+        self.after_fork = after_fork
+        self.before_fork = before_fork
+
+    def run(self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None) -> list[R]:
+        """The results of every item, in order; ``done(n)`` after each part with the items done so far."""
+        workers = min(jobs, count // MIN_PER_WORKER)
+        if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return self.work(range(count))
+        parts = _parts(count, workers * PARTS_PER_WORKER)
+        self.before_fork()
+        global _SPREAD
+        _SPREAD = self  # a forked worker finds the work here: closures need no pickling
+        try:
+            with ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), _start_worker) as pool:
+                futures: list[Future[list[R]]] = [pool.submit(_run_part, p.start, p.stop) for p in parts]
+                return self._joined(parts, futures, done)
+        finally:
+            _SPREAD = None
+
+    def _joined(self, parts: Sequence[range], futures: list["Future[list[R]]"], done: Callable[[int], None]) -> list[R]:
+        out: list[R] = []
+        for part, future in zip(parts, futures, strict=True):
+            try:
+                out += future.result()
+            except BrokenProcessPool:  # a worker was killed (out of memory, a signal): its part is done here
+                out += self.work(part)
+            done(len(out))
+        return out
+
+
+_SPREAD: Spread | None = None  # type: ignore[type-arg]  # the run's work, while its workers run
+
+
+def _start_worker() -> None:
+    assert _SPREAD is not None
+    _SPREAD.after_fork()
+
+
+def _run_part(start: int, stop: int) -> list[Any]:
+    assert _SPREAD is not None
+    return _SPREAD.work(range(start, stop))
+
+
+def _parts(count: int, wanted: int) -> list[range]:
+    """``range(count)`` cut into ``wanted`` contiguous parts (or ``count``), sizes differing by one at most."""
+    n = max(1, min(wanted, count))
+    size, extra = divmod(count, n)
+    bounds = [i * size + min(i, extra) for i in range(n + 1)]
+    return [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]

@@ -1,0 +1,172 @@
+"""--jobs: the skills of a catalog or of --all spread over forked workers, the same report for any number.
+
+Real forks, real git processes, a real result store: a worker that shared its parent's ``git cat-file`` or
+SQLite connection would garble reads or lose results, and these tests would see it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.audit import audit
+from anchor_audit.judge import Judge
+from anchor_audit.parallel import Spread, _parts
+from anchor_audit.resultcache import ResultStore
+from anchor_audit.source.git import open_git
+from anchor_audit.spec.skill import load_skill
+
+from .catalog_fixture import build_catalog
+from .conftest import GitRepo, git
+from .hostile.conftest import run_cli
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="--jobs forks its workers: POSIX only")
+
+PLAN = "".join(f"def step_{i}(cfg):\n    if cfg.size_{i} > {i}:\n        cfg.flag_{i} = True\n    return cfg\n\n"
+               for i in range(12))  # fmt: skip
+
+
+@pytest.mark.parametrize(("count", "wanted"), [(10, 8), (9, 2), (3, 8), (1, 1), (100, 7)])
+def test_parts_cover_the_items_in_order_and_even(count: int, wanted: int) -> None:
+    parts = _parts(count, wanted)
+    assert [i for part in parts for i in part] == list(range(count))
+    assert len(parts) == min(count, wanted)
+    assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+def test_workers_are_other_processes_and_results_keep_their_order() -> None:
+    seen = Spread(lambda span: [(i, os.getpid()) for i in span], lambda: None).run(40, 2)
+    assert [i for i, _ in seen] == list(range(40))
+    pids = {pid for _, pid in seen}
+    assert os.getpid() not in pids and len(pids) == 2
+
+
+def test_a_small_run_stays_in_this_process() -> None:
+    seen = Spread(lambda span: [os.getpid() for _ in span], lambda: None).run(7, 2)  # under 4 items a worker
+    assert set(seen) == {os.getpid()}
+
+
+def test_a_killed_worker_s_parts_are_done_here() -> None:
+    parent = os.getpid()
+
+    def work(span: range) -> list[int]:
+        if os.getpid() != parent and span.start == 0:
+            os._exit(9)  # as the kernel's out-of-memory killer would
+        return list(span)
+
+    assert Spread(work, lambda: None).run(16, 2) == list(range(16))
+
+
+def _repo_with_skills(root: Path, count: int) -> tuple[GitRepo, list[Path]]:
+    repo_path = root / "code"
+    repo_path.mkdir()
+    git(repo_path, "init", "-q", "-b", "main")
+    repo = GitRepo(repo_path)
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/plan.py", PLAN)
+    repo.commit("plan")
+    repo.write("pkg/plan.py", "import os\n\n" + PLAN)  # every quote two lines lower
+    repo.commit("import os")
+    skills = []
+    for i in range(count):
+        folder = root / "skills" / f"s{i}"
+        folder.mkdir(parents=True)
+        start = 5 * i + 2
+        where = "pkg/plan.py" if i % 2 else "pkg/old_plan.py"  # a file gone: the quote is looked for elsewhere
+        quote = f"```{start}:{start + 1}:{where}\n    if cfg.size_{i} > {i}:\n        cfg.flag_{i} = True\n```\n"
+        extra = "Edit `pkg/gone.py`.\n" if i % 3 == 0 else "Read `pkg/plan.py`.\n"
+        (folder / "SKILL.md").write_text(f"---\nname: s{i}\ndescription: d\n---\n\n{quote}\n{extra}")
+        skills.append(folder)
+    return repo, skills
+
+
+def test_workers_read_git_through_their_own_processes_and_write_the_one_store(tmp_path: Path) -> None:
+    """The parent has read from the repository (its cat-file processes are running) before the workers do;
+    every worker's reads come back whole, and what they computed is in the store for the next run."""
+    repo, folders = _repo_with_skills(tmp_path, 12)
+    tree = open_git(str(repo.path), "HEAD", str(tmp_path / "cache"))
+    assert tree.read("pkg/plan.py") is not None  # the parent's git processes started
+    pairs = [(load_skill(f), None) for f in folders]
+    store = ResultStore(tmp_path / "results.sqlite3", key=b"k" * 32)
+    first = audit(pairs, tree, judge=Judge(store), jobs=2)
+    store.close()
+    assert [s.name for s in first.skills] == [f"s{i}" for i in range(12)]
+    kinds = [q.__class__.__name__ for s in first.skills for q in s.anchors]
+    assert kinds == ["Relocated", "Moved"] * 6, kinds
+
+    again = ResultStore(tmp_path / "results.sqlite3", key=b"k" * 32)
+    judge = Judge(again)
+    second = audit(pairs, tree, judge=judge, jobs=1)
+    again.close()
+    assert second == first
+    assert judge.computed == 0  # every result the workers computed was stored before they exited
+
+
+def test_a_worker_forgets_the_git_processes_of_every_repository_opened_twice(tmp_path: Path) -> None:
+    """Two opens of one path are two ``git.Repo`` objects that compare equal (a set would hold one): a worker
+    must start its own processes for both, or its reads through the second share the parent's pipe."""
+    repo, _ = _repo_with_skills(tmp_path, 1)
+    trees = [open_git(str(repo.path), "HEAD", str(tmp_path / "cache")) for _ in range(2)]
+    for tree in trees:
+        assert tree.read("pkg/plan.py") is not None  # each one's cat-file process running here
+    inherited = [(t.repo.git.cat_file_all, t.repo.git.cat_file_header) for t in trees]
+
+    def work(span: range) -> list[bool]:
+        return [all(t.repo.git.cat_file_all is None for t in trees) for _ in span]
+
+    assert Spread(work, Judge().after_fork).run(8, 2) == [True] * 8
+    assert [(t.repo.git.cat_file_all, t.repo.git.cat_file_header) for t in trees] == inherited  # the parent's kept
+
+
+def test_the_same_bytes_for_any_number_of_jobs_in_a_catalog(tmp_path: Path) -> None:
+    catalog, mirrors = build_catalog(tmp_path)
+    outputs = {}
+    for jobs in ("1", "2", "3"):
+        for fmt in ("json", "sarif", "markdown"):
+            done = run_cli("check", "--catalog", str(catalog), *mirrors, "--format", fmt, "--jobs", jobs,
+                           "--cache-dir", str(tmp_path / f"cache{jobs}"), "--quiet")  # fmt: skip
+            assert done.code == 1, done.err
+            outputs[jobs, fmt] = done.out
+    for fmt in ("json", "sarif", "markdown"):
+        assert outputs["1", fmt] == outputs["2", fmt] == outputs["3", fmt]
+    assert '"moved"' in outputs["1", "json"] and "b-cli" in outputs["1", "json"]
+
+
+def test_the_same_bytes_for_any_number_of_jobs_with_all(tmp_path: Path) -> None:
+    repo, folders = _repo_with_skills(tmp_path, 10)
+    common = ["check", "--repo", str(repo.path), "--ref", "HEAD", "--all", str(tmp_path / "skills"), "--no-cache"]
+    one = run_cli(*common, "--format", "json", "--jobs", "1")
+    two = run_cli(*common, "--format", "json", "--jobs", "2")
+    assert one.code == two.code == 1, one.err
+    assert one.out == two.out and '"s9"' in one.out and "pkg/gone.py" in one.out
+
+
+def test_the_same_bytes_for_any_number_of_jobs_in_a_history(tmp_path: Path) -> None:
+    repo, _ = _repo_with_skills(tmp_path, 0)
+    quote = "```{0}:{1}:pkg/plan.py\n    if cfg.size_3 > 3:\n        cfg.flag_3 = True\n```\n"
+    repo.write("skills/s/SKILL.md", f"---\nname: s\ndescription: d\n---\n\n{quote.format(19, 20)}")
+    repo.commit("the skill")
+    for i in range(1, 13):  # each commit moves the quoted lines one lower; the fourth also changes them
+        body = "import os\n\n" + "# a line\n" * i + PLAN
+        repo.write("pkg/plan.py", body.replace("size_3 > 3", "size_3 > 4") if i >= 4 else body)
+        repo.commit(f"move {i}")
+    common = ["history", "--repo", str(repo.path), "--in-repo", "skills/s", "--no-cache", "--since", "HEAD~12"]
+    outputs = {jobs: run_cli(*common, "--format", "json", "--jobs", jobs) for jobs in ("1", "2")}
+    assert outputs["1"].code == outputs["2"].code == 0, outputs["1"].err
+    assert outputs["1"].out == outputs["2"].out
+    assert outputs["1"].out.count('"commit"') >= 2 and "move 4" in outputs["1"].out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "257"])
+def test_a_bad_job_count_is_one_line_and_exit_2(tmp_path: Path, value: str) -> None:
+    done = run_cli("check", "--release", f"--jobs={value}", cwd=tmp_path)
+    assert done.code == 2 and "Traceback" not in done.err
+    assert "--jobs" in done.err and "whole number from 1 to 256" in done.err
+
+
+def test_jobs_from_the_settings_file_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "anchor-audit.toml").write_text('jobs = "many"\n')
+    done = run_cli("check", "--release", cwd=tmp_path)
+    assert done.code == 2 and done.err.strip().endswith("anchor-audit.toml:1: jobs: expected a whole number from 1 to 256")

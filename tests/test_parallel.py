@@ -7,6 +7,7 @@ SQLite connection would garble reads or lose results, and these tests would see 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,20 @@ def test_workers_are_other_processes_and_results_keep_their_order() -> None:
 def test_a_small_run_stays_in_this_process() -> None:
     seen = Spread(lambda span: [os.getpid() for _ in span], lambda: None).run(7, 2)  # under 4 items a worker
     assert set(seen) == {os.getpid()}
+
+
+def test_a_process_running_another_thread_is_not_forked() -> None:
+    """A fork copies the calling thread only: a lock another thread holds (a caller's, a progress display's)
+    would never be released in the worker, so the parts run here instead."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        seen = Spread(lambda span: [os.getpid() for _ in span], lambda: None).run(40, 2)
+    finally:
+        release.set()
+        other.join()
+    assert set(seen) == {os.getpid()} and len(seen) == 40
 
 
 def test_a_killed_worker_s_parts_are_done_here() -> None:

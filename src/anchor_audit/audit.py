@@ -82,9 +82,16 @@ def audit(
         judge.after_fork()
 
     done = lambda n: progress(f"{n} of {len(skills)} skills", n / len(skills))  # noqa: E731
-    reports = Spread(part, worker, judge.flush).run(len(skills), jobs, done)
+    reports = Spread(part, worker, lambda: before_fork(judge, progress)).run(len(skills), jobs, done)
     progress("", 1.0)
     return AuditReport(tree.info, tuple(reports), spec.warnings if spec else ())
+
+
+def before_fork(judge: Judge, progress: Progress) -> None:
+    """Before a run's workers are forked: its results stored (a worker's own reads find them), its progress
+    display stopped (its refresh thread would hold locks a worker inherits; the display resumes after)."""
+    judge.flush()
+    progress("", None)
 
 
 def audit_skill(

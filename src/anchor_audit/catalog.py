@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .audit import audit_skill
+from .audit import audit_skill, before_fork
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
 from .judge import Judge
@@ -83,7 +83,7 @@ def audit_catalog(
         judge.after_fork()
 
     done = lambda n: progress(f"{n} of {len(work)} skills", n / len(work))  # noqa: E731
-    audited = iter(Spread(part, worker, judge.flush).run(len(work), jobs, done))
+    audited = iter(Spread(part, worker, lambda: before_fork(judge, progress)).run(len(work), jobs, done))
     progress("", 1.0)
     reports: list[SkillReport] = []
     warnings: list[str] = list(spec.warnings) if spec else []

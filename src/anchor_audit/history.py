@@ -11,15 +11,15 @@ distinct blobs it contains.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
-from .audit import audit
+from .audit import audit, before_fork
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .judge import Judge
 from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
 from .parallel import Spread
 from .reads import reads
+from .source import Progress, no_progress
 from .source.git import GitTree, fetch_blobs
 from .spec.skill import load_skill_from_tree, parse_skill_md
 
@@ -65,7 +65,7 @@ def history(
     since: str | None,
     until: str,
     judge: Judge,
-    on_commit: Callable[[int, int], None] | None = None,
+    progress: Progress = no_progress,
     max_commits: int | None = None,
     jobs: int = 1,
 ) -> History:
@@ -96,7 +96,7 @@ def history(
     trees = _trees_fetched(base, walk, paths, result.skill_paths)
 
     skills_at = _skills_along(walk, trees, skills, spec, locations, skill_cache, judge)
-    audits = _audits(walk, trees, skills_at, spec, judge, on_commit, jobs)
+    audits = _audits(walk, trees, skills_at, spec, judge, progress, jobs)
     previous = AuditReport(base.info, ())
     for sha, current in zip(walk, audits, strict=True):
         date, subject = trees[sha].history.summary
@@ -112,7 +112,7 @@ def _audits(
     skills_at: list[list[tuple[Skill, SkillSpec | None]]],
     spec: Spec | None,
     judge: Judge,
-    on_commit: Callable[[int, int], None] | None,
+    progress: Progress,
     jobs: int,
 ) -> list[AuditReport]:
     """The audit of each commit of the walk, over ``jobs`` workers (each a contiguous run of commits)."""
@@ -121,8 +121,8 @@ def _audits(
     def part(span: range) -> list[AuditReport]:
         out = []
         for i in span:
-            if on_commit and not in_worker:
-                on_commit(i, len(walk))
+            if not in_worker:
+                progress(f"auditing commit {i + 1} of {len(walk)}", None)
             out.append(audit(skills_at[i], trees[walk[i]], spec, judge))
         judge.flush()
         return out
@@ -132,8 +132,8 @@ def _audits(
         in_worker = True  # the run's display is the parent's
         judge.after_fork()
 
-    done = (lambda n: on_commit(n - 1, len(walk))) if on_commit else (lambda n: None)
-    return Spread(part, worker, judge.flush).run(len(walk), jobs, done)
+    done = lambda n: progress(f"{n} of {len(walk)} commits audited", None)  # noqa: E731
+    return Spread(part, worker, lambda: before_fork(judge, progress)).run(len(walk), jobs, done)
 
 
 def _skills_along(

@@ -8,13 +8,16 @@ processes, the result store's connection: ``after_fork``).  Parts are
 contiguous runs of the items and are joined in order, and every item's
 result depends on its own inputs only, so the output is the same bytes for
 any number of jobs.  Forking needs a POSIX system; elsewhere, and for runs
-too small to gain, the parts run here, one after another.
+too small to gain, or from a process running other threads (a caller's, or
+a progress display not stopped by ``before_fork``), the parts run here, one
+after another.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Generic, Sequence, TypeVar
@@ -53,6 +56,8 @@ class Spread(Generic[R]):
             return self.work(range(count))
         parts = _parts(count, workers * PARTS_PER_WORKER)
         self.before_fork()
+        if threading.active_count() > 1:  # a fork copies this thread only: another's held locks would never free
+            return self.work(range(count))
         global _SPREAD
         _SPREAD = self  # a forked worker finds the work here: closures need no pickling
         try:

@@ -88,14 +88,10 @@ def history(
         skills = [SkillSource(item[0].name, disk=item[0]) for item in inputs.disk_skills if isinstance(item, tuple)]
         skills += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
         progress = sources.progress
-
-        def step(i: int, total: int) -> None:
-            progress(f"auditing commit {i + 1} of {total}", None)
-
         if since is None:  # by default the story starts where the skills were last validated
             in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.remember)
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
-        result = timeline(tree, skills, inputs.spec, since, until, sources.judge, on_commit=step, jobs=sources.jobs)
+        result = timeline(tree, skills, inputs.spec, since, until, sources.judge, progress, jobs=sources.jobs)
         progress("", 1.0)
     render = history_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)

@@ -9,7 +9,7 @@ fails, becomes a result for the quotes and claims that needed it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 from .cardlinks import link_card_claim
 from .citations import check_citations
@@ -44,6 +44,7 @@ from .reads import reads
 from .source import Progress, SourceTree, no_progress
 from .validation import with_skill_facts
 
+R = TypeVar("R")
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
@@ -63,35 +64,57 @@ def audit(
     judge = judge or Judge()
     judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
 
-    def part(span: range) -> list[SkillReport]:
-        out = []
-        for i in span:
-            item = skills[i]
-            name = item.name if isinstance(item, UnreadableSkill) else item[0].name
-            progress(f"skill {i + 1} of {len(skills)}: {name}", i / len(skills))
-            if isinstance(item, UnreadableSkill):
-                out.append(SkillReport(item.name, item.path, (), (), error=item.error))
-            else:
-                out.append(audit_skill(item[0], item[1], tree, judge, promises))
-        judge.flush()
-        return out
+    def one(i: int) -> SkillReport:
+        item = skills[i]
+        if isinstance(item, UnreadableSkill):
+            return SkillReport(item.name, item.path, (), (), error=item.error)
+        return audit_skill(item[0], item[1], tree, judge, promises)
 
-    def worker() -> None:
-        nonlocal progress
-        progress = no_progress  # the run's display is the parent's
-        judge.after_fork()
+    def step(i: int) -> str:
+        item = skills[i]
+        return f"skill {i + 1} of {len(skills)}: {item.name if isinstance(item, UnreadableSkill) else item[0].name}"
 
-    done = lambda n: progress(f"{n} of {len(skills)} skills", n / len(skills))  # noqa: E731
-    reports = Spread(part, worker, lambda: before_fork(judge, progress)).run(len(skills), jobs, done)
+    reports = spread(len(skills), one, judge, progress, jobs, step, "skills")
     progress("", 1.0)
     return AuditReport(tree.info, tuple(reports), spec.warnings if spec else ())
 
 
-def before_fork(judge: Judge, progress: Progress) -> None:
-    """Before a run's workers are forked: its results stored (a worker's own reads find them), its progress
-    display stopped (its refresh thread would hold locks a worker inherits; the display resumes after)."""
-    judge.flush()
-    progress("", None)
+def spread(
+    count: int,
+    one: Callable[[int], R],
+    judge: Judge,
+    progress: Progress,
+    jobs: int,
+    step: Callable[[int], str],
+    unit: str,
+) -> list[R]:
+    """``one(i)`` for each of ``count`` items, over ``jobs`` forked workers (:class:`~anchor_audit.parallel.Spread`),
+    in order.  The run's display is the parent's: ``step(i)`` is shown for each item done here, and ``N of
+    COUNT UNIT`` after each part a worker returns.  Before the fork the judge's results are stored (a worker's
+    reads find them) and the display is stopped (its refresh thread would hold locks a worker inherits); each
+    worker stores what it computed before returning its part."""
+    in_worker = False
+
+    def part(span: range) -> list[R]:
+        out = []
+        for i in span:
+            if not in_worker:
+                progress(step(i), i / count)
+            out.append(one(i))
+        judge.flush()
+        return out
+
+    def worker() -> None:
+        nonlocal in_worker
+        in_worker = True
+        judge.after_fork()
+
+    def before_fork() -> None:
+        judge.flush()
+        progress("", None)
+
+    done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
+    return Spread(part, worker, before_fork).run(count, jobs, done)
 
 
 def audit_skill(

@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .audit import audit_skill, before_fork
+from .audit import audit_skill, spread
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
 from .judge import Judge
 from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
-from .parallel import Spread
 from .source import Progress, SourceTree, no_progress
 from .source.githistory import folder_dates
 from .source.gitrun import NAME_NOT_RESOLVED, effective_url
@@ -68,22 +67,14 @@ def audit_catalog(
         infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
         work += [(item, tree, info) for item in component.skills]
 
-    def part(span: range) -> list[SkillReport]:
-        out = []
-        for i in span:
-            item, tree, info = work[i]
-            progress(f"skill {i + 1} of {len(work)}: {item.catalog_dir}", i / max(1, len(work)))
-            out.append(_audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir)))
-        judge.flush()
-        return out
+    def one(i: int) -> SkillReport:
+        item, tree, info = work[i]
+        return _audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
 
-    def worker() -> None:
-        nonlocal progress
-        progress = no_progress  # the run's display is the parent's
-        judge.after_fork()
+    def step(i: int) -> str:
+        return f"skill {i + 1} of {len(work)}: {work[i][0].catalog_dir}"
 
-    done = lambda n: progress(f"{n} of {len(work)} skills", n / len(work))  # noqa: E731
-    audited = iter(Spread(part, worker, lambda: before_fork(judge, progress)).run(len(work), jobs, done))
+    audited = iter(spread(len(work), one, judge, progress, jobs, step, "skills"))
     progress("", 1.0)
     reports: list[SkillReport] = []
     warnings: list[str] = list(spec.warnings) if spec else []

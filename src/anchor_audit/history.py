@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .audit import audit, before_fork
+from .audit import audit, spread
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .judge import Judge
 from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
-from .parallel import Spread
 from .reads import reads
 from .source import Progress, no_progress
 from .source.git import GitTree, fetch_blobs
@@ -116,24 +115,14 @@ def _audits(
     jobs: int,
 ) -> list[AuditReport]:
     """The audit of each commit of the walk, over ``jobs`` workers (each a contiguous run of commits)."""
-    in_worker = False
 
-    def part(span: range) -> list[AuditReport]:
-        out = []
-        for i in span:
-            if not in_worker:
-                progress(f"auditing commit {i + 1} of {len(walk)}", None)
-            out.append(audit(skills_at[i], trees[walk[i]], spec, judge))
-        judge.flush()
-        return out
+    def one(i: int) -> AuditReport:
+        return audit(skills_at[i], trees[walk[i]], spec, judge)
 
-    def worker() -> None:
-        nonlocal in_worker
-        in_worker = True  # the run's display is the parent's
-        judge.after_fork()
+    def step(i: int) -> str:
+        return f"auditing commit {i + 1} of {len(walk)}"
 
-    done = lambda n: progress(f"{n} of {len(walk)} commits audited", None)  # noqa: E731
-    return Spread(part, worker, lambda: before_fork(judge, progress)).run(len(walk), jobs, done)
+    return spread(len(walk), one, judge, progress, jobs, step, "commits audited")
 
 
 def _skills_along(

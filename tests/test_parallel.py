@@ -6,6 +6,7 @@ SQLite connection would garble reads or lose results, and these tests would see 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
 from pathlib import Path
@@ -38,7 +39,14 @@ def test_parts_cover_the_items_in_order_and_even(count: int, wanted: int) -> Non
 
 
 def test_workers_are_other_processes_and_results_keep_their_order() -> None:
-    seen = Spread(lambda span: [(i, os.getpid()) for i in span], lambda: None).run(40, 2)
+    # Each part waits for a part of the other worker: one fast worker cannot take every part alone.
+    meet = multiprocessing.get_context("fork").Barrier(2, timeout=60)
+
+    def work(span: range) -> list[tuple[int, int]]:
+        meet.wait()
+        return [(i, os.getpid()) for i in span]
+
+    seen = Spread(work, lambda: None).run(40, 2)
     assert [i for i, _ in seen] == list(range(40))
     pids = {pid for _, pid in seen}
     assert os.getpid() not in pids and len(pids) == 2

@@ -117,7 +117,7 @@ def test_o_is_output(moved: GitRepo, capsys, tmp_path) -> None:
 
 @pytest.mark.parametrize("command, says", [
     ("fix", "1 changes pending"), ("history", "0 the timeline was written, whatever it shows"),
-    ("check", "1 drift"), ("impact", "1 a quote, condition or claim changes status"),
+    ("check", "1 drift"), ("impact", "1 a quote, condition, claim or promise changes to a status that does not hold"),
 ])  # fmt: skip
 def test_each_command_documents_its_own_exit_codes(command: str, says: str, capsys) -> None:
     with pytest.raises(SystemExit):

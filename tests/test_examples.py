@@ -35,8 +35,9 @@ def test_workflow_and_pre_commit_hooks_are_valid_yaml_running_anchor_audit() -> 
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as true
     assert "schedule" in triggers and "pull_request" in triggers
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert [h["id"] for h in hooks] == ["anchor-audit", "anchor-audit-github"]
-    assert all(h["entry"].startswith("anchor-audit check") for h in hooks)
+    assert [h["id"] for h in hooks] == ["anchor-audit", "anchor-audit-github", "anchor-audit-impact"]
+    assert all(h["entry"].startswith("anchor-audit check") for h in hooks[:2])
+    assert hooks[2]["entry"] == "anchor-audit impact HEAD --worktree --quiet"  # run by test_worktree's hook case
 
 
 def test_impact_workflow_runs_impact_against_the_merge_base_with_every_flag_real() -> None:

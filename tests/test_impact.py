@@ -215,3 +215,12 @@ def test_catalog_takes_the_skills_of_the_component_the_repository_is(change, cap
     assert "owner-a/code-a, owner-b/other" in err
     assert main([*args, "--mirror", f"owner-a/code-a={repo.path}"]) == 1  # --mirror says which component it is
     assert {i["skill"] for i in json.loads(capsys.readouterr().out)["impacts"]} == {"ours"}
+
+
+def test_a_change_that_only_mends_is_listed_and_exits_0(change, capsys) -> None:
+    repo, shas = change
+    code, data = impacts(repo, shas["move"], shas["docs"], capsys)  # the imports taken out again: moved -> exact
+    assert [(i["from"], i["to"]) for i in data["impacts"]] == [("moved", "exact")] * 3
+    assert code == 0
+    code, data = impacts(repo, shas["docs"], shas["move"], capsys)  # and the other way: exact -> moved
+    assert code == 1

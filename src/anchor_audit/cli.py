@@ -88,6 +88,7 @@ def _sources(args: argparse.Namespace) -> SourceOptions:
         allow=tuple(args.allow_protocol),
         catalog=getattr(args, "catalog", None),
         mirrors=tuple(_pair(item, "--mirror", "URL=GITDIR") for item in getattr(args, "mirror", [])),
+        worktree=getattr(args, "worktree", None),
     )
 
 
@@ -154,6 +155,10 @@ def _diff(args: argparse.Namespace, ctx: RunContext) -> int:
 
 
 def _impact(args: argparse.Namespace, ctx: RunContext) -> int:
+    if args.head is None and args.worktree is None:
+        raise UsageError("impact needs HEAD, or --worktree to end the change at the working tree")
+    if args.worktree is not None and args.head is not None:  # with --worktree there is no HEAD: a skill folder
+        args.skill_dirs, args.head = [args.head, *args.skill_dirs], None
     return commands.impact(_sources(args), _report(args), ctx, args.base, args.head, args.apply)
 
 
@@ -172,7 +177,7 @@ def _matrix(args: argparse.Namespace, ctx: RunContext) -> int:
 
 def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
-    return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors)
+    return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors, worktree=args.worktree)
 
 
 def _explain(args: argparse.Namespace, ctx: RunContext) -> int:

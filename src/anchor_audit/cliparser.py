@@ -20,7 +20,8 @@ EXIT_HELP = {
     "fix": "0 nothing to heal, or healed with --write; 1 changes pending (a dry run that found some) or "
     "something left for a person",
     "diff": "0 no claim that held at OLD breaks at NEW; 1 one does",
-    "impact": "0 the change leaves every status as it was; 1 a quote, condition or claim changes status",
+    "impact": "0 the change leaves every status as it was, or only mends; 1 a quote, condition, claim or "
+    "promise changes to a status that does not hold",
     "bump": "0 the pin was moved (or would be: nothing breaks); 1 a claim breaks, the pin is left (--force moves it)",
     "history": "0 the timeline was written, whatever it shows (a range that ends broken too)",
     "matrix": "0 the matrix was written, whatever it shows",
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True, parser_class=Parser)
 
     check = commands.add_parser("check", help="audit skills at a ref", description="Audit skills at a ref.")
-    _source_options(check)
+    _source_options(check, worktree=True)
     _format_options(check, FORMATS)
     check.add_argument(
         "--report",
@@ -75,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rewrite the START:END of moved quotes (and the registry keys naming them). "
         "Prints a unified diff and writes nothing unless --write.",
     )
-    _source_options(fix)
+    _source_options(fix, worktree=True)
     _jobs_option(fix)
     fix.add_argument("--refresh-quotes", action="store_true", help="also re-copy moved quote bodies from the code")
     fix.add_argument("--update-card", action="store_true", help="set validated_on and reconcile card.yaml tags")
@@ -109,11 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="what a code change BASE..HEAD does to the skills that quote it",
         description="Read the diff BASE..HEAD (git) and report every quote, condition and claim whose status "
         "changes, and every quote whose lines the diff touches, with the code lines in HEAD and the healing patch. "
-        "Exit 1 when a status changes.",
+        "Exit 1 when a status changes for the worse.",
     )
     impact.add_argument("base", metavar="BASE", help="the ref the change starts from (a pull request's merge base)")
-    impact.add_argument("head", metavar="HEAD", help="the ref the change ends at")
-    _source_options(impact, ref=False, release=False)
+    impact.add_argument(
+        "head", metavar="HEAD", nargs="?", help="the ref the change ends at (with --worktree: the working tree)"
+    )
+    _source_options(impact, ref=False, release=False, worktree=True)
     _catalog_options(impact, "the catalog skills whose component is the --repo repository",
                      "with --catalog: the local --repo GITDIR is the repository URL (OWNER/NAME); repeatable")
     _format_options(impact, IMPACT_FORMATS)
@@ -176,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("skill_dir", metavar="SKILL_DIR", nargs="?", help="the skill folder to draft an entry for")
     init.add_argument("--repo", help="the code the skill quotes (default: the git repository SKILL_DIR is in)")
     init.add_argument("--ref", help="tag, branch or sha to read the code at (default: HEAD)")
+    _worktree_option(init, "the draft pins HEAD")
     _catalog_options(init, "draft one registry for every skill of a skills catalog")
     init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
     init.set_defaults(command="init")
@@ -263,7 +267,11 @@ def _catalog_options(command: argparse.ArgumentParser, catalog_help: str, mirror
 
 
 def _source_options(
-    command: argparse.ArgumentParser, ref: bool = True, release: bool = True, all_roots: bool = True
+    command: argparse.ArgumentParser,
+    ref: bool = True,
+    release: bool = True,
+    all_roots: bool = True,
+    worktree: bool = False,
 ) -> None:
     command.add_argument(
         "skill_dirs", nargs="*", metavar="SKILL_DIR", help="skill directories (default: the skills anchors.yaml names)"
@@ -295,6 +303,8 @@ def _source_options(
             metavar="VERSION",
             help="read the published release wheel instead of git (VERSION defaults to the ref without 'v')",
         )
+    if worktree:
+        _worktree_option(command, "nothing is written there")
     command.add_argument(
         "--in-repo", action="store_true", help="SKILL_DIRs are folders inside the repository, read at each ref"
     )
@@ -304,6 +314,13 @@ def _source_options(
         action="store_true",
         help="use no on-disk cache this run: fetch into a temporary directory, keep no results",
     )
+    _git_options(command)
+    command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    _config_option(command)
+
+
+def _git_options(command: argparse.ArgumentParser) -> None:
+    """What git may read besides the repository: submodules from elsewhere, transports that are refused by default."""
     command.add_argument(
         "--submodule",
         action="append",
@@ -318,8 +335,13 @@ def _source_options(
         metavar="NAME",
         help="also allow this git transport (e.g. ext, which runs commands); repeatable",
     )
-    command.add_argument("--quiet", "-q", action="store_true", help="no progress display")
-    _config_option(command)
+
+
+def _worktree_option(command: argparse.ArgumentParser, more: str) -> None:
+    command.add_argument(
+        "--worktree", nargs="?", const=".", metavar="DIR",
+        help=f"read the code from the git working tree DIR is in (default: here), uncommitted changes included; {more}",
+    )  # fmt: skip
 
 
 def _jobs_option(command: argparse.ArgumentParser) -> None:

@@ -38,6 +38,7 @@ from .model import (
     SkillReport,
     SkillSpec,
     found_lines,
+    holds,
     pointed_at,
 )
 from .reads import reads
@@ -71,11 +72,13 @@ class ImpactReport:
 
     @property
     def breaks(self) -> bool:
-        return any(i.before != i.after for i in self.impacts)
+        """Whether a status changes to one that does not hold: a change that only mends (a healed range, a path
+        put back) leaves nothing to fix, so a pre-commit hook passes once the skill is healed with the code."""
+        return any(i.before != i.after and not holds(i.after) for i in self.impacts)
 
     @property
     def exit_code(self) -> ExitCode:
-        """``impact``'s exit (and the one its reports print): drift when a status changes."""
+        """``impact``'s exit (and the one its reports print): drift when a status changes for the worse."""
         return ExitCode.DRIFT if self.breaks else ExitCode.OK
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from ..errors import UsageError
 from ..fsutil import WriteFailed, write_all
+from ..model import SourceKind
 from ..source import Progress, no_progress
 from .context import RunContext
 from .options import SourceOptions
@@ -99,15 +100,18 @@ def open_sources(
     inputs = load_inputs(
         spec_path or options.spec,
         list(options.skill_dirs),
-        options.repo,
-        refs[0] or options.ref,
+        options.repo if options.worktree is None else options.worktree,
+        refs[0] or options.ref or (None if options.worktree is None else SourceKind.WORKTREE.value),
         DEFAULT_SPEC,
         options.in_repo,
         list(options.all_roots),
         judge.remember,
     )
-    history = full_history or tags
-    trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, judge.remember, tags) for ref in refs]
+    history, memo = full_history or tags, judge.remember
+    if options.worktree is not None:
+        trees = _worktree_trees(options, refs, ctx.cache_dir, progress, memo)
+    else:
+        trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, memo, tags) for ref in refs]
     _warn(reporter, options, inputs, trees)
     yield Sources(inputs, trees, judge, open_repository, progress, ctx.jobs)
 
@@ -151,8 +155,27 @@ def catalog_registry(options: SourceOptions) -> Spec | None:
     return load_spec(Path(path)) if path else None
 
 
+def _worktree_trees(
+    options: SourceOptions, refs: Sequence[str | None], cache_dir: str | None, progress: Progress, memo: Memo
+) -> list[SourceTree]:
+    """``--worktree``: the working tree for a ref of None, and each other ref (impact's BASE) as a commit of the
+    same repository, resolved there (its HEAD is the working tree's)."""
+    from ..source.git import resolve_commit
+    from ..source.worktree import open_worktree
+
+    here = open_worktree(options.worktree or ".", cache_dir, progress, options.allow, memo)
+    shown = options.worktree or "."
+    return [here if ref is None else here.at(resolve_commit(here.repo, ref, shown), ref=ref) for ref in refs]
+
+
 def _refuse(options: SourceOptions, refs: int, git: str | None) -> None:
     """Sources that cannot serve the command, said before anything is fetched."""
+    if options.worktree is not None:
+        given = [flag for flag, value in (("--repo", options.repo), ("--ref", options.ref),
+                 ("--release", options.release), ("--installed", options.installed),
+                 ("--catalog", options.catalog)) if value is not None]  # fmt: skip
+        if given:
+            raise UsageError(f"--worktree reads the code from the working tree; it cannot be used with {given[0]}")
     if git is not None and (options.release is not None or options.installed is not None):
         raise UsageError(f"{git}; it cannot be used with --release or --installed")
     if refs > 1 and options.installed is not None:

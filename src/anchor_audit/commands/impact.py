@@ -17,10 +17,13 @@ def impact(
     report_options: ReportOptions,
     ctx: RunContext,
     base: str,
-    head: str,
+    head: str | None,
     apply: bool = False,
 ) -> ExitCode:
-    """Report every quote, condition and claim BASE..HEAD changes; with ``apply`` write the healing patch."""
+    """Report every quote, condition and claim BASE..HEAD changes; with ``apply`` write the healing patch.
+
+    ``head`` None: the change ends at the working tree (``options.worktree``), as a pre-commit hook sees it.
+    """
     from ..fix.text import DiskText
     from ..fsutil import FileEdit, apply_edits
     from ..impact import impact as find_impacts
@@ -49,7 +52,8 @@ def impact(
     for name, text, healed in report.healed if apply else ():
         disk = DiskText.read(Path(name))
         if disk.text != text:
-            raise UsageError(f"{name}: differs from the skill at {head}; check out HEAD first; nothing written")
+            at = head or "the working tree"
+            raise UsageError(f"{name}: differs from the skill at {at}; check out HEAD first; nothing written")
         edits.append(FileEdit(Path(name), disk.raw, disk.encode(healed)))
     writer = impact_renderer(report_options.format, report_options.color)
     emit(lambda stream: writer(report, stream), report_options.output)

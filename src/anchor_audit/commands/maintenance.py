@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..model import Skill
     from ..source import SourceTree
     from ..spec.catalog import Component
+    from .common import Sources
 
 
 def init(
@@ -30,11 +31,13 @@ def init(
     catalog: str | None = None,
     mirrors: tuple[tuple[str, str], ...] = (),
     out: TextIO | None = None,
+    worktree: str | None = None,
 ) -> ExitCode:
     """Draft an anchors.yaml that runs, for the skill in ``skill_dir`` or every skill of ``catalog``.
 
     The code is read from ``repo`` at ``ref`` (default: the git repository the skill folder is in, at HEAD),
-    conditions from the commit the card's ``validated_on`` names where git has it.
+    or from the working tree ``worktree`` is in (its registry pins HEAD), conditions from the commit the card's
+    ``validated_on`` names where git has it.
     """
     from ..draft import draft_skill, relative, render_registry
     from ..fsutil import read_input
@@ -44,19 +47,21 @@ def init(
         return _init_catalog(Path(catalog), ctx, dict(mirrors), out or sys.stdout)
     if skill_dir is None:
         raise UsageError("init needs SKILL_DIR, or --catalog DIR")
+    if worktree is not None and (repo is not None or ref is not None):
+        raise UsageError("--worktree reads the code from the working tree; it cannot be used with --repo or --ref")
     skill = load_skill(Path(skill_dir), shown_as=skill_dir)
-    guessed = repo is None
-    repo = repo or _work_tree_of(Path(skill_dir))
+    guessed = repo is None and worktree is None
+    repo = repo or worktree or _work_tree_of(Path(skill_dir))
     if repo is None:
         raise UsageError(f"{skill_dir} is in no git repository: give --repo (and --ref) of the code it quotes")
     ref = ref or "HEAD"
     with open_sources(SourceOptions(), (), ctx) as sources:
-        tree = sources.open_repository(repo, ref)
+        tree = sources.open_repository(repo, ref) if worktree is None else _open_worktree(worktree, ctx, sources)
     day = skill.card.validated_on if skill.card else None
     code = (tree.validated_on(day) if day else None) or tree
     text = read_input(Path(skill_dir) / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
     shown_repo = repo if "://" in repo or ":" in repo.split("/", 1)[0] else relative(repo)
-    notes = _absent_quoted(skill, tree, shown_repo, ref, guessed)
+    notes = _absent_quoted(skill, tree, shown_repo, ref if worktree is None else "its working tree", guessed)
     for note in notes:
         ctx.reporter.warn(f"init: {note}")
     drafted = [(skill, relative(skill_dir), draft_skill(skill, text, tree, code))]
@@ -78,6 +83,12 @@ def _absent_quoted(skill: Skill, tree: SourceTree, repo: str, ref: str, guessed:
         said += " (no --repo given, so the draft reads the repository the skill is in; give --repo and --ref of "
         said += "the code it quotes)"
     return (said,)
+
+
+def _open_worktree(directory: str, ctx: RunContext, sources: Sources) -> SourceTree:
+    from ..source.worktree import open_worktree
+
+    return open_worktree(directory, ctx.cache_dir, sources.progress, memo=sources.judge.remember)
 
 
 def _work_tree_of(folder: Path) -> str | None:

@@ -30,6 +30,7 @@ class SourceOptions:
     allow: tuple[str, ...] = ()  # extra git transports for the main repository
     catalog: str | None = None  # a skills catalog folder (components.d/, skills/)
     mirrors: tuple[tuple[str, str], ...] = ()  # (repository URL or OWNER/NAME, local git dir to read it from)
+    worktree: str | None = None  # a git working tree read as it is on disk (--worktree DIR); a ref of None reads it
 
 
 @dataclass(frozen=True)

@@ -87,10 +87,12 @@ from .status import (
     UncheckedReason,
     Verdict,
     assert_never,
+    holds,
     quote_column,
 )
 
 __all__ = [
+    "holds",
     "Citation",
     "Reference",
     "ReferenceKind",

@@ -355,6 +355,8 @@ class SourceInfo:
             return f"{self.repo} @ {self.ref}: read from release wheel {self.release}, not git"
         if self.kind is SourceKind.CATALOG:
             return f"catalog {self.repo}: each skill against its own component's repository"
+        if self.kind is SourceKind.WORKTREE:
+            return f"{self.repo}: the working tree, uncommitted changes included ({(self.commit or '')[:12]})"
         if self.kind is SourceKind.INSTALLED:
             return f"read from the installed distribution {self.release}, not git (the registry pins {self.ref})"
         return f"{self.repo} @ {self.ref}" + (f" ({self.commit})" if self.commit else "")

@@ -148,6 +148,7 @@ class SourceKind(TextEnum):
     RELEASE = "release"  # a published wheel
     INSTALLED = "installed"  # the distribution installed in this Python
     CATALOG = "catalog"  # a skills catalog: each skill carries its component's own source
+    WORKTREE = "worktree"  # the files of a git working tree, uncommitted changes included (--worktree)
 
 
 class ChangeKind(TextEnum):
@@ -160,6 +161,14 @@ class ChangeKind(TextEnum):
 
 
 Outcome = AnchorStatus | ConditionStatus | Verdict | PromiseStatus  # what a change is from and to
+
+
+def holds(outcome: Outcome | None) -> bool:
+    """Whether a status is one that holds (an exact quote, a condition that holds, a verified claim, a kept
+    promise): a change to it mends; a change to any other (or to nothing: gone) is for the worse."""
+    if isinstance(outcome, PromiseStatus):
+        return outcome.ok
+    return outcome in (AnchorStatus.EXACT, ConditionStatus.HOLDS, Verdict.CODE_VERIFIED)
 
 
 class ExitCode(enum.IntEnum):

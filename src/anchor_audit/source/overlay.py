@@ -49,15 +49,19 @@ def network_url(url: str) -> bool:
     return scheme in ALLOWED_PROTOCOLS and scheme != "file"
 
 
-def open_overlay(clone: Path, url: str, cache: Path) -> Path:
-    """The overlay of the partial clone whose common directory is ``clone`` (made or refreshed); its path."""
-    path = cache / "git" / f"local-{slug(str(clone))}.git"
+def open_overlay(clone: Path, url: str | None, cache: Path, kind: str = "local") -> Path:
+    """The overlay of the repository whose common directory is ``clone`` (made or refreshed); its path.
+
+    ``kind`` names what it is for (``local``: a partial clone read through it; ``worktree``: a working tree's
+    snapshots are written in it), so the two never share a folder.
+    """
+    path = cache / "git" / f"{kind}-{slug(str(clone))}.git"
     with locked(path):
         if path.is_symlink() or (path.exists() and not path.is_dir()):
             path.unlink()  # not ours to follow or keep: made anew
         for sub in ("objects/info", "objects/pack", "refs"):
             (path / sub).mkdir(parents=True, exist_ok=True)
-        _write_config(path, url if network_url(url) else None)
+        _write_config(path, url if url is not None and network_url(url) else None)
         (path / "objects" / "info" / "alternates").write_text(f"{clone / 'objects'}\n", encoding="utf-8")
         _copy_refs(clone, path)
     return path

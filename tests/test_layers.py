@@ -17,7 +17,7 @@ from .conftest import ROOT
 PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
     {"cli", "__main__", "cliparser", "cliargs"},
-    {"commands"},
+    {"commands", "lsp"},
     {"catalogfix"},
     {"report", "fix", "baseline", "impact"},
     {"history", "matrix"},

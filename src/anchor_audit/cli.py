@@ -180,6 +180,10 @@ def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors, worktree=args.worktree)
 
 
+def _lsp(args: argparse.Namespace, ctx: RunContext) -> int:
+    return commands.lsp(args.cache_dir)
+
+
 def _explain(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.explain(args.code)
 
@@ -199,5 +203,5 @@ def _detach_stdout() -> None:
 
 COMMANDS = {
     "check": _check, "fix": _fix, "diff": _diff, "impact": _impact, "bump": _bump, "history": _history,
-    "matrix": _matrix, "init": _init, "explain": _explain, "cache": _cache,
+    "matrix": _matrix, "init": _init, "explain": _explain, "cache": _cache, "lsp": _lsp,
 }  # fmt: skip

@@ -28,6 +28,7 @@ EXIT_HELP = {
     "init": "0 a registry was drafted",
     "cache": "0 done",
     "explain": "0 the rule was explained",
+    "lsp": "0 the client asked the server to exit",
 }
 _MAIN_EPILOG = "exit codes: 0 everything holds; 1 drift; 2 could not audit. `anchor-audit COMMAND --help` " \
     "says each command's own. More: README.md and docs/."
@@ -183,6 +184,16 @@ def build_parser() -> argparse.ArgumentParser:
     _catalog_options(init, "draft one registry for every skill of a skills catalog")
     init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
     init.set_defaults(command="init")
+
+    lsp = commands.add_parser(
+        "lsp",
+        help="a language server on stdio: findings as you write a skill, fixes as code actions",
+        description="Serve the Language Server Protocol on stdin and stdout for SKILL.md, card.yaml and anchors.yaml: "
+        "diagnostics on open, change and save, hovers with the quoted code, code actions that heal. Settings come "
+        "from the client (initializationOptions): source (auto, registry, worktree), spec, worktree, baseline.",
+    )
+    lsp.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories, snapshots and results are kept")
+    lsp.set_defaults(command="lsp")
 
     cache = commands.add_parser(
         "cache",

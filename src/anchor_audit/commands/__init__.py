@@ -8,6 +8,7 @@ from .context import RunContext
 from .explain import explain
 from .fix import fix, fix_catalog
 from .impact import impact
+from .lsp import lsp
 from .maintenance import cache, init
 from .options import ReportOptions, SourceOptions
 from .reporter import Reporter
@@ -15,5 +16,5 @@ from .versions import bump, diff, history, matrix
 
 __all__ = [
     "Reporter", "ReportOptions", "RunContext", "SourceOptions",
-    "bump", "cache", "check", "diff", "explain", "fix", "fix_catalog", "history", "impact", "init", "matrix",
+    "bump", "cache", "check", "diff", "explain", "fix", "fix_catalog", "history", "impact", "init", "lsp", "matrix",
 ]  # fmt: skip

@@ -50,6 +50,7 @@ MAX_SUBMODULE_DEPTH = 1  # submodules of a submodule are read at the commit thei
 _CHUNK = 1 << 20
 _REGULAR, _EXECUTABLE, _LINK, _GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
 _STAT_CACHE = "worktree-stat.json"
+_LAST = "worktree-last"  # the digest of the last snapshot's files and HEAD, and its commit
 _IDENTITY = {"GIT_AUTHOR_NAME": "anchor-audit", "GIT_AUTHOR_EMAIL": "anchor-audit@localhost",
              "GIT_COMMITTER_NAME": "anchor-audit", "GIT_COMMITTER_EMAIL": "anchor-audit@localhost"}  # fmt: skip
 
@@ -82,12 +83,29 @@ def snapshot(directory: str | os.PathLike[str], cache: Path, depth: int = 0) -> 
                 inner = snapshot(root / path, cache, depth + 1)
                 entries[path] = (_GITLINK, inner.commit)
                 submodules[path] = str(inner.git_dir)
-        tree = _write_tree(overlay, entries)
-        commit = _commit(overlay, root, tree, head)
+        commit = _last_commit(overlay, head, entries)
+        if commit is None:
+            commit = _commit(overlay, root, _write_tree(overlay, entries), head)
+            _atomic_write(overlay / _LAST, f"{_digest(head, entries)} {commit}\n".encode())
         _save_stat_cache(overlay, known)
     if head is not None:  # HEAD names the working tree's own commit (a linked worktree's differs from the main one)
         (overlay / "HEAD").write_text(f"{head}\n", encoding="utf-8")
     return Snapshot(overlay, commit, head, root, submodules, tuple(sorted(changed)))
+
+
+def _digest(head: str | None, entries: dict[str, tuple[int, str]]) -> str:
+    listed = "".join(f"{mode:o} {sha} {path}\0" for path, (mode, sha) in sorted(entries.items()))
+    return hashlib.sha256(f"{head}\0{listed}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _last_commit(overlay: Path, head: str | None, entries: dict[str, tuple[int, str]]) -> str | None:
+    """The last snapshot's commit when the files and HEAD are as they were then (no git command made again)."""
+    try:
+        digest, commit = (overlay / _LAST).read_text(encoding="utf-8").split()
+    except (OSError, ValueError):
+        return None
+    ok = digest == _digest(head, entries) and len(commit) == 40 and _object_path(overlay, commit).is_file()
+    return commit if ok else None
 
 
 def _toplevel(directory: Path) -> tuple[Path, Path]:
@@ -122,12 +140,18 @@ def _entries(root: Path, overlay: Path, known: dict[str, list[object]]) -> tuple
     entries: dict[str, tuple[int, str]] = {}
     changed: set[str] = set()
     real_root = str(root)
+    folders: dict[str, bool] = {}  # folder -> whether it is the working tree's own (no link on the way)
     for path in [*indexed, *untracked]:
         was = indexed.get(path)
         if was is not None and was[0] == _GITLINK:
             entries[path] = was
             continue
-        found = _file_entry(root, real_root, path, overlay, known)
+        parent = os.path.dirname(path)
+        if parent not in folders:
+            folders[parent] = not parent or os.path.realpath(root / parent) == os.path.join(real_root, parent)
+        if not folders[parent]:
+            continue  # a folder on the way is a link: what it points at is not the working tree
+        found = _file_entry(root, path, overlay, known, was[1] if was is not None else None)
         if found is None:
             continue  # deleted, or behind a link: not in the working tree's commit
         entries[path] = found
@@ -136,13 +160,11 @@ def _entries(root: Path, overlay: Path, known: dict[str, list[object]]) -> tuple
     return entries, changed
 
 
-def _file_entry(root: Path, real_root: str, path: str, overlay: Path, known: dict[str, list[object]]
+def _file_entry(root: Path, path: str, overlay: Path, known: dict[str, list[object]], indexed: str | None
                 ) -> tuple[int, str] | None:  # fmt: skip
-    """(mode, blob sha) of ``path`` as it is on disk, its blob written to the overlay; None: not a file here."""
+    """(mode, blob sha) of ``path`` as it is on disk, its blob written to the overlay unless it is ``indexed`` (the
+    index's blob, which the repository has); None: not a file here."""
     full = root / path
-    parent = os.path.dirname(path)
-    if parent and os.path.realpath(root / parent) != os.path.join(real_root, parent):
-        return None  # a folder on the way is a link: what it points at is not the working tree
     try:
         st = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):
@@ -157,7 +179,9 @@ def _file_entry(root: Path, real_root: str, path: str, overlay: Path, known: dic
     if cached is not None and cached[:4] == key and isinstance(cached[4], str):
         return mode, cached[4]
     try:
-        sha = _write_file_blob(overlay, full, st.st_size)
+        sha = _hash_file(full, st.st_size)
+        if sha != indexed and not _object_path(overlay, sha).exists():
+            sha = _write_file_blob(overlay, full, os.stat(full).st_size)
     except (FileNotFoundError, PermissionError):
         return None  # gone since it was listed, or not ours to read
     if st.st_mtime_ns < _now_ns() - 2_000_000_000:  # an edit within the clock's grain could keep the stat: not kept
@@ -172,6 +196,17 @@ def _write_blob(overlay: Path, data: bytes) -> str:
     if not target.exists():
         _atomic_write(target, zlib.compress(header + data))
     return sha
+
+
+def _hash_file(full: Path, size: int) -> str:
+    """The blob sha of the file ``full`` (read in chunks; nothing written): most files are as the index has them."""
+    digest = hashlib.sha1(b"blob %d\0" % size)
+    read = 0
+    with open(full, "rb") as source:
+        while read <= size and (chunk := source.read(_CHUNK)):
+            read += len(chunk)
+            digest.update(chunk)
+    return digest.hexdigest() if read == size else ""  # written to while read: "" matches nothing, so it is stored
 
 
 def _write_file_blob(overlay: Path, full: Path, size: int, tries: int = 3) -> str:

@@ -1,0 +1,255 @@
+"""``anchor-audit lsp`` over its real stdio: a client speaks JSON-RPC to the server started as a subprocess."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import DEMO, GitRepo, git
+from .lspclient import LspClient, apply_edits
+
+OVERLAP = "src/demo/overlap.py"
+SKILL = DEMO / "skills" / "demo-overlap"
+TWO_IMPORTS = ("from dataclasses import dataclass\n", "import os\nimport sys\nfrom dataclasses import dataclass\n")
+HEADER_LINE = 9  # 0-based: the fence header ```32:38:src/demo/overlap.py is SKILL.md's line 10
+
+
+@pytest.fixture
+def workspace(make_repo, tmp_path) -> tuple[Path, GitRepo]:
+    """A skills folder beside the code: the registry pins the code's main, where a commit moved every quote."""
+    repo = make_repo()
+    repo.edit(OVERLAP, *TWO_IMPORTS)
+    repo.commit("two imports on top")
+    root = tmp_path / "skills-repo"
+    shutil.copytree(SKILL, root / "skills" / "demo-overlap")
+    registry = (DEMO / "anchors.yaml").read_text()
+    registry = registry.replace("https://git.example.invalid/demo-trainer.git", str(repo.path)).replace("ref: v1", "ref: main")
+    (root / "anchors.yaml").write_text(registry)
+    return root, repo
+
+
+@pytest.fixture
+def client(tmp_path):
+    started: list[LspClient] = []
+
+    def start(cwd: Path) -> LspClient:
+        started.append(LspClient(cwd, env={"ANCHOR_AUDIT_CACHE": str(tmp_path / "cache")}))
+        return started[-1]
+
+    yield start
+    for one in started:
+        one.stop()
+        assert one.garbage == []  # stdout carried protocol messages only
+
+
+def moved(diagnostics: list[dict]) -> list[dict]:
+    return [d for d in diagnostics if d["code"] == "AA101"]
+
+
+def test_a_moved_quote_is_a_diagnostic_on_its_fence_and_its_code_action_heals_it(workspace, client) -> None:
+    root, _ = workspace
+    lsp = client(root)
+    assert lsp.initialize(root)["capabilities"]["codeActionProvider"]
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    text = lsp.open(skill_md)
+    found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    first = moved(found)[0]
+    header = text.split("\n")[HEADER_LINE]
+    assert header == "```32:38:src/demo/overlap.py"
+    assert first["range"] == {"start": {"line": HEADER_LINE, "character": 3}, "end": {"line": HEADER_LINE, "character": 28}}
+    assert first["message"] == "quote src/demo/overlap.py 32:38 moved: the code is at lines 34-39; use 34:40"
+    assert (first["severity"], first["source"]) == (2, "anchor-audit")  # a warning, as check's level for AA101
+    assert len(moved(found)) == 3
+
+    actions = lsp.request("textDocument/codeAction", {
+        "textDocument": {"uri": skill_md.as_uri()}, "range": first["range"], "context": {"diagnostics": [first]}})
+    heal = next(a for a in actions if a["title"] == "Heal the quote: src/demo/overlap.py:34:40")
+    assert heal["kind"] == "quickfix" and heal["isPreferred"] is True
+    changes = heal["edit"]["changes"]
+    assert set(changes) == {skill_md.as_uri(), (root / "anchors.yaml").as_uri()}  # the fence and the registry key
+    healed = apply_edits(text, changes[skill_md.as_uri()])
+    assert healed.split("\n")[HEADER_LINE] == "```34:40:src/demo/overlap.py"
+    assert healed.replace("```34:40:", "```32:38:", 1) == text  # nothing else touched
+    registry = apply_edits((root / "anchors.yaml").read_text(), changes[(root / "anchors.yaml").as_uri()])
+    assert "- src/demo/overlap.py:34-40\n" in registry and "- src/demo/overlap.py:32-38\n" not in registry
+
+    lsp.change(skill_md, healed, version=2)
+    after = lsp.diagnostics(skill_md, lambda d: len(moved(d)) == 2)
+    assert HEADER_LINE not in [d["range"]["start"]["line"] for d in moved(after)]
+
+
+def test_hover_on_a_fence_shows_the_code_it_points_at(workspace, client) -> None:
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    answer = lsp.request("textDocument/hover", {"textDocument": {"uri": skill_md.as_uri()},
+                                                "position": {"line": HEADER_LINE, "character": 5}})  # fmt: skip
+    value = answer["contents"]["value"]
+    assert value.startswith("**moved**: `src/demo/overlap.py` 32:38, found at `src/demo/overlap.py` 34-40")
+    assert "```python\nif self.user.tp_overlap is True:\n    if model.tp_size < 2:" in value
+    nothing = lsp.request("textDocument/hover", {"textDocument": {"uri": skill_md.as_uri()},
+                                                 "position": {"line": 0, "character": 0}})  # fmt: skip
+    assert nothing is None
+
+
+def test_the_latest_edit_wins_and_a_broken_fence_is_said_on_its_line(workspace, client) -> None:
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    text = lsp.open(skill_md)
+    lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    gone = text.replace("```32:38:src/demo/overlap.py", "```32:38:src/demo/gone.py")
+    for version in range(2, 12):  # edits faster than checks: the last one is what the editor ends with
+        lsp.change(skill_md, gone if version % 2 else text, version)
+    lsp.change(skill_md, gone, 12)
+    final = lsp.diagnostics(skill_md, lambda d: any(x["code"] == "AA107" for x in d))
+    relocated = [d for d in final if d["code"] == "AA107"]  # the code is found in overlap.py, not in gone.py
+    assert relocated[0]["range"]["start"]["line"] == HEADER_LINE
+    assert relocated[0]["message"].startswith("quote src/demo/gone.py 32:38: the code is now in src/demo/overlap.py")
+
+
+def test_a_saved_code_file_rechecks_the_skills_that_quote_it_in_the_working_tree(make_repo, client) -> None:
+    repo = make_repo()
+    shutil.copytree(SKILL, repo.path / "skills" / "demo-overlap")
+    repo.commit("the skill beside the code")
+    lsp = client(repo.path)
+    lsp.initialize(repo.path, {"source": "worktree"})
+    skill_md = repo.path / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    assert moved(lsp.diagnostics(skill_md)) == []
+    code = repo.path / OVERLAP
+    lsp.open(code, language="python")
+    repo.edit(OVERLAP, *TWO_IMPORTS)  # the editor saved it
+    lsp.save(code)
+    again = lsp.diagnostics(skill_md, lambda d: len(moved(d)) == 3)
+    assert moved(again)[0]["message"].endswith("use 34:40")
+    assert "M src/demo/overlap.py" in git(repo.path, "status", "--porcelain")  # nothing written in the repository
+
+
+def test_bad_settings_are_said_and_ignored_and_the_server_exits_when_asked(workspace, client) -> None:
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root, {"source": "somewhere", "colour": 1})
+    said = [lsp.wait_for("window/logMessage")["message"] for _ in range(2)]
+    assert "anchor-audit: settings: source 'somewhere' ignored (one of auto, registry, worktree)" in said
+    assert "anchor-audit: settings: unknown key 'colour' ignored" in said
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    assert len(moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))) == 3  # the default source: the registry
+    lsp.stop()
+    assert lsp.process.returncode == 0
+
+
+def test_a_registry_that_does_not_parse_is_said_on_the_skill(workspace, client) -> None:
+    root, _ = workspace
+    (root / "anchors.yaml").write_text("version: 1\nsource: [\n")
+    lsp = client(root)
+    lsp.initialize(root)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    assert found[0]["message"].startswith("anchor-audit could not check this skill: ")
+    assert "anchors.yaml" in found[0]["message"]
+
+
+def action(lsp: LspClient, path: Path, line: int, title: str) -> dict:
+    actions = lsp.request("textDocument/codeAction", {
+        "textDocument": {"uri": path.as_uri()},
+        "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+        "context": {"diagnostics": []}}) or []  # fmt: skip
+    titles = [a["title"] for a in actions]
+    assert title in titles, titles
+    return next(a for a in actions if a["title"] == title)
+
+
+def test_a_moved_path_is_renamed_by_its_code_action(tmp_path, client) -> None:
+    code = GitRepo(tmp_path / "code")
+    code.path.mkdir()
+    git(code.path, "init", "-q", "-b", "main")
+    code.write("src/demo/plan.py", "x = 1\n")
+    code.commit("plan")
+    (code.path / "src/demo/planning").mkdir()
+    git(code.path, "mv", "src/demo/plan.py", "src/demo/planning/plan.py")
+    code.commit("plan in its own package")
+    root = tmp_path / "skills-repo"
+    skill_md = root / "skills" / "planner" / "SKILL.md"
+    skill_md.parent.mkdir(parents=True)
+    skill_md.write_text("---\nname: planner\ndescription: plans\n---\n# Planner\n\nThe plan lives in `src/demo/plan.py`.\n")
+    (root / "anchors.yaml").write_text(f"version: 1\nsource:\n  repo: {code.path}\n  ref: main\nskills:\n  planner:\n    path: skills/planner\n")
+    lsp = client(root)
+    lsp.initialize(root)
+    text = lsp.open(skill_md)
+    found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("AA406", 6)]
+    assert found[0]["range"]["start"]["character"] == text.split("\n")[6].index("src/demo/plan.py")
+    rename = action(lsp, skill_md, 6, "Rename the path to src/demo/planning/plan.py")
+    healed = apply_edits(text, rename["edit"]["changes"][skill_md.as_uri()])
+    assert healed == text.replace("`src/demo/plan.py`", "`src/demo/planning/plan.py`")
+    lsp.change(skill_md, healed, 2)
+    assert lsp.diagnostics(skill_md, lambda d: d == []) == []
+
+
+def test_a_card_tag_is_updated_and_a_finding_accepted_in_the_baseline_once_its_reason_is_written(workspace, client) -> None:
+    root, _ = workspace
+    card = root / "skills" / "demo-overlap" / "card.yaml"
+    card.write_text(card.read_text().replace("  tp_gate:\n    - code_verified", "  tp_gate:\n    - doc_only"))
+    lsp = client(root)
+    lsp.initialize(root, {"baseline": "baseline.yaml"})
+    text = lsp.open(card, language="yaml")
+    found = lsp.diagnostics(card, lambda d: len(d) > 0)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("AA203", 4)]
+    assert text.split("\n")[4][found[0]["range"]["start"]["character"]:found[0]["range"]["end"]["character"]] == "tp_gate"
+    update = action(lsp, card, 4, "Update card.yaml's tags to the verdicts")
+    updated = apply_edits(text, update["edit"]["changes"][card.as_uri()])
+    assert "  tp_gate:\n    - code_verified\n" in updated
+
+    accept = action(lsp, card, 4, "Accept AA203 in the baseline (then write why)")
+    create, insert = accept["edit"]["documentChanges"]
+    baseline = root / "baseline.yaml"
+    assert create == {"kind": "create", "uri": baseline.as_uri(), "options": {"ignoreIfExists": True}}
+    written = apply_edits("", insert["edits"])
+    assert "  - key: demo-overlap:AA203:tp_gate\n" in written and "reason: 'TODO: say why" in written
+    baseline.write_text(written)  # the editor applied it; the reason is still a TODO: nothing is accepted yet
+    lsp.notify("textDocument/didSave", {"textDocument": {"uri": baseline.as_uri()}})
+    lsp.change(card, text, 2)
+    assert [d["code"] for d in lsp.diagnostics(card, lambda d: len(d) > 0)] == ["AA203"]
+    baseline.write_text(written.replace("'TODO: say why this finding is acceptable", "'the card is kept doc_only on purpose"))
+    lsp.open(baseline, language="yaml")
+    lsp.notify("textDocument/didSave", {"textDocument": {"uri": baseline.as_uri()}})
+    assert lsp.diagnostics(card, lambda d: d == []) == []
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from anchor_audit.lsp.edits import text_edits, utf16  # noqa: E402
+from anchor_audit.lsp.session import Settings  # noqa: E402
+
+LINES = st.lists(st.sampled_from(["a\n", "b\n", "```1:2:x.py\n", "\n", "c"]), max_size=8).map("".join)
+
+
+@given(LINES, LINES)
+def test_the_edits_between_two_texts_turn_one_into_the_other(before: str, after: str) -> None:
+    assert apply_edits(before, [{"range": _plain(e.range), "newText": e.new_text} for e in text_edits(before, after)]) == after
+
+
+def _plain(r) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def test_columns_are_counted_in_utf16_units() -> None:
+    assert utf16("a😀b", 2) == 3 and utf16("aéb", 2) == 2 and utf16("", 0) == 0
+
+
+def test_settings_from_a_client_keep_what_is_right_and_say_what_is_not() -> None:
+    settings, said = Settings.read({"anchor-audit": {"source": "worktree", "spec": 3, "baseline": "b.yaml"}})
+    assert (settings.source, settings.spec, settings.baseline) == ("worktree", None, "b.yaml")
+    assert said == ["settings: spec '3' ignored (a path)"]
+    assert Settings.read(None) == (Settings(), []) and Settings.read([1])[1] == ["settings: not a mapping; ignored"]

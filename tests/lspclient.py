@@ -19,10 +19,11 @@ from typing import Any, Callable
 
 
 class LspClient:
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
+        command = command or [sys.executable, "-m", "anchor_audit", "lsp"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "anchor_audit", "lsp"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
+            command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
         )  # fmt: skip
         self.garbage: list[bytes] = []
         self.notifications: queue.Queue[dict[str, Any]] = queue.Queue()

@@ -34,8 +34,8 @@ def workspace(make_repo, tmp_path) -> tuple[Path, GitRepo]:
 def client(tmp_path):
     started: list[LspClient] = []
 
-    def start(cwd: Path) -> LspClient:
-        started.append(LspClient(cwd, env={"ANCHOR_AUDIT_CACHE": str(tmp_path / "cache")}))
+    def start(cwd: Path, command: list[str] | None = None) -> LspClient:
+        started.append(LspClient(cwd, env={"ANCHOR_AUDIT_CACHE": str(tmp_path / "cache")}, command=command))
         return started[-1]
 
     yield start
@@ -173,6 +173,9 @@ def test_a_moved_path_is_renamed_by_its_code_action(tmp_path, client) -> None:
     code.path.mkdir()
     git(code.path, "init", "-q", "-b", "main")
     code.write("src/demo/plan.py", "x = 1\n")
+    code.write("pyproject.toml", '[project]\nname = "demo"\n')
+    code.write("src/demo/__init__.py", "")
+    code.write("src/demo/data.py", "def _make_batch(cfg):\n    return cfg\n")
     code.commit("plan")
     (code.path / "src/demo/planning").mkdir()
     git(code.path, "mv", "src/demo/plan.py", "src/demo/planning/plan.py")
@@ -180,17 +183,21 @@ def test_a_moved_path_is_renamed_by_its_code_action(tmp_path, client) -> None:
     root = tmp_path / "skills-repo"
     skill_md = root / "skills" / "planner" / "SKILL.md"
     skill_md.parent.mkdir(parents=True)
-    skill_md.write_text("---\nname: planner\ndescription: plans\n---\n# Planner\n\nThe plan lives in `src/demo/plan.py`.\n")
+    skill_md.write_text("---\nname: planner\ndescription: plans\n---\n# Planner\n\nThe plan lives in `src/demo/plan.py`.\n"
+                        "Batches come from `demo.data.make_batch`.\n")
     (root / "anchors.yaml").write_text(f"version: 1\nsource:\n  repo: {code.path}\n  ref: main\nskills:\n  planner:\n    path: skills/planner\n")
     lsp = client(root)
     lsp.initialize(root)
     text = lsp.open(skill_md)
     found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
-    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("AA406", 6)]
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("AA406", 6), ("AA405", 7)]
     assert found[0]["range"]["start"]["character"] == text.split("\n")[6].index("src/demo/plan.py")
     rename = action(lsp, skill_md, 6, "Rename the path to src/demo/planning/plan.py")
     healed = apply_edits(text, rename["edit"]["changes"][skill_md.as_uri()])
     assert healed == text.replace("`src/demo/plan.py`", "`src/demo/planning/plan.py`")
+    private = action(lsp, skill_md, 7, "Rename demo.data.make_batch to demo.data._make_batch (the name became private)")
+    healed = apply_edits(healed, private["edit"]["changes"][skill_md.as_uri()])
+    assert healed.endswith("Batches come from `demo.data._make_batch`.\n")
     lsp.change(skill_md, healed, 2)
     assert lsp.diagnostics(skill_md, lambda d: d == []) == []
 
@@ -253,3 +260,58 @@ def test_settings_from_a_client_keep_what_is_right_and_say_what_is_not() -> None
     assert (settings.source, settings.spec, settings.baseline) == ("worktree", None, "b.yaml")
     assert said == ["settings: spec '3' ignored (a path)"]
     assert Settings.read(None) == (Settings(), []) and Settings.read([1])[1] == ["settings: not a mapping; ignored"]
+
+
+def test_the_editors_page_shows_a_diagnostic_as_the_server_sends_it(workspace, client) -> None:
+    import json
+
+    from .docpages import shown_by
+
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    first = moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))[0]
+    for block in shown_by("tests/test_lsp.py::test_the_editors_page_shows_a_diagnostic_as_the_server_sends_it"):
+        assert block.text == json.dumps(first, indent=2, sort_keys=True) + "\n", block.where
+
+
+def _editor_snippets() -> list[tuple[str, list[str], object]]:
+    """(editor, the server's command, its initialization options) as docs/editors.md gives them."""
+    import json
+    import re
+    import tomllib
+
+    from .conftest import ROOT
+    from .docpages import blocks
+
+    page = {b.language: b.text for b in blocks(ROOT / "docs" / "editors.md")}
+    vscode = json.loads(re.sub(r"//[^\n]*", "", page["jsonc"]))
+    lua = page["lua"]
+    cmd = re.search(r"cmd = \{([^}]*)\}", lua)
+    options = re.search(r"init_options = \{([^}]*)\}", lua)
+    assert cmd and options
+    helix = tomllib.loads(page["toml"])["language-server"]["anchor-audit"]
+    return [
+        ("VS Code", [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]],
+         vscode["glspc.server.initializationOptions"]),
+        ("Neovim", re.findall(r'"([^"]*)"', cmd.group(1)), dict(re.findall(r'(\w+) = "([^"]*)"', options.group(1)))),
+        ("Helix", [helix["command"], *helix["args"]], helix["config"]),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("editor", ["VS Code", "Neovim", "Helix"])
+def test_each_editors_snippet_starts_the_server_and_gets_diagnostics(editor, workspace, client) -> None:
+    command, options = next((c, o) for name, c, o in _editor_snippets() if name == editor)
+    assert command == ["anchor-audit", "lsp"]
+    found = shutil.which(command[0])
+    if found is None:
+        pytest.skip("anchor-audit is not on PATH (pip install . puts it there)")
+    root, _ = workspace
+    lsp = client(root, [found, *command[1:]])
+    lsp.initialize(root, options)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    lsp.open(skill_md)
+    assert len(moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))) == 3
+    assert not [m for m in lsp.seen if m["method"] == "window/logMessage" and "ignored" in m["params"]["message"]]

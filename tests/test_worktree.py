@@ -198,3 +198,24 @@ def test_the_pre_commit_hook_entry_fails_on_a_staged_move_and_passes_once_healed
     capsys.readouterr()
     git(repo.path, "add", "-A")
     assert main(argv) == 0
+
+
+def test_the_editors_pages_hook_configuration_runs_without_a_registry(make_repo, capsys, monkeypatch) -> None:
+    import shlex
+
+    import yaml
+
+    from .conftest import ROOT
+    from .docpages import blocks
+
+    config = yaml.safe_load(next(b.text for b in blocks(ROOT / "docs" / "editors.md") if b.language == "yaml"))
+    hook = config["repos"][0]["hooks"][0]
+    entry = next(h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == hook["id"])
+    repo = make_repo()
+    shutil.copytree(SKILL, repo.path / "skills" / "demo-overlap")
+    repo.commit("the skill beside the code, no registry")
+    monkeypatch.chdir(repo.path)
+    repo.edit(OVERLAP, *TWO_IMPORTS)
+    git(repo.path, "add", OVERLAP)
+    assert main([*shlex.split(entry["entry"])[1:], *hook["args"]]) == 1  # pre-commit appends the args
+    assert "demo-overlap: anchor src/demo/overlap.py:32-38: exact -> moved" in capsys.readouterr().out

@@ -112,4 +112,4 @@ def test_every_parser_refuses_abbreviations() -> None:
     top = _parser()
     (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = [top, *sub.choices.values()]
-    assert len(parsers) == 11 and all(p.allow_abbrev is False for p in parsers)
+    assert len(parsers) == 12 and all(p.allow_abbrev is False for p in parsers)

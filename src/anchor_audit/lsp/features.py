@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import textwrap
 from pathlib import Path
 from typing import Mapping
@@ -12,7 +13,7 @@ from lsprotocol import types
 
 from ..baseline import PLACEHOLDER
 from ..findings import Finding
-from ..model import Healable, Moved, PromiseKind, QuoteMatch, Relocated, pointed_at
+from ..model import Healable, Moved, PromiseKind, PromiseStatus, QuoteMatch, Relocated, pointed_at
 from ..textlines import split_lines_keepends
 from .edits import diagnostic, line_range, text_edits, utf16
 from .session import Session, SkillCheck
@@ -150,6 +151,12 @@ def code_actions(
                 what = "evidence" if promise.kind is PromiseKind.EVIDENCE else "path"
                 edit = {uri_of(file): text_edits(before, after)}
                 out.append(_action(f"Rename the {what} to {promise.heal}", edit, on_lines, preferred=True))
+    for promise in check.report.promises:
+        if promise.status is PromiseStatus.PRIVATE and Path(promise.file) == file and first <= promise.line - 1 <= last:
+            renamed = _private_rename(text_of(file, texts), promise.line, promise.path, promise.detail)
+            if renamed is not None:
+                title, after = renamed
+                out.append(_action(title, {uri_of(file): text_edits(text_of(file, texts), after)}, on_lines))
     if file.name == "card.yaml" and check.tree is not None and any(f.code == "AA203" for f in on_lines):
         from ..fix.card import reconcile_card
 
@@ -161,6 +168,25 @@ def code_actions(
                                card_findings))  # fmt: skip
     out += [_accept(f, session) for f in on_lines if f.drift and session.baseline_path is not None]
     return out
+
+
+_PRIVATE = re.compile(r" has _(\w+): the name became private$")
+
+
+def _private_rename(text: str, line: int, written: str, detail: str) -> tuple[str, str] | None:
+    """(title, text) with the name ``written`` on ``line`` given the private name the code has now (``detail``
+    says it), where the line holds it once; None where it cannot be said which text to change."""
+    said = _PRIVATE.search(detail)
+    lines = split_lines_keepends(text)
+    if said is None or not 1 <= line <= len(lines):
+        return None
+    name = said.group(1)
+    new = re.sub(rf"(?<![\w_]){re.escape(name)}(?=\W|$)", f"_{name}", written, count=1)
+    at = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(written)}(?![\w])", lines[line - 1])]
+    if new == written or len(at) != 1:
+        return None
+    lines[line - 1] = lines[line - 1][: at[0]] + new + lines[line - 1][at[0] + len(written) :]
+    return f"Rename {written} to {new} (the name became private)", "".join(lines)
 
 
 def _heal_quotes(

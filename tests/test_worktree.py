@@ -219,3 +219,16 @@ def test_the_editors_pages_hook_configuration_runs_without_a_registry(make_repo,
     git(repo.path, "add", OVERLAP)
     assert main([*shlex.split(entry["entry"])[1:], *hook["args"]]) == 1  # pre-commit appends the args
     assert "demo-overlap: anchor src/demo/overlap.py:32-38: exact -> moved" in capsys.readouterr().out
+
+
+def test_a_file_too_large_to_audit_is_not_copied_into_the_cache(make_repo, tmp_path) -> None:
+    from anchor_audit.source import MAX_FILE_BYTES
+
+    repo = make_repo()
+    big = b"x" * (MAX_FILE_BYTES + 1)
+    (repo.path / "data.bin").write_bytes(big)  # untracked
+    snap = snapshot(repo.path, tmp_path / "cache")
+    listed = git(repo.path, "--git-dir", str(snap.git_dir), "ls-tree", "-r", "--name-only", snap.commit).split("\n")
+    assert "data.bin" not in listed
+    stored = sum(f.stat().st_size for f in (snap.git_dir / "objects").rglob("*") if f.is_file())
+    assert stored < MAX_FILE_BYTES // 10

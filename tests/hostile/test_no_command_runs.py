@@ -189,3 +189,25 @@ def test_a_partial_clone_fetches_only_through_an_overlay_of_our_own(tmp_path: Pa
     assert snapshot(vendored) == before  # the user's repository is never written to
     (overlay,) = (tmp_path / "cache" / "git").glob("local-*.git")
     assert promisor in (overlay / "config").read_text() and "gitProxy" not in (overlay / "config").read_text()
+
+
+def test_a_working_tree_runs_no_filter_fsmonitor_or_hook_of_its_repository(tmp_path: Path) -> None:
+    """--worktree reads the files itself: a clean filter the attributes name, an fsmonitor and hooks never run."""
+    script, marker = marker_script(tmp_path)
+    repo = make_code_repo(tmp_path / "code")
+    (repo.path / ".gitattributes").write_text("*.py filter=evil\n")
+    for key, value in (("filter.evil.clean", str(script)), ("filter.evil.smudge", str(script)),
+                       ("filter.evil.required", "true"), ("core.fsmonitor", str(script)),
+                       ("core.hooksPath", str(tmp_path / "hooks"))):  # fmt: skip
+        git(repo.path, "config", key, value)
+    (tmp_path / "hooks").mkdir()
+    for hook in ("post-index-change", "reference-transaction", "pre-commit"):
+        shutil.copy(script, tmp_path / "hooks" / hook)
+    repo.write("pkg/plan.py", MOVED + repo.read("pkg/plan.py").split("\n", 1)[1])  # an edit git has not seen
+    before = snapshot(repo.path)
+    skill = make_skill(tmp_path / "skill")
+    done = run_cli("check", "--worktree", str(repo.path), str(skill), "--format", "json", cwd=tmp_path)
+    assert done.code in (0, 1), done.err
+    assert not marker.exists()
+    assert snapshot(repo.path) == before
+    assert json.loads(done.out)["source"]["kind"] == "worktree"

@@ -17,6 +17,8 @@ fsmonitor command runs.  A symbolic link is recorded as a link (its target's
 text), never followed; a file under a folder that is a link is not read.
 A checked-out submodule is read from its own working tree, snapshotted the
 same way; one that is not checked out is read at the commit the index records.
+A file over the size anchor-audit audits is neither hashed nor stored: it keeps
+the index's blob (an untracked one is left out).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING
 from ..errors import SourceError
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import Progress, no_progress
+from . import MAX_FILE_BYTES, Progress, no_progress
 from .cache import cache_root, locked, slug
 from .git import GitTree, open_git
 from .gitrun import git_env, local_config
@@ -174,6 +176,8 @@ def _file_entry(root: Path, path: str, overlay: Path, known: dict[str, list[obje
     if not stat.S_ISREG(st.st_mode):
         return None
     mode = _EXECUTABLE if st.st_mode & 0o100 else _REGULAR
+    if st.st_size > MAX_FILE_BYTES:  # never audited (too large to read): not hashed or copied into the cache either
+        return (mode, indexed) if indexed is not None else None
     key = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
     cached = known.get(path)
     if cached is not None and cached[:4] == key and isinstance(cached[4], str):

@@ -130,6 +130,10 @@ def test_a_saved_code_file_rechecks_the_skills_that_quote_it_in_the_working_tree
     again = lsp.diagnostics(skill_md, lambda d: len(moved(d)) == 3)
     assert moved(again)[0]["message"].endswith("use 34:40")
     assert "M src/demo/overlap.py" in git(repo.path, "status", "--porcelain")  # nothing written in the repository
+    assert any(r["method"] == "client/registerCapability" for r in lsp.server_requests)  # it asked to watch files
+    git(repo.path, "checkout", "-q", OVERLAP)  # changed outside the editor: the client's watcher says so
+    lsp.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": code.as_uri(), "type": 2}]})
+    assert moved(lsp.diagnostics(skill_md, lambda d: moved(d) == [])) == []
 
 
 def test_bad_settings_are_said_and_ignored_and_the_server_exits_when_asked(workspace, client) -> None:

@@ -44,17 +44,22 @@ def client(tmp_path):
         assert one.garbage == []  # stdout carried protocol messages only
 
 
+def opened(client, root: Path, options=None, command=None) -> tuple[LspClient, Path, str, list[dict]]:
+    """A server on ``root`` with the demo skill open: (the client, SKILL.md, its text, its first diagnostics)."""
+    lsp = client(root, command)
+    lsp.initialize(root, options)
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    text = lsp.open(skill_md)
+    return lsp, skill_md, text, lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+
+
 def moved(diagnostics: list[dict]) -> list[dict]:
     return [d for d in diagnostics if d["code"] == "AA101"]
 
 
 def test_a_moved_quote_is_a_diagnostic_on_its_fence_and_its_code_action_heals_it(workspace, client) -> None:
     root, _ = workspace
-    lsp = client(root)
-    assert lsp.initialize(root)["capabilities"]["codeActionProvider"]
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    text = lsp.open(skill_md)
-    found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    lsp, skill_md, text, found = opened(client, root)
     first = moved(found)[0]
     header = text.split("\n")[HEADER_LINE]
     assert header == "```32:38:src/demo/overlap.py"
@@ -82,11 +87,7 @@ def test_a_moved_quote_is_a_diagnostic_on_its_fence_and_its_code_action_heals_it
 
 def test_hover_on_a_fence_shows_the_code_it_points_at(workspace, client) -> None:
     root, _ = workspace
-    lsp = client(root)
-    lsp.initialize(root)
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    lsp.open(skill_md)
-    lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    lsp, skill_md, _, _ = opened(client, root)
     answer = lsp.request("textDocument/hover", {"textDocument": {"uri": skill_md.as_uri()},
                                                 "position": {"line": HEADER_LINE, "character": 5}})  # fmt: skip
     value = answer["contents"]["value"]
@@ -99,11 +100,7 @@ def test_hover_on_a_fence_shows_the_code_it_points_at(workspace, client) -> None
 
 def test_the_latest_edit_wins_and_a_broken_fence_is_said_on_its_line(workspace, client) -> None:
     root, _ = workspace
-    lsp = client(root)
-    lsp.initialize(root)
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    text = lsp.open(skill_md)
-    lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    lsp, skill_md, text, _ = opened(client, root)
     gone = text.replace("```32:38:src/demo/overlap.py", "```32:38:src/demo/gone.py")
     for version in range(2, 12):  # edits faster than checks: the last one is what the editor ends with
         lsp.change(skill_md, gone if version % 2 else text, version)
@@ -153,11 +150,7 @@ def test_bad_settings_are_said_and_ignored_and_the_server_exits_when_asked(works
 def test_a_registry_that_does_not_parse_is_said_on_the_skill(workspace, client) -> None:
     root, _ = workspace
     (root / "anchors.yaml").write_text("version: 1\nsource: [\n")
-    lsp = client(root)
-    lsp.initialize(root)
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    lsp.open(skill_md)
-    found = lsp.diagnostics(skill_md, lambda d: len(d) > 0)
+    _, _, _, found = opened(client, root)
     assert found[0]["message"].startswith("anchor-audit could not check this skill: ")
     assert "anchors.yaml" in found[0]["message"]
 
@@ -272,11 +265,7 @@ def test_the_editors_page_shows_a_diagnostic_as_the_server_sends_it(workspace, c
     from .docpages import shown_by
 
     root, _ = workspace
-    lsp = client(root)
-    lsp.initialize(root)
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    lsp.open(skill_md)
-    first = moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))[0]
+    first = moved(opened(client, root)[3])[0]
     for block in shown_by("tests/test_lsp.py::test_the_editors_page_shows_a_diagnostic_as_the_server_sends_it"):
         assert block.text == json.dumps(first, indent=2, sort_keys=True) + "\n", block.where
 
@@ -313,9 +302,6 @@ def test_each_editors_snippet_starts_the_server_and_gets_diagnostics(editor, wor
     if found is None:
         pytest.skip("anchor-audit is not on PATH (pip install . puts it there)")
     root, _ = workspace
-    lsp = client(root, [found, *command[1:]])
-    lsp.initialize(root, options)
-    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
-    lsp.open(skill_md)
-    assert len(moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))) == 3
+    lsp, _, _, diagnostics = opened(client, root, options, [found, *command[1:]])
+    assert len(moved(diagnostics)) == 3
     assert not [m for m in lsp.seen if m["method"] == "window/logMessage" and "ignored" in m["params"]["message"]]

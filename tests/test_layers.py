@@ -24,7 +24,7 @@ LAYERS = [
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
     {"audit", "judge"},
     {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},
-    {"commandcheck", "attrchains", "pathcandidates"},
+    {"commandcheck", "attrchains", "pathcandidates", "namehistory"},
     {"symbols", "resultcache", "reads", "pyproject"},
     {"spec", "match"},
     {"parse"},

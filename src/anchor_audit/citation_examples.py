@@ -50,7 +50,8 @@ CODE = {
         "    sub.add_parser('convert')\n    sub.add_parser('export')\n"
     ),
     "src/acme/__init__.py": "",
-    "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n",
+    "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n\n\nclass _BatchPlan:\n    pass\n",
+    "tests/fixtures.py": "class FakeTrainer:\n    pass\n",
     "tests/helpers.py": "def build_scheduler(cfg):\n    return cfg\n",
     "src/acme/training/__init__.py": "",
     "src/ns/part/__init__.py": "",  # a namespace package this repository adds one subpackage to
@@ -254,6 +255,17 @@ EXAMPLES = [
         ),
     ),
     CitationExample(
+        "a class named alone: this repository's, one only a test defines, one that became private, one nobody's here",
+        "Subclass `TrainConfig` (not `FakeTrainer`); plan with `BatchPlan`; torch's `MixedPrecisionPolicy` is not"
+        " ours; build one with `TrainConfig(steps=2)`.\n",
+        (
+            (SYMBOL, "TrainConfig", EXISTS),
+            (SYMBOL, "FakeTrainer", UNVERIFIABLE),
+            (SYMBOL, "BatchPlan", PRIVATE),
+            (SYMBOL, "TrainConfig(steps=2)", EXISTS),
+        ),
+    ),
+    CitationExample(
         "a call the package no longer defines, whose name only a test helper has",
         "Then `build_scheduler()`.\n",
         ((SYMBOL, "build_scheduler()", UNVERIFIABLE),),
@@ -338,6 +350,7 @@ EXAMPLES = [
 ]
 
 NOT_CITATIONS = [
+    "Set `MASTER_ADDR` and `WORLD_SIZE`; the `Engine` starts; a `ValueError` or `KeyboardInterrupt` ends it.\n",
     "Put it in `path/to/your_config.yaml`.\n",
     "Create `results/summary.md` with the numbers.\n",
     "See https://example.com/docs/page.md for more.\n",

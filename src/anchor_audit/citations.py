@@ -27,6 +27,7 @@ from typing import Callable
 from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from .namehistory import called, gone_names
 from .pathcandidates import healed, healed_links, in_tree, namesakes
 from .pyproject import conflict, normalize, project_meta
 from .source import SourceTree
@@ -42,13 +43,15 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
     links: list[tuple[int, Citation]] = []  # and of each missing relative link
     commands = [c for c in skill.citations if c.kind is ReferenceKind.COMMAND]
-    names = {c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
-    bare = [text for name in sorted(names) for text in bare_searches(name)]
+    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME
+             and "." not in c.target}  # fmt: skip
+    bare = sorted({text for name, call in names for text in bare_searches(name, call)})
     try:
         searched = tree.search_many(bare, ".py") if bare else None
     except BoundExceeded:
         searched = None  # each name is then searched on its own, and bounded on its own
-    for c in skill.citations:
+    gone = gone_names(skill, tree, searched, _own_lines(skill, tree)) if searched is not None else {}
+    for index, c in enumerate(skill.citations):
         if c.kind is ReferenceKind.COMMAND:
             out += _guarded_command(c, tree, listing, shown)
             continue
@@ -56,7 +59,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
             out += _guarded_command(c, tree, listing, shown, commands)
             continue
         if c.kind is ReferenceKind.NAME:
-            out += _named(c, tree, shown, searched)
+            out += _named(c, tree, shown, searched, gone.get(index))
             continue
         try:
             status, target, detail = _judge(c, skill, tree, listing)
@@ -78,10 +81,25 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     return healed_links(healed(out, missing, skill, tree, listing), links, skill, tree)
 
 
-def _named(c: Citation, tree: SourceTree, shown: str, searched: dict[str, list[str]] | None) -> list[PromiseResult]:
-    """A name of the prose, when it is this repository's (see :func:`anchor_audit.symbols.resolve_name`)."""
+def _own_lines(skill: Skill, tree: SourceTree) -> list[str] | None:
     try:
-        said = resolve_name(c.target, c.text.endswith("()"), tree, searched)
+        text = _read_disk(skill, "SKILL.md") if skill.disk else _read_tree(tree, skill.repo_folder, "SKILL.md")
+    except (NotCarried, UnreadableFile):
+        return None
+    return None if text is None else text.replace("\r\n", "\n").split("\n")
+
+
+def _named(
+    c: Citation,
+    tree: SourceTree,
+    shown: str,
+    searched: dict[str, list[str]] | None,
+    gone: tuple[PromiseStatus, str] | None = None,
+) -> list[PromiseResult]:
+    """A name of the prose, when it is this repository's (see :func:`anchor_audit.symbols.resolve_name`), or one
+    it was when the line was written (``gone``: missing, where the ref has it nowhere or only in tests)."""
+    try:
+        said = gone or resolve_name(c.target, called(c), tree, searched)
     except NotCarried as exc:
         said = PromiseStatus.UNVERIFIABLE, str(exc)
     except Exception as exc:  # noqa: BLE001 - one citation's failure is its result, never the run's

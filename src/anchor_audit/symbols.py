@@ -255,12 +255,12 @@ def resolve_name(
     """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
     package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
 
-    A bare call is found by searching the tree for its ``def``/``class``; not found, but ``_func`` is:
-    **private**, with the new name; found nowhere: not said (it may be anyone's function).
+    A bare call (or a class's name alone) is found by searching the tree for its ``def``/``class``; not found,
+    but ``_func`` is: **private**, with the new name; found nowhere: not said (it may be anyone's).
     """
     parts = name.split(".")
     if len(parts) == 1:
-        return _bare(parts[0], tree, searched) if call else None
+        return _bare(parts[0], tree, searched, call)
     ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
     if parts[0] in sys.stdlib_module_names or not ours:
         return None  # another package's name, or an object's attribute chain: not this repository's citation
@@ -284,31 +284,44 @@ def resolve_name(
     return PromiseStatus.MISSING, f"no module of {name} in this repository's package {parts[0]}"
 
 
-def bare_searches(name: str) -> list[str]:
-    """What is searched for a bare call's name: its definitions, and its private one's."""
-    return [f"def {name}(", f"class {name}(", f"class {name}:", f"def _{name}("]
+def bare_searches(name: str, call: bool = True) -> list[str]:
+    """What is searched for a bare name: its definitions, and its private one's."""
+    public, private = definitions(name, call)
+    return public + private
 
 
-def _bare(name: str, tree: SourceTree, searched: dict[str, list[str]] | None) -> tuple[PromiseStatus, str] | None:
+def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
+    """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
+    a name written alone (``MeshContext``), a class's."""
+    if call:
+        return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
+    return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
+
+
+def _bare(
+    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True
+) -> tuple[PromiseStatus, str] | None:
     # The texts of its definitions searched for (a skill's names all in one search), no file read.
     found: dict[str, list[str]] = {}
-    for text in bare_searches(name):
+    for text in bare_searches(name, call):
         hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
         if hits is None:
             return None  # a tree that cannot be searched cheaply is not searched
         found[text] = hits
-    *public, private = bare_searches(name)
+    public, private = definitions(name, call)
     defined = sorted({path for text in public for path in found[text]})
-    package = [p for p in defined if not _is_test(p)]
+    package = [p for p in defined if not is_test(p)]
     if package:
         return PromiseStatus.EXISTS, package[0]
     if defined:  # a test's helper of that name is not the package's function the prose means
         return PromiseStatus.UNVERIFIABLE, f"defined only in tests ({defined[0]}), not in the package"
-    if found[private] and not name.startswith("_"):
-        return PromiseStatus.PRIVATE, f"{found[private][0]} has _{name}: the name became private"
+    privately = sorted({path for text in private for path in found[text]})
+    if privately and not name.startswith("_"):
+        return PromiseStatus.PRIVATE, f"{privately[0]} has _{name}: the name became private"
     return None
 
 
-def _is_test(path: str) -> bool:
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test's file (under tests/, or test_*.py): its names are not the package's."""
     parts = path.split("/")
     return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")

@@ -116,6 +116,20 @@ class SourceTree(Protocol):
         """The tree of the default branch at the end of ``day`` (UTC); None where this kind of tree cannot know."""
         ...
 
+    def line_commits(self, path: str) -> list[str] | None:
+        """For each line of ``path`` here, the commit that last changed it (what a skill's line was written
+        against: ``git blame``); None where this kind of tree has no history, or one that ends too early to say."""
+        ...
+
+    def at_commit(self, sha: str) -> "SourceTree | None":
+        """The tree of another commit of this repository (one :meth:`line_commits` named); None where there is none."""
+        ...
+
+    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
+        """(commit, its UTC day) of the newest commit after ``since`` that changed a ``class``/``def`` line of
+        ``name`` in ``path``: where the name stops being defined there; None where this tree cannot say."""
+        ...
+
 
 def is_remote(repo: str) -> bool:
     """A URL (``scheme://``) or scp-like ``user@host:path``, as git reads it; else a local path."""

@@ -13,7 +13,7 @@ import contextlib
 import os
 import subprocess
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, TypeVar
 
 import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
@@ -25,18 +25,13 @@ from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, deco
 from .cache import cache_root
 from .file import SourceFile
 from .githistory import DeletionChain, GitHistory, Memo
-from .gitrun import (
-    UPLOAD_PACK,
-    check_ref,
-    check_repo,
-    first_line,
-    resolve_commit,
-)
+from .gitrun import UPLOAD_PACK, check_ref, check_repo, first_line, resolve_commit
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
 from .overlay import open_local
 from .submodules import Submodules
 
+T = TypeVar("T")
 SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
 
@@ -212,6 +207,19 @@ class GitTree:
                 return self.at(sha, ref=f"validated_on {day}")
         return None
 
+    def line_commits(self, path: str) -> list[str] | None:
+        """Each line's commit (``git blame``); None for a shallow or lean history: blame (and ``-G``) would stop
+        early or fetch every old version."""
+        deep = not (self.history.shallow or _partial(self.repo))
+        return _asked(lambda: self.history.blame(path)) if deep else None
+
+    def at_commit(self, sha: str) -> GitTree | None:
+        return _asked(lambda: self if sha == self.commit.hexsha else self.at(sha))
+
+    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
+        deep = not (self.history.shallow or _partial(self.repo))
+        return _asked(lambda: self.history.definition_removed(path, name, since)) if deep else None
+
     def _head(self) -> str | None:
         """HEAD's commit sha, so the question asked of it is remembered like any other (None: no HEAD)."""
         try:
@@ -335,6 +343,14 @@ def as_git(tree: SourceTree) -> GitTree:
     if not isinstance(tree, GitTree):
         raise TypeError(f"not a git tree: {tree.info.label}")
     return tree
+
+
+def _asked(question: Callable[[], T]) -> T | None:
+    """A history question's answer; None where git cannot answer it (an unknown sha, a blob this copy lacks)."""
+    try:
+        return question()
+    except (ValueError, git.BadName, git.GitCommandError):
+        return None
 
 
 def _partial(repo: git.Repo) -> bool:

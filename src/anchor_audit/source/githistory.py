@@ -24,6 +24,7 @@ import git
 from .gitrun import DIFF_FLAGS, git_env, resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_BLAMED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+")  # a porcelain blame's line header: sha, from, to
 MAX_AUTHOR_COMMITS = 200  # commits to a folder read for its recent authors
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
 MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
@@ -54,6 +55,33 @@ class GitHistory:
 
     def _shallow(self) -> bool:
         return os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
+
+    @property
+    def shallow(self) -> bool:
+        """Whether the history ends early (a shallow clone): what it says of the past may be wrong."""
+        return self._shallow()
+
+    def blame(self, path: str) -> list[str]:
+        """For each line of ``path`` at this commit, the commit that last changed it (``git blame``)."""
+
+        def ask() -> list[str]:
+            out = self.repo.git.blame("--porcelain", self.commit.hexsha, "--", path)
+            return [line.split(" ", 1)[0] for line in out.split("\n") if _BLAMED.match(line)]
+
+        return self._remembered("blame", [self.commit.hexsha], [path], ask)  # type: ignore[no-any-return]
+
+    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
+        """(sha, UTC day) of the newest commit in ``since``..this one whose diff of ``path`` adds or removes a
+        ``class``/``def`` line of ``name``; None when none does."""
+
+        def ask() -> list[str] | None:
+            pattern = f"(class|def) {re.escape(name)}[(:]"
+            out = self.repo.git.log("-1", "--format=%H %ct", "-G", pattern, *DIFF_FLAGS,
+                                    f"{since}..{self.commit.hexsha}", "--", path).split()  # fmt: skip
+            return [out[0], time.strftime("%Y-%m-%d", time.gmtime(int(out[1])))] if len(out) == 2 else None
+
+        found = self._remembered("definition-removed", [since, self.commit.hexsha], [path, name], ask)
+        return (found[0], found[1]) if found else None
 
     @property
     def summary(self) -> tuple[str, str]:

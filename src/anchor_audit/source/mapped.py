@@ -77,6 +77,15 @@ class MappedTree:
     def validated_on(self, day: str) -> None:
         return None  # a release has no history to look up a day in
 
+    def line_commits(self, path: str) -> None:
+        return None  # nor the commit a line was written in
+
+    def at_commit(self, sha: str) -> None:
+        return None
+
+    def definition_removed(self, path: str, name: str, since: str) -> None:
+        return None
+
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(None)  # nor earlier versions of a folder
 

@@ -10,6 +10,7 @@ without a ``/`` (a bare ``config.py`` names no place).
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import TYPE_CHECKING, Iterator, Sequence
 
@@ -116,7 +117,8 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
 _LINE_ANCHOR = re.compile(r"(?P<file>[\w./-]+\.[A-Za-z]\w{0,7}):(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?")
 
 
-_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?")
+# A name, or a call with its arguments written (`make_batch()`, `VolumeMapping(source, dest)`): the name is cited.
+_NAME = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\([^()]{0,200}\))?")
 _NOT_NAMES = {  # the last part of a file name, not of a dotted Python name
     "py", "md", "mdx", "rst", "yaml", "yml", "json", "toml", "sh", "txt", "cfg", "ini", "ipynb", "log", "so", "h",
     "hpp", "c", "cc", "cpp", "cu", "cuh", "dll", "dylib", "a", "o", "whl", "gz", "zip", "tar", "tgz", "csv", "parquet",
@@ -125,12 +127,25 @@ _NOT_NAMES = {  # the last part of a file name, not of a dotted Python name
 _TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?:#.*)?$")
 
 
+# A class's name written alone: two or more capitalised parts (`MeshContext`, `MoEFSDPSyncMixin`), not one word
+# (`Engine`), not a constant or an environment variable (`WORLD_SIZE`), not a builtin (`ValueError`).
+_CLASS_NAME = re.compile(r"_?[A-Z][a-z0-9]*[A-Z]\w*")
+_BUILTINS = frozenset(dir(builtins))
+
+
 def _is_name(match: re.Match[str]) -> bool:
-    """A dotted name (`pkg.mod.Name`) or a call (`make_batch()`): not a file name, not one bare word."""
-    parts = match.group("name").split(".")
-    if parts[-1] in _NOT_NAMES or _PLACEHOLDER.search(match.group("name")):
+    """A dotted name (`pkg.mod.Name`), a call (`make_batch()`) or a class's name: not a file name, not a word."""
+    name = match.group("name")
+    parts = name.split(".")
+    if parts[-1] in _NOT_NAMES or _PLACEHOLDER.search(name):
         return False
-    return len(parts) > 1 or match.group("call") is not None
+    return len(parts) > 1 or match.group("call") is not None or is_class_name(name)
+
+
+def is_class_name(name: str) -> bool:
+    """Whether a bare word reads as a class's name (see ``_CLASS_NAME``)."""
+    return bool(_CLASS_NAME.fullmatch(name)) and not name.isupper() and any(c.islower() for c in name) \
+        and name not in _BUILTINS  # fmt: skip
 
 
 def _targets(code: str, first_line: int) -> Iterator[Citation]:

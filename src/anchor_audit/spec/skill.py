@@ -115,7 +115,7 @@ def skill_from_text(
             ],
         }
 
-    key = "skill-md/5|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
+    key = "skill-md/6|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
     said = memo(key, read) if memo is not None else read()
     return Skill(
         name=name,

@@ -1,0 +1,73 @@
+"""A name the prose cites that the code no longer defines anywhere, but did when the skill was last written."""
+
+from __future__ import annotations
+
+import json
+
+from anchor_audit.cli import main
+
+from .conftest import GitRepo, git
+
+SKILL = (
+    "---\nname: builder\ndescription: builds models\n---\n\n# Builder\n\n"
+    "Mix in `CombinedProjectionMixin` and call `setup_projection()`; configure with `BuildConfig`.\n"
+    "Schedule with `build_scheduler()`.\n"
+    "Wrap the model in torch's `FullyShardedDataParallel`.\n"
+)
+MIXINS = "class CombinedProjectionMixin:\n    pass\n\n\ndef setup_projection(model):\n    return model\n"
+
+
+def repository(tmp_path) -> GitRepo:
+    """The skill written beside code that defines what it cites; later commits remove two of those names."""
+    repo = GitRepo(tmp_path / "code")
+    repo.path.mkdir()
+    git(repo.path, "init", "-q", "-b", "main")
+    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
+    repo.write("src/acme/__init__.py", "")
+    repo.write("src/acme/models/__init__.py", "")
+    repo.write("src/acme/models/mixins.py", MIXINS)
+    repo.write("src/acme/models/config.py", "class BuildConfig:\n    layers: int = 2\n")
+    repo.write("src/acme/recipes.py", "def build_scheduler(cfg):\n    return cfg\n")
+    repo.write("skills/builder/SKILL.md", SKILL)
+    repo.commit("the builder and its skill", date="2026-02-01T00:00:00")
+    repo.write("src/acme/models/config.py", "class BuildConfig:\n    layers: int = 4\n")
+    repo.commit("more layers", date="2026-03-01T00:00:00")
+    repo.write("src/acme/models/mixins.py", "def unrelated():\n    pass\n")
+    repo.commit("drop the combined projection", date="2026-04-01T00:00:00")
+    repo.write("src/acme/recipes.py", "def build(cfg):\n    return cfg\n")  # the package's helper goes ...
+    repo.write("tests/test_recipes.py", "def build_scheduler(cfg):\n    return cfg\n")  # ... a test keeps one
+    repo.commit("recipes build themselves", date="2026-05-01T00:00:00")
+    return repo
+
+
+def symbols(repo: GitRepo, capsys, *where: str) -> dict[str, tuple[str, str]]:
+    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", *where])
+    assert code in (0, 1)
+    skill = json.loads(capsys.readouterr().out)["skills"][0]
+    return {p["path"]: (p["status"], p.get("detail", "")) for p in skill["promises"] if p["kind"] == "symbol"}
+
+
+def test_a_name_gone_since_the_skill_was_written_is_missing_with_the_commit_that_removed_it(tmp_path, capsys) -> None:
+    repo = repository(tmp_path)
+    removed = git(repo.path, "rev-parse", "HEAD~1")
+    written = git(repo.path, "rev-parse", "HEAD~3")
+    found = symbols(repo, capsys, "--in-repo", "skills/builder")
+    assert found["BuildConfig"][0] == "exists"
+    status, detail = found["CombinedProjectionMixin"]
+    assert status == "missing"
+    assert detail == (f"the package defines it nowhere now; src/acme/models/mixins.py defined it at {written[:10]} (2026-02-01), "
+                      f"when that line of skills/builder/SKILL.md was written; removed in {removed[:10]} (2026-04-01)")
+    assert found["setup_projection()"][0] == "missing"
+    status, detail = found["build_scheduler()"]  # only a test defines it now: the package's is gone
+    assert status == "missing" and detail.startswith("the package defines it nowhere now; src/acme/recipes.py defined it at")
+    assert detail.endswith(f"removed in {git(repo.path, 'rev-parse', 'HEAD')[:10]} (2026-05-01)")
+    assert "FullyShardedDataParallel" not in found  # nobody's here, then or now: not said
+
+
+def test_a_skill_beside_a_shallow_copy_says_nothing_of_what_it_cannot_know(tmp_path, capsys) -> None:
+    repo = repository(tmp_path)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo.path}", str(shallow))
+    found = symbols(GitRepo(shallow), capsys, "--in-repo", "skills/builder")
+    assert "CombinedProjectionMixin" not in found and found["BuildConfig"][0] == "exists"
+    assert found["build_scheduler()"][0] == "unverifiable"  # "defined only in tests", as without history

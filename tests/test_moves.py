@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from anchor_audit.citations import check_citations
+from anchor_audit.listing import Listing
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill
 
@@ -50,7 +51,7 @@ def moved(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
 def test_a_missing_path_says_where_the_history_moved_it(moved: GitRepo, tmp_path: Path) -> None:
     tree = open_git(str(moved.path), "v2")
     skill = load_skill(make_skill(tmp_path / "skill", CITED))
-    got = {r.path: r for r in check_citations(skill, tree, lambda: tree.files_under(""))}
+    got = {r.path: r for r in check_citations(skill, tree, Listing(tree))}
     first = git(moved.path, "rev-parse", "v2~1")[:10]
     # no runner/ at the root: alone it could be another tree's path, but the history had it (under pkg/)
     assert (got["runner/slurm_cfg.py"].status, got["runner/slurm_cfg.py"].detail) == (

@@ -56,10 +56,12 @@ def audit(
     promises: bool = True,
     progress: Progress = no_progress,
     jobs: int = 1,
+    owners: bool = True,
 ) -> AuditReport:
     """Audit each skill (with its registry entry, if any) against ``tree``, over ``jobs`` worker processes.
 
-    ``promises=False`` skips the promises no verdict depends on (history tracks quotes and claims only).
+    ``promises=False`` skips the promises no verdict depends on; ``owners=False``, who can heal a drifting
+    skill (a history, which reports changes, never names them).
     """
     judge = judge or Judge()
     judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
@@ -68,7 +70,7 @@ def audit(
         item = skills[i]
         if isinstance(item, UnreadableSkill):
             return SkillReport(item.name, item.path, (), (), error=item.error)
-        return audit_skill(item[0], item[1], tree, judge, promises)
+        return audit_skill(item[0], item[1], tree, judge, promises, owners)
 
     def step(i: int) -> str:
         item = skills[i]
@@ -118,7 +120,12 @@ def spread(
 
 
 def audit_skill(
-    skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge | None = None, promises: bool = True
+    skill: Skill,
+    entry: SkillSpec | None,
+    tree: SourceTree,
+    judge: Judge | None = None,
+    promises: bool = True,
+    owners: bool = True,
 ) -> SkillReport:
     judge = judge or Judge()
     notes: list[str] = []
@@ -141,7 +148,7 @@ def audit_skill(
             # Linked by card.yaml comments; anchors.yaml entries win where both exist.
             evidence, said = link_card_claim(
                 card, anchors, tree, judge.quote, skill.card.validated_on if skill.card else None,
-                lambda: _paths(tree, judge), entry,
+                judge.listing(tree), entry,
             )  # fmt: skip
             notes += said
             verdict = _conclude(cid, tags, evidence, False)
@@ -154,7 +161,7 @@ def audit_skill(
     kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.remember) if needed else ()
     if promises and skill.citations:
         judge.budget.check()
-        kept += tuple(check_citations(skill, tree, lambda: _paths(tree, judge)))
+        kept += tuple(check_citations(skill, tree, judge.listing(tree)))
     has_entry = entry is not None
     claims = [
         c if c.id in linked or (entry is not None and _registered(entry, c.id)) else _file_claim(c, kept, has_entry)
@@ -163,7 +170,7 @@ def audit_skill(
     if entry is None:
         notes.insert(0, _no_entry_note(claims, linked))
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
-    return with_skill_facts(report, skill, entry, tree)
+    return with_skill_facts(report, skill, entry, tree, owners)
 
 
 def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
@@ -178,15 +185,6 @@ def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
     if len(backed) == len(claims):
         return said + ", claims are checked by card.yaml's own comments and paths"
     return said + f"; {len(backed)} of {len(claims)} claims have evidence from card.yaml, the others none"
-
-
-def _paths(tree: SourceTree, judge: Judge) -> list[str]:
-    """Every file path of ``tree``, its submodules' too, listed once per tree (card comments name files by name)."""
-    key = id(tree)
-    if key not in judge.paths:
-        paths = tree.files_under("") + tree.submodule_files()
-        judge.paths[key] = paths
-    return judge.paths[key]
 
 
 def _registered(entry: SkillSpec, cid: str) -> bool:

@@ -22,18 +22,16 @@ import os
 import posixpath
 import re
 from pathlib import Path
-from typing import Callable
 
 from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
+from .listing import Listing
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .namehistory import called, gone_names
 from .pathcandidates import healed, healed_links, in_tree, namesakes
 from .pyproject import conflict, normalize, project_meta
 from .source import SourceTree
 from .symbols import bare_searches, resolve_name
-
-Listing = Callable[[], list[str]]
 
 
 def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[PromiseResult]:

@@ -18,12 +18,12 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+from .listing import Listing
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
 from .parse import PythonSyntaxProblem, python_index
 from .pyproject import project_meta
 from .source import SourceTree
 
-Listing = Callable[[], list[str]]
 _OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
 
 
@@ -45,7 +45,7 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
         shown, path = f"python -m {name}", _module_file(name, tree, listing)
         if path is None:
             top = name.split(".")[0]
-            if not _package_roots(top, listing):
+            if not listing.package_roots(top):
                 return [result(shown, PromiseStatus.EXTERNAL, f"{top} is not a package of this repository")]
             return [result(shown, PromiseStatus.MISSING, f"no module {name} here (its package {top} is)")]
     else:  # a script: its path's own check says whether it is there; here, only its flags
@@ -297,40 +297,11 @@ def _default_of(call: ast.Call, name: str) -> object:
 
 def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
     rel = module.replace(".", "/")
-    for root in _package_roots(module.split(".")[0], listing):
+    for root in listing.package_roots(module.split(".")[0]):
         for candidate in (f"{root}{rel}.py", f"{root}{rel}/__main__.py", f"{root}{rel}/__init__.py"):
             if tree.blob_id(candidate) is not None:
                 return candidate
     return None
-
-
-def _package_roots(top: str, listing: Listing) -> list[str]:
-    """Where the package ``top`` lies in the repository (``""``, ``"src/"``, ``"python/cuopt/"``), nearest first."""
-    files = listing()
-    kept = _ROOTS.get(id(files))
-    if kept is None or kept[0] is not files:
-        _ROOTS.clear()  # another tree's listing: the last one is the one asked about
-        kept = _ROOTS[id(files)] = (files, _roots_of(files))
-    return kept[1].get(top, [])
-
-
-_ROOTS: dict[int, tuple[list[str], dict[str, list[str]]]] = {}  # id -> (a listing, kept alive, its roots)
-
-
-def _roots_of(files: list[str]) -> dict[str, list[str]]:
-    """For every top-level package or module name of a listing, where it lies: one pass over the files."""
-    roots: dict[str, set[str]] = {}
-    for path in files:
-        folder, _, name = path.rpartition("/")
-        if name == "__init__.py" and folder:  # folder/top/__init__.py: top lies at folder/
-            parent, _, top = folder.rpartition("/")
-            roots.setdefault(top, set()).add(f"{parent}/" if parent else "")
-        elif name.endswith(".py"):
-            roots.setdefault(name[:-3], set()).add(f"{folder}/" if folder else "")
-    return {
-        top: sorted((r for r in found if not r.startswith(("tests/", "test/"))), key=len)[:3]
-        for top, found in roots.items()
-    }
 
 
 def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from .budget import Budget
 from .errors import BoundExceeded, NotCarried, UnreadableFile
+from .listing import Listing
 from .match.quote import match_quote
 from .match.relocate import needle_of, relocate
 from .model import (
@@ -57,7 +58,7 @@ class Judge:
         self._searched: dict[tuple[int, str, str], list[str]] = {}  # (tree, text, suffix) -> files: presearch's
         self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
         self.computed = 0  # results that had to be computed (misses of both caches)
-        self.paths: dict[int, list[str]] = {}  # every file path of a tree, by tree, once listed
+        self.listings: dict[int, Listing] = {}  # every file path of a tree, by tree, once listed
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         return _guarded(
@@ -88,6 +89,13 @@ class Judge:
     def begin_skill(self) -> None:
         """Start the bound of one skill's checks (each check also has its own work bound)."""
         self.budget.start()
+
+    def listing(self, tree: SourceTree) -> Listing:
+        """Every file path of ``tree`` (its submodules' too), listed once for all the skills audited against it, and
+        where its packages lie (remembered by commit)."""
+        if id(tree) not in self.listings:
+            self.listings[id(tree)] = Listing(tree, self.remember)
+        return self.listings[id(tree)]
 
     def remember(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.

@@ -12,12 +12,11 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
 
+from .listing import Listing
 from .model import Citation, FolderRename, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from .source import Removal, SourceTree
 
-Listing = Callable[[], list[str]]
 MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
 
 

@@ -10,6 +10,8 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -26,13 +28,13 @@ from .cache import cache_root
 from .file import SourceFile
 from .githistory import DeletionChain, GitHistory, Memo
 from .gitrun import UPLOAD_PACK, check_ref, check_repo, first_line, resolve_commit
+from .gitsearch import SEARCH_TIMEOUT, TreeSearch, git_grep
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
 from .overlay import open_local
 from .submodules import Submodules
 
 T = TypeVar("T")
-SEARCH_TIMEOUT = 20  # seconds one relocation search (git grep over the tree) may take
 PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
 
 __all__ = ["GitTree", "Submodules", "as_git", "check_ref", "check_repo", "open_git", "resolve_commit"]
@@ -52,6 +54,7 @@ class GitTree:
         trees: TreeObjects | None = None,
         memo: Memo | None = None,
         chain: DeletionChain | None = None,
+        search: TreeSearch | None = None,
     ) -> None:
         self.repo = repo
         self.history = GitHistory(repo, commit, memo, chain)  # rev-list, log and diff questions, remembered by sha
@@ -62,13 +65,14 @@ class GitTree:
         self._entries: dict[str, git.Blob | None] = {}
         self._prefetched: set[str] = set()  # paths already brought (a history's, before each commit's audit)
         self._trees = TreeObjects(repo) if trees is None else trees  # shared by every tree at() opens
+        self._search = TreeSearch(self._trees) if search is None else search  # so is the last search
         self.submodules: Submodules[GitTree] = submodules or Submodules(open_git)
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        shared = self.history.memo, self.history.chain
+        shared = self.history.memo, self.history.chain, self._search
         return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees, *shared)
 
     def blob_id(self, path: str) -> str | None:
@@ -133,27 +137,19 @@ class GitTree:
         return sorted(entry.split(":", 1)[1] for entry in out.split("\0") if ":" in entry)
 
     def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]] | None:
-        """:meth:`search` for many texts in one ``git grep`` (``-o``: which text each file holds)."""
+        """:meth:`search` for many texts in one ``git grep`` (``-o``: which text each file holds); a later
+        commit of the repository asked the same is searched only in the files that changed (``gitsearch``)."""
         if _partial(self.repo):
             return None
-        found: dict[str, set[str]] = {text: set() for text in texts}
         if not texts:
             return {}
-        patterns = [arg for text in texts for arg in ("-e", text)]
-        try:
-            out = self.repo.git.grep(
-                "-F", "-o", "-z", "-I", "--no-color", *patterns, self.commit.hexsha, "--", f"*{suffix}",
-                kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
-            )  # fmt: skip
-        except git.GitCommandError as exc:
-            if exc.status is None or (isinstance(exc.status, int) and exc.status < 0) or "Timeout" in str(exc):
-                raise BoundExceeded(f"the search for {len(texts)} names ran past {SEARCH_TIMEOUT} s") from None
-            out = ""  # status 1: no file holds any of them
-        for record in out.split("\n"):
-            where, _, text = record.partition("\0")
-            if text in found and ":" in where:
-                found[text].add(where.split(":", 1)[1])
-        return {text: sorted(paths) for text, paths in found.items()}
+        grep = functools.partial(git_grep, self.repo, self.commit.hexsha, texts, suffix)
+        root = self.commit.tree.binsha
+        if self.history.memo is None:
+            return self._search.search_many(root, texts, suffix, grep)
+        # A tree's content is its sha: the answer is remembered by it, across commits and runs.
+        key = "search|" + json.dumps([root.hex(), suffix, texts])
+        return self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep)})["found"]
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (names only; no blob is
@@ -163,14 +159,22 @@ class GitTree:
     def submodule_files(self) -> list[str]:
         """Every file path inside the submodules at this commit (those that can be opened), prefixed."""
         paths = []
-        for path, mode, sha in self._trees.under(self.commit.tree.binsha, ""):
-            if mode >> 12 == GITLINK_KIND:
-                try:
-                    inner = self.submodules.open(self, path, sha.hex())
-                except NotCarried:
-                    continue
-                paths += [f"{path}/{p}" for p in inner.files_under("")]
+        for path, sha in self._gitlinks():
+            try:
+                inner = self.submodules.open(self, path, sha)
+            except NotCarried:
+                continue
+            paths += [f"{path}/{p}" for p in inner.files_under("")]
         return paths
+
+    def _gitlinks(self) -> list[tuple[str, str]]:
+        """(path, commit) of every submodule this commit records: its whole tree walked once, remembered by sha."""
+        def walk() -> dict[str, list[list[str]]]:
+            found = self._trees.under(self.commit.tree.binsha, "")
+            return {"links": [[path, sha.hex()] for path, mode, sha in found if mode >> 12 == GITLINK_KIND]}
+
+        said = walk() if self.history.memo is None else self.history.memo(f"gitlinks|{self.commit.hexsha}", walk)
+        return [(path, sha) for path, sha in said["links"]]
 
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         """Which of ``paths`` (exact, or tails) a commit up to this one removed, and where it moved them: renames

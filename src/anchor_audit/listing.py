@@ -1,0 +1,69 @@
+"""Every file of a tree, listed once, and where each top-level Python package lies in it.
+
+Path resolution, card-comment anchors and the command check ask for a tree's whole listing; the command check
+only to know where a module's package lies (``src/``, ``python/cuopt/``).  Those roots are what a history asks
+at every commit, so they are remembered by commit (the run's memo, across runs): a warm history lists no
+tree for them.  Only the repository's own part is remembered; a submodule's part is listed each time, since
+whether a submodule can be opened depends on where the run is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .source import SourceTree
+
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
+MAX_ROOTS = 3  # places one package may lie, nearest first
+
+
+class Listing:
+    """A tree's files, listed on first use; callable (every path, submodules' too) as path resolution wants."""
+
+    def __init__(self, tree: SourceTree, memo: Memo | None = None) -> None:
+        self.tree, self.memo = tree, memo
+        self._own: list[str] | None = None
+        self._all: list[str] | None = None
+        self._roots: dict[bool, dict[str, set[str]]] = {}
+
+    def __call__(self) -> list[str]:
+        if self._all is None:
+            self._all = self.own() + self.tree.submodule_files()
+        return self._all
+
+    def own(self) -> list[str]:
+        if self._own is None:
+            self._own = self.tree.files_under("")
+        return self._own
+
+    def package_roots(self, top: str) -> list[str]:
+        """Where the package or module ``top`` lies (``""``, ``"src/"``, ``"python/cuopt/"``), nearest first."""
+        found = set(self._own_roots(top)) | self._found(submodules=True).get(top, set())
+        kept = (r for r in found if not r.startswith(("tests/", "test/")))
+        return sorted(kept, key=lambda r: (len(r), r))[:MAX_ROOTS]
+
+    def _own_roots(self, top: str) -> list[str]:
+        commit = self.tree.info.commit
+        if self.memo is None or commit is None:
+            return sorted(self._found(submodules=False).get(top, set()))
+        key = f"package-roots|{commit}|{top}"
+        return self.memo(key, lambda: {"roots": sorted(self._found(submodules=False).get(top, set()))})["roots"]
+
+    def _found(self, submodules: bool) -> dict[str, set[str]]:
+        if submodules not in self._roots:
+            files = self.tree.submodule_files() if submodules else self.own()
+            self._roots[submodules] = roots_of(files)
+        return self._roots[submodules]
+
+
+def roots_of(files: list[str]) -> dict[str, set[str]]:
+    """For every top-level package or module name of a listing, the folders it lies in: one pass over the files."""
+    roots: dict[str, set[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition("/")
+        if name == "__init__.py" and folder:  # folder/top/__init__.py: top lies at folder/
+            parent, _, top = folder.rpartition("/")
+            roots.setdefault(top, set()).add(f"{parent}/" if parent else "")
+        elif name.endswith(".py"):
+            roots.setdefault(name[:-3], set()).add(f"{folder}/" if folder else "")
+    return roots

@@ -1,0 +1,59 @@
+"""A commit searched from the last one searched gives what a search of its whole tree gives (``source/gitsearch.py``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from anchor_audit.source.git import open_git
+
+from .conftest import GitRepo, git
+
+TEXTS = ["def build(", "class Planner", "class Planner:"]  # the last holds the second: git -o names only the longer
+
+
+def history(tmp_path) -> tuple[GitRepo, list[str]]:
+    repo = GitRepo(tmp_path / "code")
+    repo.path.mkdir()
+    git(repo.path, "init", "-q", "-b", "main")
+    steps = [
+        lambda: (repo.write("a/one.py", "def build(x):\n    pass\n"), repo.write("a/notes.md", "def build(\n")),
+        lambda: repo.write("a/two.py", "class Planner:\n    pass\n"),  # added
+        lambda: repo.write("a/one.py", "def other():\n    pass\n"),  # changed: the text leaves
+        lambda: ((repo.path / "b").mkdir(), git(repo.path, "mv", "a/two.py", "b/two.py")),  # moved
+        lambda: (repo.remove("a/one.py"), repo.write("a/one.py/inner.py", "def build(y):\n")),  # a file -> a folder
+        lambda: (repo.write("c/bin.py", "x"), (repo.path / "c" / "bin.py").write_bytes(b"def build(\0\n")),  # binary
+        lambda: shutil.rmtree(repo.path / "b"),  # a folder gone
+        lambda: repo.write("c/deep/er/three.py", "class PlannerBase:\n    pass\n"),
+    ]
+    shas = []
+    for i, step in enumerate(steps):
+        step()
+        shas.append(repo.commit(f"step {i}"))
+    return repo, shas
+
+
+def test_each_commit_from_the_last_searched_is_as_a_whole_search(tmp_path) -> None:
+    repo, shas = history(tmp_path)
+    walked = open_git(str(repo.path), shas[0])
+    for order in (shas, list(reversed(shas)), [shas[0], shas[-1], shas[3], shas[3], shas[1]]):
+        for sha in order:
+            incremental = walked.at(sha).search_many(TEXTS, ".py")
+            whole = open_git(str(repo.path), sha).search_many(TEXTS, ".py")  # a tree of its own: no last search
+            assert incremental == whole, sha
+    assert whole["def build("] == ["a/one.py"]  # (the first commit's, last in the last order) not notes.md
+
+
+def test_a_later_commit_runs_git_grep_over_its_changed_files_only(tmp_path) -> None:
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[0])
+    tree.search_many(TEXTS, ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        tree.at(shas[1]).search_many(TEXTS, ".py")
+        tree.at(shas[1]).search_many(TEXTS, ".py")  # the same tree again: no search at all
+    finally:
+        del os.environ["GIT_TRACE"]
+    greps = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
+    assert len(greps) == 1 and ":(literal)a/two.py" in greps[0] and "*.py" not in greps[0]

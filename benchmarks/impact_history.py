@@ -33,9 +33,9 @@ def main() -> None:
     parser.add_argument("--skills", default="skills")
     args = parser.parse_args()
     tree = open_git(args.gitdir, args.until, full_history=True)
-    inputs = load_inputs(None, [], args.gitdir, args.until, "/nonexistent", True, [args.skills])
+    judge = Judge()  # each SKILL.md parsed once per text, as a run's memo does (most commits leave the skills be)
+    inputs = load_inputs(None, [], args.gitdir, args.until, "/nonexistent", True, [args.skills], judge.remember)
     shas = tree.repo.git.rev_list("--reverse", "--first-parent", f"{args.since}..{args.until}").split()
-    judge = Judge()
     flagged: collections.Counter[str] = collections.Counter()
     hits = 0
     start = time.perf_counter()

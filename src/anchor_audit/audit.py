@@ -56,12 +56,13 @@ def audit(
     promises: bool = True,
     progress: Progress = no_progress,
     jobs: int = 1,
-    owners: bool = True,
+    facts: bool = True,
 ) -> AuditReport:
     """Audit each skill (with its registry entry, if any) against ``tree``, over ``jobs`` worker processes.
 
-    ``promises=False`` skips the promises no verdict depends on; ``owners=False``, who can heal a drifting
-    skill (a history, which reports changes, never names them).
+    ``promises=False`` skips the promises no verdict depends on; ``facts=False``, what is said of a skill as a
+    whole (its card's dates contradicted, its folder renamed, who can heal it): a history or an impact compares
+    statuses, and reports none of these.
     """
     judge = judge or Judge()
     judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
@@ -70,7 +71,7 @@ def audit(
         item = skills[i]
         if isinstance(item, UnreadableSkill):
             return SkillReport(item.name, item.path, (), (), error=item.error)
-        return audit_skill(item[0], item[1], tree, judge, promises, owners)
+        return audit_skill(item[0], item[1], tree, judge, promises, facts)
 
     def step(i: int) -> str:
         item = skills[i]
@@ -125,7 +126,7 @@ def audit_skill(
     tree: SourceTree,
     judge: Judge | None = None,
     promises: bool = True,
-    owners: bool = True,
+    facts: bool = True,
 ) -> SkillReport:
     judge = judge or Judge()
     notes: list[str] = []
@@ -170,7 +171,7 @@ def audit_skill(
     if entry is None:
         notes.insert(0, _no_entry_note(claims, linked))
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
-    return with_skill_facts(report, skill, entry, tree, owners)
+    return with_skill_facts(report, skill, entry, tree) if facts else report
 
 
 def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:

@@ -117,7 +117,7 @@ def _audits(
     """The audit of each commit of the walk, over ``jobs`` workers (each a contiguous run of commits)."""
 
     def one(i: int) -> AuditReport:
-        return audit(skills_at[i], trees[walk[i]], spec, judge, owners=False)  # a timeline names no owner
+        return audit(skills_at[i], trees[walk[i]], spec, judge, facts=False)  # a timeline compares statuses only
 
     def step(i: int) -> str:
         return f"auditing commit {i + 1} of {len(walk)}"

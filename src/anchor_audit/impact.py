@@ -103,8 +103,8 @@ def impact(
         # One `git diff -U0` per changed file, however many quotes of however many skills it holds.
         hunks = functools.cache(lambda path: head_tree.history.hunks(base_tree.commit.hexsha, path))
         pairs = [(s, e) for s, e, _ in concerned]
-        before = audit(pairs, base_tree, None, judge)
-        after = audit(pairs, head_tree, None, judge)
+        before = audit(pairs, base_tree, None, judge, facts=False)  # statuses compared: no owners, no dates
+        after = audit(pairs, head_tree, None, judge, facts=False)
         registry_text = registry[1] if registry else ""
         for (skill, entry, text), old, new in zip(concerned, before.skills, after.skills, strict=True):
             renamed = {

@@ -47,16 +47,13 @@ _KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
 _HELD = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 
 
-def with_skill_facts(
-    report: SkillReport, skill: Skill, entry: SkillSpec | None, tree: SourceTree, owners: bool = True
-) -> SkillReport:
-    """``report`` with the skill's contradicted validation date, its folder rename in paths, and (``owners``) who
-    can heal it: a report that names no owner (a history's commits) does not ask the history for them."""
+def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> SkillReport:
+    """``report`` with the skill's contradicted validation date, its folder rename in paths, and its owners."""
     conditioned = {cond.path for c in entry.claims for cond in c.conditions} if entry else set()
     contradicted = contradictions(skill, report.anchors, list(report.claims), report.promises, conditioned, tree)
     report = replace(report, contradicted=contradicted, folder_rename=folder_rename(skill, report.promises, tree),
                      versions_contradicted=versions_contradicted(skill, report.claims, tree.info))  # fmt: skip
-    if owners and skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
+    if skill.repo_folder is not None and any(f.drift for f in skill_findings(report)):
         # Healed at its source: who owns the skill's folder there (an in-repo skill, a catalog copy's upstream).
         report = replace(report, owners=owners_of(skill.repo_folder, tree))
     return report

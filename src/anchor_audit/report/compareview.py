@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from rich.table import Table
@@ -12,6 +11,7 @@ from ..compare import Change, Comparison
 from ..escape import md_code, md_text, printable
 from ..model import ChangeKind, SourceInfo, SourceKind
 from .json import source_dict
+from .jsontext import dumps_indented
 from .terminal import make_console
 
 
@@ -42,7 +42,7 @@ def comparison_dict(comparison: Comparison) -> dict[str, Any]:
 
 
 def render_comparison_json(comparison: Comparison, stream: TextIO) -> None:
-    stream.write(json.dumps(comparison_dict(comparison), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(dumps_indented(comparison_dict(comparison)) + "\n")
 
 
 def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:

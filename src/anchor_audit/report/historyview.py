@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..escape import printable
 from ..history import Event, History
 from ..model import AnchorStatus
+from .jsontext import dumps_indented
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -38,7 +38,7 @@ def history_dict(result: History) -> dict[str, Any]:
 
 
 def render_history_json(result: History, stream: TextIO) -> None:
-    stream.write(json.dumps(history_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(dumps_indented(history_dict(result)) + "\n")
 
 
 def render_history_terminal(result: History, stream: TextIO, color: str = "auto") -> None:

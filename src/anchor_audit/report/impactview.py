@@ -13,6 +13,7 @@ from ..model import ChangeKind, LineRange
 from ..rules import RULES
 from ..textlines import split_lines
 from .github import _data, _property
+from .jsontext import dumps_indented
 from .terminal import make_console
 
 
@@ -26,7 +27,7 @@ def impact_dict(report: ImpactReport) -> dict[str, Any]:
 
 
 def render_impact_json(report: ImpactReport, stream: TextIO) -> None:
-    stream.write(json.dumps(impact_dict(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(dumps_indented(impact_dict(report)) + "\n")
 
 
 def _what(i: Impact) -> str:

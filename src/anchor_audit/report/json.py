@@ -6,7 +6,6 @@ be committed and diffed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from typing import Any, TextIO
@@ -34,6 +33,7 @@ from ..model import (
     UnlistedFolder,
     assert_never,
 )
+from .jsontext import dumps_indented
 
 SCHEMA_VERSION = 1
 
@@ -113,7 +113,7 @@ _PAIR = re.compile(r"\[\s+(-?\d+),\s+(-?\d+)\s+\]")
 
 
 def render_json(report: AuditReport, stream: TextIO) -> None:
-    text = json.dumps(report_dict(report), indent=2, sort_keys=True, ensure_ascii=False)
+    text = dumps_indented(report_dict(report))
     stream.write(_PAIR.sub(r"[\1, \2]", text) + "\n")  # line ranges on one line: [442, 449]
 
 

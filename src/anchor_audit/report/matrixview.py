@@ -10,7 +10,6 @@ the releases are folded into several grids, each with the claims' names again.
 from __future__ import annotations
 
 import csv
-import json
 from typing import Any, TextIO, Union
 
 from rich.console import Console
@@ -19,6 +18,7 @@ from rich.text import Text
 
 from ..escape import md_code, md_text, printable
 from ..matrix import ABSENT, CatalogMatrix, Matrix, Row
+from .jsontext import dumps_indented
 from .terminal import make_console
 
 CLAIM_LETTERS = {"code_verified": "V", "doc_only": "D", "broken": "B", "unverifiable": "U", "unlinked": "L"}
@@ -110,7 +110,7 @@ def render_matrix_json(shown: Shown, stream: TextIO, color: str = "auto") -> Non
         "version": 1, "catalog": shown.catalog, "components": [matrix_dict(m) for m in shown.matrices],
         "skipped": shown.skipped,
     }  # fmt: skip
-    stream.write(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(dumps_indented(data) + "\n")
 
 
 def render_matrix_csv(shown: Shown, stream: TextIO, color: str = "auto") -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, TextIO
@@ -12,6 +11,7 @@ from ..escape import uri_path
 from ..findings import RULES, findings
 from ..model import AuditReport
 from ..rules import Family
+from .jsontext import dumps_indented
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"  # the root of the repository the run is in: code scanning resolves artifact URIs against it
@@ -64,7 +64,7 @@ def sarif_dict(report: AuditReport, root: Path | None = None) -> dict[str, Any]:
 
 
 def render_sarif(report: AuditReport, stream: TextIO) -> None:
-    stream.write(json.dumps(sarif_dict(report, repository_root()), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    stream.write(dumps_indented(sarif_dict(report, repository_root())) + "\n")
 
 
 def repository_root() -> Path:

@@ -61,9 +61,9 @@ def load_skill(path: Path, shown_as: str | None = None, memo: Memo | None = None
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card_path = path / "card.yaml"
     card = _read_text(card_path) if card_path.is_file() else None
-    skill = skill_from_text(path.resolve().name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
-    folder = str(path.resolve())
-    return replace(skill, disk=folder, disk_root=folder)
+    real = path.resolve()
+    skill = skill_from_text(real.name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
+    return replace(skill, disk=str(real), disk_root=str(real))
 
 
 def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) -> Skill:

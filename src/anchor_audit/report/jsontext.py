@@ -1,0 +1,82 @@
+"""JSON text as ``json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)`` writes it, written faster.
+
+With an indent, the standard library encodes in pure Python, a generator per container: most of a large
+report's rendering time.  This writes the same bytes with one list of parts and the C string encoder; a value
+it does not know (a key that is not a string, a type JSON has no form for) goes to ``json.dumps`` itself, so
+the answer, or the error, is the standard library's.  A property test holds the two to the same output.
+"""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring  # the C encoder where there is one (ensure_ascii=False's)
+from typing import Any
+
+_INFINITY = float("inf")
+
+
+class _Unknown(Exception):
+    """A value only ``json.dumps`` should decide on."""
+
+
+def dumps_indented(obj: Any) -> str:
+    """``json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)``, byte for byte."""
+    parts: list[str] = []
+    try:
+        _encode(obj, "\n", parts)
+    except (_Unknown, RecursionError):
+        return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    return "".join(parts)
+
+
+def _encode(o: Any, newline: str, out: list[str]) -> None:
+    if isinstance(o, str):
+        out.append(encode_basestring(o))
+    elif o is None:
+        out.append("null")
+    elif o is True:
+        out.append("true")
+    elif o is False:
+        out.append("false")
+    elif isinstance(o, int):
+        out.append(int.__repr__(o))
+    elif isinstance(o, float):
+        out.append(_float(o))
+    elif isinstance(o, dict):
+        _object(o, newline, out)
+    elif isinstance(o, (list, tuple)):
+        if not o:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        out.append("[")
+        for i, item in enumerate(o):
+            out.append(inner if i == 0 else "," + inner)
+            _encode(item, inner, out)
+        out.append(newline + "]")
+    else:
+        raise _Unknown
+
+
+def _object(o: dict[Any, Any], newline: str, out: list[str]) -> None:
+    if not o:
+        out.append("{}")
+        return
+    if not all(isinstance(key, str) for key in o):
+        raise _Unknown  # json turns other keys into strings its own way, and may refuse to sort them
+    inner = newline + "  "
+    out.append("{")
+    for i, key in enumerate(sorted(o)):
+        out.append((inner if i == 0 else "," + inner) + encode_basestring(key) + ": ")
+        _encode(o[key], inner, out)
+    out.append(newline + "}")
+
+
+def _float(o: float) -> str:
+    if o != o:
+        return "NaN"
+    if o == _INFINITY:
+        return "Infinity"
+    if o == -_INFINITY:
+        return "-Infinity"
+    return float.__repr__(o)

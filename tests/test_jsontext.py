@@ -1,0 +1,47 @@
+"""The reports' JSON text is the standard library's, byte for byte, however it is written (``report/jsontext.py``)."""
+
+from __future__ import annotations
+
+import enum
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from anchor_audit.report.jsontext import dumps_indented
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def standard(obj: object) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+@given(VALUES)
+def test_any_json_value_is_written_as_the_standard_library_writes_it(value: object) -> None:
+    assert dumps_indented(value) == standard(value)
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+
+
+class Code(enum.IntEnum):
+    ONE = 1
+
+
+def test_enums_and_what_only_the_standard_library_decides() -> None:
+    value = {"status": Colour.RED, "exit": Code.ONE, "nested": [{"é": "\u2028\x00"}]}
+    assert dumps_indented(value) == standard(value)
+    assert dumps_indented({1: "a", 2: "b"}) == standard({1: "a", 2: "b"})  # int keys: json's own way
+    try:
+        dumps_indented({"x": object()})
+    except TypeError as exc:
+        assert "not JSON serializable" in str(exc)  # json's error, not ours
+    else:
+        raise AssertionError("an object JSON has no form for was written")

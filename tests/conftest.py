@@ -68,6 +68,13 @@ class GitRepo:
         return git(self.path, "rev-parse", "HEAD")
 
 
+def empty_repo(path: Path) -> GitRepo:
+    """A new repository at ``path`` (made), on ``main``, with nothing committed."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    return GitRepo(path)
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path):
     """Build a repository holding the demo sources, committed and tagged v1."""

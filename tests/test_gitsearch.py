@@ -7,15 +7,13 @@ import shutil
 
 from anchor_audit.source.git import open_git
 
-from .conftest import GitRepo, git
+from .conftest import GitRepo, empty_repo, git
 
 TEXTS = ["def build(", "class Planner", "class Planner:"]  # the last holds the second: git -o names only the longer
 
 
 def history(tmp_path) -> tuple[GitRepo, list[str]]:
-    repo = GitRepo(tmp_path / "code")
-    repo.path.mkdir()
-    git(repo.path, "init", "-q", "-b", "main")
+    repo = empty_repo(tmp_path / "code")
     steps = [
         lambda: (repo.write("a/one.py", "def build(x):\n    pass\n"), repo.write("a/notes.md", "def build(\n")),
         lambda: repo.write("a/two.py", "class Planner:\n    pass\n"),  # added

@@ -6,7 +6,7 @@ import json
 
 from anchor_audit.cli import main
 
-from .conftest import GitRepo, git
+from .conftest import GitRepo, empty_repo, git
 
 SKILL = (
     "---\nname: builder\ndescription: builds models\n---\n\n# Builder\n\n"
@@ -19,9 +19,7 @@ MIXINS = "class CombinedProjectionMixin:\n    pass\n\n\ndef setup_projection(mod
 
 def repository(tmp_path) -> GitRepo:
     """The skill written beside code that defines what it cites; later commits remove two of those names."""
-    repo = GitRepo(tmp_path / "code")
-    repo.path.mkdir()
-    git(repo.path, "init", "-q", "-b", "main")
+    repo = empty_repo(tmp_path / "code")
     repo.write("pyproject.toml", '[project]\nname = "acme"\n')
     repo.write("src/acme/__init__.py", "")
     repo.write("src/acme/models/__init__.py", "")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO, GitRepo, git
+from .conftest import DEMO, GitRepo, empty_repo, git
 from .lspclient import LspClient, apply_edits
 
 OVERLAP = "src/demo/overlap.py"
@@ -166,9 +166,7 @@ def action(lsp: LspClient, path: Path, line: int, title: str) -> dict:
 
 
 def test_a_moved_path_is_renamed_by_its_code_action(tmp_path, client) -> None:
-    code = GitRepo(tmp_path / "code")
-    code.path.mkdir()
-    git(code.path, "init", "-q", "-b", "main")
+    code = empty_repo(tmp_path / "code")
     code.write("src/demo/plan.py", "x = 1\n")
     code.write("pyproject.toml", '[project]\nname = "demo"\n')
     code.write("src/demo/__init__.py", "")

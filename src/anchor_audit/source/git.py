@@ -211,18 +211,18 @@ class GitTree:
                 return self.at(sha, ref=f"validated_on {day}")
         return None
 
-    def line_commits(self, path: str) -> list[str] | None:
-        """Each line's commit (``git blame``); None for a shallow or lean history: blame (and ``-G``) would stop
-        early or fetch every old version."""
-        deep = not (self.history.shallow or _partial(self.repo))
-        return _asked(lambda: self.history.blame(path)) if deep else None
+    def line_commits(self, path: str) -> list[str] | None:  # git blame; None for a shallow or lean history
+        return _asked(lambda: self.history.blame(path)) if self._deep() else None
 
     def at_commit(self, sha: str) -> GitTree | None:
         return _asked(lambda: self if sha == self.commit.hexsha else self.at(sha))
 
     def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
-        deep = not (self.history.shallow or _partial(self.repo))
-        return _asked(lambda: self.history.definition_removed(path, name, since)) if deep else None
+        return _asked(lambda: self.history.definition_removed(path, name, since)) if self._deep() else None
+
+    def _deep(self) -> bool:
+        """Not shallow (blame and ``-G`` would stop early) nor lean (they would fetch every old version)."""
+        return not (self.history.shallow or _partial(self.repo))
 
     def _head(self) -> str | None:
         """HEAD's commit sha, so the question asked of it is remembered like any other (None: no HEAD)."""

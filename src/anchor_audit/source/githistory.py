@@ -48,18 +48,15 @@ class GitHistory:
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
-        if self.memo is None or not all(_SHA.fullmatch(sha) for sha in shas) or self._shallow():
+        if self.memo is None or not all(_SHA.fullmatch(sha) for sha in shas) or self.shallow:
             return ask()
         key = "git|" + json.dumps([question, shas, args])
         return self.memo(key, lambda: {"answer": ask()})["answer"]
 
-    def _shallow(self) -> bool:
-        return os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
-
     @property
     def shallow(self) -> bool:
         """Whether the history ends early (a shallow clone): what it says of the past may be wrong."""
-        return self._shallow()
+        return os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
 
     def blame(self, path: str) -> list[str]:
         """For each line of ``path`` at this commit, the commit that last changed it (``git blame``)."""

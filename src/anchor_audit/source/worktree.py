@@ -259,8 +259,8 @@ def _write_tree(overlay: Path, entries: dict[str, tuple[int, str]]) -> str:
     lines = "".join(f"{mode:o} {sha}\t{path}\0" for path, (mode, sha) in sorted(entries.items()))
     env = {"GIT_INDEX_FILE": str(index)}
     try:
-        _git(["--git-dir", str(overlay), "update-index", "-z", "--add", "--index-info"], stdin=lines, env=env)
-        return _git(["--git-dir", str(overlay), "write-tree", "--missing-ok"], env=env).strip()
+        _git(["update-index", "-z", "--add", "--index-info"], stdin=lines, env=env, git_dir=overlay)
+        return _git(["write-tree", "--missing-ok"], env=env, git_dir=overlay).strip()
     finally:
         index.unlink(missing_ok=True)
 
@@ -269,11 +269,11 @@ def _commit(overlay: Path, root: Path, tree: str, head: str | None) -> str:
     """A commit of ``tree`` on ``head``, dated as HEAD is: the same files give the same sha."""
     date = "1970-01-01T00:00:00+0000"
     if head is not None:
-        date = _git(["--git-dir", str(overlay), "show", "-s", "--format=%cI", head]).strip() or date
+        date = _git(["show", "-s", "--format=%cI", head], git_dir=overlay).strip() or date
     env = {**_IDENTITY, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
     parents = ["-p", head] if head else []
     message = f"the working tree of {root.name}, as anchor-audit read it\n"
-    return _git(["--git-dir", str(overlay), "commit-tree", tree, *parents], stdin=message, env=env).strip()
+    return _git(["commit-tree", tree, *parents], stdin=message, env=env, git_dir=overlay).strip()
 
 
 def _load_stat_cache(overlay: Path) -> dict[str, list[object]]:
@@ -300,12 +300,14 @@ def _now_ns() -> int:
 
 
 def _git(args: list[str], cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None,
-         ok: tuple[int, ...] = (0,), what: str | None = None) -> str:  # fmt: skip
-    """One git command in the neutral environment (no hook, pager, fsmonitor or prompt); its stdout."""
+         ok: tuple[int, ...] = (0,), what: str | None = None, git_dir: Path | None = None) -> str:  # fmt: skip
+    """One git command (``args[0]`` is its name) in the neutral environment (no hook, pager, fsmonitor or prompt),
+    in ``cwd`` or on the repository ``git_dir``; its stdout."""
+    where = ["--git-dir", str(git_dir)] if git_dir is not None else []
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, input=(stdin or "").encode("utf-8", "surrogateescape"), capture_output=True,
-            env={**os.environ, **git_env(), **(env or {})}, timeout=GIT_TIMEOUT,
+            ["git", *where, *args], cwd=cwd, input=(stdin or "").encode("utf-8", "surrogateescape"),
+            capture_output=True, env={**os.environ, **git_env(), **(env or {})}, timeout=GIT_TIMEOUT,
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise SourceError(f"{what or 'the working tree'}: git {args[0]} ran past {GIT_TIMEOUT} s") from None
@@ -315,8 +317,7 @@ def _git(args: list[str], cwd: Path | None = None, stdin: str | None = None, env
         message = done.stderr.decode("utf-8", "replace").strip().split("\n")[0]
         if "dubious ownership" in done.stderr.decode("utf-8", "replace"):
             message = "git refuses to read it: the repository belongs to another user (\"dubious ownership\")"
-        raise SourceError(f"{what or 'the working tree'}: git {args[-1] if args[0] == '--git-dir' else args[0]} "
-                          f"failed: {message}")  # fmt: skip
+        raise SourceError(f"{what or 'the working tree'}: git {args[0]} failed: {message}")
     return done.stdout.decode("utf-8", "surrogateescape")
 
 

@@ -66,7 +66,7 @@ def test_concurrent_runs_share_one_fetch(slow_server) -> None:
 
 def test_many_runs_opening_a_new_result_cache_at_once(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from anchor_audit.resultcache import ResultStore\n"
+        "import sys; from pathlib import Path; from anchor_audit.resultstore import ResultStore\n"
         "store = ResultStore(Path(sys.argv[1])); store.put(sys.argv[2], {'n': 1}); store.close()\n"
         "sys.exit(3 if store.problem else 0)\n"
     )

@@ -11,7 +11,7 @@ import pytest
 from anchor_audit.audit import Judge, audit
 from anchor_audit.cli import main
 from anchor_audit.history import SkillSource, history
-from anchor_audit.resultcache import ResultStore
+from anchor_audit.resultstore import ResultStore
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.registry import load_spec
 from anchor_audit.spec.skill import load_skill, load_skill_from_tree

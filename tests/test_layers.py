@@ -25,7 +25,7 @@ LAYERS = [
     {"audit", "judge"},
     {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},
     {"commandcheck", "attrchains", "pathcandidates", "namehistory"},
-    {"symbols", "resultcache", "reads", "pyproject", "listing"},
+    {"symbols", "resultcache", "resultstore", "reads", "pyproject", "listing"},
     {"spec", "match"},
     {"parse"},
     {"source"},

@@ -16,7 +16,7 @@ import pytest
 from anchor_audit.audit import audit
 from anchor_audit.judge import Judge
 from anchor_audit.parallel import Spread, _parts
-from anchor_audit.resultcache import ResultStore
+from anchor_audit.resultstore import ResultStore
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill
 

@@ -12,7 +12,7 @@ import difflib
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import commands
 from .cliargs import apply_settings, codes, parse
@@ -20,8 +20,9 @@ from .cliparser import FORMATS, build_parser
 from .commands import Reporter, ReportOptions, RunContext, SourceOptions
 from .commands.context import run_context
 from .errors import AuditError, UsageError
-from .model import ExitCode, Policy
-from .parallel import default_jobs
+
+if TYPE_CHECKING:
+    from .model import Policy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
         with contextlib.ExitStack() as stack:
             if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
+                from .parallel import default_jobs
+
                 jobs = getattr(args, "jobs", None) or default_jobs()
                 ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs))
             else:
@@ -52,10 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except AuditError as exc:
         say(f"error: {exc}")
-        return int(ExitCode.FATAL)
+        return _fatal()
     except BrokenPipeError:  # `anchor-audit check | head`: the reader left; that is not an error
         _detach_stdout()
-        return int(ExitCode.FATAL)
+        return _fatal()
     except KeyboardInterrupt:
         say("interrupted")
         return 130
@@ -63,12 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _detach_stdout()
         where = exc.filename if exc.filename else "the output"
         say(f"error: {where}: cannot write: {exc.strerror or exc}")
-        return int(ExitCode.FATAL)
+        return _fatal()
     except Exception as exc:
         if os.environ.get("ANCHOR_AUDIT_DEBUG"):
             raise
         say(f"internal error: {type(exc).__name__}: {exc} (ANCHOR_AUDIT_DEBUG=1 shows the traceback; please report it)")
-        return int(ExitCode.FATAL)
+        return _fatal()
 
 
 # ---------------------------------------------------------------- argv -> options -> a command
@@ -121,6 +124,8 @@ def _report(args: argparse.Namespace) -> ReportOptions:
 
 
 def _policy(args: argparse.Namespace) -> Policy:
+    from .model import Policy
+
     return Policy(
         strict=bool(args.strict),
         select=codes(args.select, "--select"),
@@ -190,6 +195,12 @@ def _explain(args: argparse.Namespace, ctx: RunContext) -> int:
 
 def _cache(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.cache(args.action, ctx, args.older_than)
+
+
+def _fatal() -> int:
+    from .model import ExitCode  # imported on the way out: a remembered run's replay never needs the model
+
+    return int(ExitCode.FATAL)
 
 
 def _detach_stdout() -> None:

@@ -6,7 +6,7 @@ import argparse
 
 from . import __version__
 from .cliargs import Parser, job_count
-from .commands.common import DEFAULT_SPEC
+from .commands.options import DEFAULT_SPEC
 from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS, MATRIX_FORMATS
 from .source.cache import cache_root
 

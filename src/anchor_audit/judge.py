@@ -30,7 +30,6 @@ from .model import (
     UncheckedReason,
 )
 from .resultcache import (
-    ResultStore,
     condition_key,
     dump_condition,
     dump_quote,
@@ -39,6 +38,7 @@ from .resultcache import (
     promise_key,
     quote_key,
 )
+from .resultstore import ResultStore
 from .source import SourceTree
 
 R = TypeVar("R")

@@ -75,7 +75,7 @@ def test_credentials_in_the_repo_url_are_never_shown_or_stored(tmp_path: Path) -
         assert "s3cret" not in line and "t0ken" not in line and "http://***@127.0.0.1:9/" in line
     stored = b"".join(p.read_bytes() for p in cache.rglob("*") if p.is_file())
     assert b"s3cret" not in stored and b"t0ken" not in stored
-    from anchor_audit.source.gitrun import git_env as _git_env
+    from anchor_audit.source.gitenv import git_env as _git_env
     from anchor_audit.source.mirror import new_mirror as _new_mirror
 
     _new_mirror(tmp_path / "mirror.git", url)  # the mirror a reachable remote gets: no credentials in its config

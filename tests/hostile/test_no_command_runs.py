@@ -161,7 +161,7 @@ def test_links_in_the_cache_are_never_followed(tmp_path: Path) -> None:
 
 
 def test_every_neutralised_setting_is_written_down() -> None:
-    from anchor_audit.source.gitrun import NEUTRAL_CONFIG, NEUTRAL_ENV
+    from anchor_audit.source.gitenv import NEUTRAL_CONFIG, NEUTRAL_ENV
 
     from ..conftest import ROOT
 

@@ -14,7 +14,7 @@ from ..fsutil import WriteFailed, write_all
 from ..model import SourceKind
 from ..source import Progress, no_progress
 from .context import RunContext
-from .options import SourceOptions
+from .options import DEFAULT_SPEC, SourceOptions
 
 if TYPE_CHECKING:
     from ..inputs import AuditInputs
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from ..source.git import GitTree
     from ..spec.card import Memo
     from .reporter import Reporter
-
-DEFAULT_SPEC = "anchors.yaml"
 
 
 @dataclass

@@ -12,7 +12,7 @@ from .reporter import Reporter
 
 if TYPE_CHECKING:
     from ..judge import Judge
-    from ..resultcache import ResultStore
+    from ..resultstore import ResultStore
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def run_context(
     """The context of a command that reads sources: its cache directory opened (made, or its stale
     contents replaced; a temporary one unless ``keep_results``) and the result store in it, both closed
     at the end; a cache problem is one warning."""
-    from ..resultcache import ResultStore
+    from ..resultstore import ResultStore
     from ..source.cache import open_cache
 
     cache = open_cache(cache_dir, ephemeral=not keep_results)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
-from .common import DEFAULT_SPEC, emit, open_sources
+from .common import emit, open_sources
 from .context import RunContext
-from .options import ReportOptions, SourceOptions
+from .options import DEFAULT_SPEC, ReportOptions, SourceOptions
 
 if TYPE_CHECKING:
     from ..compare import Comparison

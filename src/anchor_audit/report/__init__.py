@@ -12,15 +12,14 @@ import functools
 import importlib
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
-from ..model import AuditReport
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the command line reads the format names here: nothing heavy is imported with them
     from ..compare import Comparison
     from ..history import History
     from ..impact import ImpactReport
     from ..matrix import CatalogMatrix, Matrix
+    from ..model import AuditReport
 
-Renderer = Callable[[AuditReport, TextIO], None]
+Renderer = Callable[["AuditReport", TextIO], None]
 
 AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github", "html")
 

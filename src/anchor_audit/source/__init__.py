@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol
 
 from ..errors import BoundExceeded, UnreadableFile
-from ..model import SourceInfo
-from .file import SourceFile
+
+if TYPE_CHECKING:  # a remembered run's replay imports this package for its cache folder: no model with it
+    from ..model import SourceInfo
+    from .file import SourceFile
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -147,6 +149,8 @@ def too_large(path: str) -> BoundExceeded:
 
 def decode(path: str, data: bytes, blob: str) -> SourceFile:
     """Bytes of a file at the ref -> its text; raises :class:`UnreadableFile`."""
+    from .file import SourceFile
+
     if len(data) > MAX_FILE_BYTES:
         raise too_large(path)
     if b"\x00" in data[:8192]:

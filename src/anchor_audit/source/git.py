@@ -26,8 +26,9 @@ from ..redact import redact
 from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile
+from .gitenv import UPLOAD_PACK
 from .githistory import DeletionChain, GitHistory, Memo
-from .gitrun import UPLOAD_PACK, check_ref, check_repo, first_line, resolve_commit
+from .gitrun import check_ref, check_repo, first_line, resolve_commit
 from .gitsearch import SEARCH_TIMEOUT, TreeSearch, git_grep
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror

@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterator
 
 import git
 
-from .gitrun import DIFF_FLAGS, git_env, resolve_commit
+from .gitenv import DIFF_FLAGS, git_env
+from .gitrun import resolve_commit
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _BLAMED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+")  # a porcelain blame's line header: sha, from, to

@@ -17,7 +17,8 @@ from ..errors import SourceError
 from ..redact import redact
 from . import Progress
 from .cache import locked, slug
-from .gitrun import UPLOAD_PACK, first_line, git_env, repo_at, resolve
+from .gitenv import UPLOAD_PACK, git_env
+from .gitrun import first_line, repo_at, resolve
 
 FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 
@@ -86,7 +87,7 @@ def _open_mirror(path: Path, url: str, allow: tuple[str, ...]) -> git.Repo:
     A mirror restored from someone else's cache may carry hooks, an
     ``uploadpack`` command, alternates or links out of the cache; the config
     file is rewritten whole, alternates are removed, hooks never run
-    (:data:`~.gitrun.NEUTRAL_CONFIG`), and a link anywhere inside makes the
+    (:data:`~.gitenv.NEUTRAL_CONFIG`), and a link anywhere inside makes the
     mirror an error rather than a path to write through.
     """
     if not os.path.lexists(path):

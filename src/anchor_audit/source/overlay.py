@@ -26,7 +26,8 @@ import git
 from ..errors import SourceError
 from . import is_remote
 from .cache import locked, slug
-from .gitrun import ALLOWED_PROTOCOLS, harden, local_config, repo_at
+from .gitenv import ALLOWED_PROTOCOLS
+from .gitrun import harden, local_config, repo_at
 from .mirror import write_config
 
 

@@ -12,7 +12,8 @@ from ..errors import AuditError, NotCarried, SourceError
 from ..redact import redact
 from . import Progress, is_remote, no_progress
 from .cache import cache_root
-from .gitrun import COMMAND_TRANSPORTS, NAME_NOT_RESOLVED, check_repo
+from .gitenv import COMMAND_TRANSPORTS
+from .gitrun import NAME_NOT_RESOLVED, check_repo
 from .mirror import mirror_commits
 from .overlay import network_url
 

@@ -40,7 +40,8 @@ from ..redact import redact
 from . import MAX_FILE_BYTES, Progress, no_progress
 from .cache import cache_root, locked, slug
 from .git import GitTree, open_git
-from .gitrun import git_env, local_config
+from .gitenv import git_env
+from .gitrun import local_config
 from .overlay import open_overlay, promisor_url
 
 if TYPE_CHECKING:

@@ -13,6 +13,8 @@ from a copy served beside it (see ``_common.served_copy``).
   + ``import libcst, git, yaml, rich`` + ``git cat-file --batch`` of the same
   files (the floor the goal is set against), and the same with only the
   packages a warm audit really imports;
+* a warm audit writing JSON, which is remembered whole (``runmemo``): the
+  same floor, goal 0.6x (issue 28, goal 7), and what it imports;
 * cold audit from the served copy (an empty cache each run): bytes stored
   against a full ``git clone --bare`` of the same served repository;
 * parse cost: ast and libcst per 1,000 lines, and which blobs a run parses.
@@ -44,6 +46,7 @@ from _common import (
 
 SHARED_SKILL = ROOT.parent / "shared" / "skills" / "nemo-mbridge-perf-tp-dp-comm-overlap"
 GOAL_FLOOR = 1.0  # warm audit / floor with libcst
+GOAL_REMEMBERED = 0.6  # a warm run writing JSON (remembered whole) / the same floor (issue 28, goal 7)
 GOAL_FETCH = 0.01  # lean fetch / full clone
 FLOOR_PACKAGES = ("libcst", "git", "yaml", "rich")  # the floor the goal names
 CANDIDATES = ("libcst", "git", "yaml", "rich", "markdown_it")  # what the tool may import
@@ -95,6 +98,13 @@ def main() -> int:
           f"+ git cat-file --batch: {really:.3f} s")  # fmt: skip
     print(verdict("warm audit / floor", warm / named, GOAL_FLOOR))
     print(f"warm audit / floor without libcst: {warm / really:.2f}x (no goal: the imports alone are the floor)")
+    as_json = [*check, "--format", "json"]
+    timed(as_json, env)  # computed (from the result cache) and remembered whole
+    remembered = median_of(args.runs, lambda: timed(as_json, env))
+    heavy = _imported(as_json, env)
+    print(f"warm audit writing JSON (the run remembered whole): {remembered:.3f} s "
+          f"(imports {', '.join(heavy) or 'none'} of {', '.join(CANDIDATES)})")  # fmt: skip
+    print(verdict("warm JSON audit / floor", remembered / named, GOAL_REMEMBERED))
 
     # 2. Cold audits from a served copy: bytes stored against a full clone of the same served repository.
     served = served_copy(repo, work)

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
     {"cli", "__main__", "cliparser", "cliargs"},
     {"commands", "lsp"},
-    {"catalogfix"},
+    {"catalogfix", "runmemo", "reporter"},
     {"report", "fix", "baseline", "impact"},
     {"history", "matrix"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},

@@ -9,20 +9,41 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Sequence
 
-from . import commands
+from . import runmemo
 from .cliargs import apply_settings, codes, parse
 from .cliparser import FORMATS, build_parser
-from .commands import Reporter, ReportOptions, RunContext, SourceOptions
-from .commands.context import run_context
 from .errors import AuditError, UsageError
+from .reporter import Reporter
 
 if TYPE_CHECKING:
+    from . import commands
+    from .commands import ReportOptions, RunContext, SourceOptions
     from .model import Policy
+
+
+def _lazy(name: str) -> ModuleType:
+    """``name``, imported at its first use (the standard library's LazyLoader): a remembered run never uses it."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ImportError(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+if not TYPE_CHECKING:
+    commands = _lazy(f"{__package__}.commands")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,15 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     say = reporter.say
     try:
         apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
-        with contextlib.ExitStack() as stack:
-            if hasattr(args, "no_cache"):  # a command that reads sources: one cache directory for the whole run
-                from .parallel import default_jobs
-
-                jobs = getattr(args, "jobs", None) or default_jobs()
-                ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs))
-            else:
-                ctx = RunContext(reporter, getattr(args, "cache_dir", None))  # explain has no cache
-            code = int(COMMANDS[args.command](args, ctx))
+        key = runmemo.key_of(args, Path.cwd())
+        code = runmemo.replay(key, args.cache_dir) if key is not None else None
+        if code is None:
+            code = _run(args, reporter, runmemo.RunRecord(key) if key is not None else None)
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
@@ -74,11 +90,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fatal()
 
 
+def _run(args: argparse.Namespace, reporter: Reporter, record: runmemo.RunRecord | None) -> int:
+    """The command, run; with a ``record``, its report remembered for the next run of the same command line."""
+    with contextlib.ExitStack() as stack:
+        if not hasattr(args, "no_cache"):
+            return int(COMMANDS[args.command](args, commands.RunContext(reporter, getattr(args, "cache_dir", None))))
+        from .commands.context import run_context
+        from .parallel import default_jobs  # a command that reads sources: one cache directory for the whole run
+
+        jobs = getattr(args, "jobs", None) or default_jobs()
+        ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs, record))
+        tee = runmemo.Tee(sys.stdout)
+        if record is not None:
+            stack.enter_context(contextlib.redirect_stdout(tee))
+        code = int(COMMANDS[args.command](args, ctx))
+        if record is not None:
+            if reporter.said:
+                record.spoil("it wrote to stderr")
+            runmemo.remember(ctx.store, record, code, tee, [args.output] if args.output else [])
+        return code
+
+
 # ---------------------------------------------------------------- argv -> options -> a command
 
 
 def _sources(args: argparse.Namespace) -> SourceOptions:
-    return SourceOptions(
+    return commands.SourceOptions(
         spec=args.spec,
         skill_dirs=tuple(args.skill_dirs),
         all_roots=tuple(getattr(args, "all", ())),
@@ -112,7 +149,7 @@ def _report(args: argparse.Namespace) -> ReportOptions:
                 f"--report {fmt}=...: not a format ({', '.join(FORMATS)})"
                 + (f"; did you mean {near[0]}?" if near else "")
             )
-    return ReportOptions(
+    return commands.ReportOptions(
         format=args.format,
         output=args.output,
         verbose=getattr(args, "verbose", False),

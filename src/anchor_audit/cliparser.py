@@ -6,9 +6,9 @@ import argparse
 
 from . import __version__
 from .cliargs import Parser, job_count
-from .commands.options import DEFAULT_SPEC
 from .report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS, MATRIX_FORMATS
 from .source.cache import cache_root
+from .spec import DEFAULT_SPEC
 
 FORMATS = AUDIT_FORMATS
 

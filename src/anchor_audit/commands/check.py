@@ -11,6 +11,7 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Policy, Spec
+from ..spec import DEFAULT_SPEC
 from .common import catalog_registry, emit, open_sources, registry_path
 from .context import RunContext
 from .options import VALIDATED, ReportOptions, SourceOptions
@@ -46,6 +47,8 @@ def check(
         with open_sources(options, [None], ctx) as sources:
             (tree,) = sources.trees
             report = sources.audit(tree)
+            if ctx.record is not None:
+                ctx.record.saw(sources.inputs, tree, report, [options.spec or DEFAULT_SPEC, baseline])
         spec = sources.inputs.spec
     report = replace(report, policy=policy or Policy())
     if accepted is not None:

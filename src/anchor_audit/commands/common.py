@@ -13,17 +13,18 @@ from ..errors import UsageError
 from ..fsutil import WriteFailed, write_all
 from ..model import SourceKind
 from ..source import Progress, no_progress
+from ..spec import DEFAULT_SPEC
 from .context import RunContext
-from .options import DEFAULT_SPEC, SourceOptions
+from .options import SourceOptions
 
 if TYPE_CHECKING:
     from ..inputs import AuditInputs
     from ..judge import Judge
     from ..model import AuditReport, ReleaseSpec, Spec
+    from ..reporter import Reporter
     from ..source import SourceTree
     from ..source.git import GitTree
     from ..spec.card import Memo
-    from .reporter import Reporter
 
 
 @dataclass

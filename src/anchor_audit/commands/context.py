@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from .reporter import Reporter
+from ..reporter import Reporter
 
 if TYPE_CHECKING:
     from ..judge import Judge
     from ..resultstore import ResultStore
+    from ..runmemo import RunRecord
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class RunContext:
     store: ResultStore | None = None
     clock: Callable[[], float] = time.monotonic
     jobs: int = 1  # worker processes for a run of many skills (--jobs)
+    record: RunRecord | None = None  # what a run that may be remembered read (runmemo); None: not remembered
 
     def judge(self) -> Judge:
         """A judge for the run's results, its per-skill budget on this run's clock."""
@@ -41,7 +43,7 @@ class RunContext:
 
 @contextlib.contextmanager
 def run_context(
-    reporter: Reporter, cache_dir: str | None, keep_results: bool, jobs: int = 1
+    reporter: Reporter, cache_dir: str | None, keep_results: bool, jobs: int = 1, record: RunRecord | None = None
 ) -> Iterator[RunContext]:
     """The context of a command that reads sources: its cache directory opened (made, or its stale
     contents replaced; a temporary one unless ``keep_results``) and the result store in it, both closed
@@ -55,7 +57,7 @@ def run_context(
         if cache.problem:
             reporter.warn(cache.problem)
         store = ResultStore(Path(cache.path) / "results.sqlite3") if keep_results else None
-        yield RunContext(reporter, str(cache.path), store, jobs=jobs)
+        yield RunContext(reporter, str(cache.path), store, jobs=jobs, record=record)
     finally:
         if store is not None:
             store.close()

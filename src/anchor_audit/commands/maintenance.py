@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
+from ..reporter import Reporter
 from .common import open_sources
 from .context import RunContext
 from .options import SourceOptions
-from .reporter import Reporter
 
 if TYPE_CHECKING:
     from ..draft import DraftClaim

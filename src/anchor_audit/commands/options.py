@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The registry a command reads when --spec names none.
-DEFAULT_SPEC = "anchors.yaml"
 # --ref validated: each skill at the commit its card's validated_on names.
 VALIDATED = "validated"
 

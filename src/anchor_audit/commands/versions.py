@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
+from ..spec import DEFAULT_SPEC
 from .common import emit, open_sources
 from .context import RunContext
-from .options import DEFAULT_SPEC, ReportOptions, SourceOptions
+from .options import ReportOptions, SourceOptions
 
 if TYPE_CHECKING:
     from ..compare import Comparison

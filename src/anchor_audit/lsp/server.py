@@ -24,8 +24,8 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..commands.context import run_context
-from ..commands.reporter import Reporter
 from ..errors import AuditError
+from ..reporter import Reporter
 from . import features
 from .session import REGISTRY, SKILL_FILES, Session, Settings, SkillCheck, skill_folder
 

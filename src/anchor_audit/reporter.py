@@ -7,8 +7,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, TextIO
 
-from ..escape import one_line
-from ..source import Progress, no_progress
+from .escape import one_line
+from .source import Progress, no_progress
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -23,8 +23,10 @@ class Reporter:
     def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet
+        self.said = 0  # messages written: a run that said something is not remembered (runmemo)
 
     def say(self, message: str) -> None:
+        self.said += 1
         try:
             print(f"anchor-audit: {one_line(message)}", file=self.stream)
         except OSError:

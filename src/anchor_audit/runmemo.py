@@ -1,0 +1,309 @@
+"""A check's whole output, remembered with everything it was worked out from.
+
+A check at one ref is a function of the tool's own files, the command line
+(settings files included, as parsed), the registry, baseline and skill
+folders on disk, and, in each repository read, the commit the ref names, HEAD
+(a card's ``validated_on`` day is read on the default branch), whether the
+history is shallow and the repository's config.  A run that depended on
+nothing else stores its outputs with a fingerprint of each of those inputs (its
+*witnesses*).  The same command line later checks every witness (files and
+folders hashed again, the refs asked of git in one process per repository) and,
+all holding, writes the same report and exits with the same code, without
+importing the model, git, the parser or rich: a fully cached run costs its
+imports and one git process (docs/performance.md, goal 7).
+
+What is never remembered, because something outside those inputs could change
+its answer: a run that wrote anything on stderr (a warning, a note), that left
+anything unchecked for a bound or an unreadable file, whose submodules could
+not all be opened, that read a catalog, a working tree, a release wheel or an
+installed distribution, a local partial clone (its refs are copied into the
+cache each run), or a terminal report (its width and colour are the
+terminal's).  A witness is data: nothing in a stored run is run or followed, and
+the row is signed like every result (:mod:`anchor_audit.resultstore`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from . import __version__
+
+if TYPE_CHECKING:
+    from .inputs import AuditInputs
+    from .model import AuditReport
+    from .resultstore import ResultStore
+    from .source import SourceTree
+
+MEMO_VERSION = "run/1"
+MAX_OUTPUT = 16 * 1024 * 1024  # characters of report kept; a larger run is not remembered
+MAX_FOLDER_FILES = 5_000  # a folder witness with more entries is not taken (the run is not remembered)
+MAX_WITNESS_BYTES = 64 * 1024 * 1024
+GIT_TIMEOUT = 30
+# Only these change what a check writes; the rest of argv (how many jobs, how quiet) only how it gets there.
+_NOT_IN_KEY = frozenset({"jobs", "quiet"})
+_ENV_PREFIXES = ("ANCHOR_AUDIT_", "GIT_")
+_UNSETTLED = frozenset({"incomplete", "error"})  # statuses a bound or an unreadable file gave: not the code's answer
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+SUBMODULE_HINT = "=URL_OR_DIR)"  # how a submodule that could not be opened ends its reason (source/submodules.py)
+
+
+def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
+    """The key a run of this command line is remembered under; None for a run that is never remembered."""
+    if getattr(args, "command", None) != "check" or args.no_cache or args.format == "terminal":
+        return None
+    if (args.catalog is not None or args.worktree is not None or args.release is not None or args.report
+            or args.installed is not None or args.write_baseline or args.submodule or args.ref == "validated"):
+        return None  # fmt: skip
+    options = {k: v for k, v in sorted(vars(args).items()) if k not in _NOT_IN_KEY}
+    env = {k: v for k, v in sorted(os.environ.items()) if k.startswith(_ENV_PREFIXES)}
+    text = json.dumps([MEMO_VERSION, _tool(), str(cwd), options, env], sort_keys=True, default=repr)
+    return f"{MEMO_VERSION}|{hashlib.sha256(text.encode('utf-8', 'surrogateescape')).hexdigest()}"
+
+
+def _tool() -> list[object]:
+    """This anchor-audit: its version and every file of the package by size and time (an edit is a new tool)."""
+    root = Path(__file__).parent
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith((".py", ".json")):
+                st = os.stat(os.path.join(folder, name))
+                files.append((os.path.relpath(os.path.join(folder, name), root), st.st_size, st.st_mtime_ns))
+    return [__version__, sys.version, files]
+
+
+# ---------------------------------------------------------------- witnesses
+
+
+def file_digest(path: str) -> str | None:
+    """The sha256 of a file's bytes; None where there is no regular file (an absent registry is a witness too)."""
+    try:
+        with open(path, "rb") as handle:
+            if not os.path.isfile(path) or os.fstat(handle.fileno()).st_size > MAX_WITNESS_BYTES:
+                return None if not os.path.isfile(path) else "too large"
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def folder_digest(path: str) -> str | None:
+    """Every entry under ``path`` (name, kind, bytes or link target) in one sha256; None past the bounds.
+
+    A missing folder has its own digest: that it is missing is what the run saw.
+    """
+    digest = hashlib.sha256()
+    if not os.path.isdir(path):
+        return hashlib.sha256(b"absent" if not os.path.lexists(path) else b"not a folder").hexdigest()
+    count, size = 0, 0
+    for folder, dirs, names in os.walk(path):
+        dirs.sort()
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            full = os.path.join(folder, name)
+            rel = os.path.relpath(full, path).encode("utf-8", "surrogateescape")
+            count += 1
+            if os.path.islink(full):
+                digest.update(b"L" + rel + b"\0" + os.readlink(full).encode("utf-8", "surrogateescape") + b"\0")
+                continue
+            try:
+                size += os.path.getsize(full)
+                data = Path(full).read_bytes() if size <= MAX_WITNESS_BYTES and os.path.isfile(full) else b"?"
+            except OSError:
+                data = b"?unreadable"
+            digest.update(b"F" + rel + b"\0" + hashlib.sha256(data).digest())
+            if count > MAX_FOLDER_FILES or size > MAX_WITNESS_BYTES:
+                return None
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+    return digest.hexdigest()
+
+
+def git_state(git_dir: str, common_dir: str, ref: str) -> dict[str, Any]:
+    """What a repository answers that a check's result depends on: the ref's commit (as :func:`.gitrun.resolve`
+    asks it: the run's own fetched name first), HEAD's, shallowness and its config; one git process."""
+    from .source.gitenv import git_env
+
+    named = not _FULL_SHA.fullmatch(ref)  # a full sha names itself: only HEAD is asked (and nothing is fetched)
+    asked = (f"refs/anchor-audit/{ref}^{{commit}}\n{ref}^{{commit}}\n" if named else "") + "HEAD^{commit}\n"
+    done = subprocess.run(
+        ["git", "--git-dir", git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        input=asked.encode("utf-8", "surrogateescape"), capture_output=True, timeout=GIT_TIMEOUT,
+        env={**os.environ, **git_env()}, stdin=None,
+    )  # fmt: skip
+    answers = [line.split(" ") for line in done.stdout.decode("ascii", "replace").splitlines()]
+    shas = [a[0] if len(a) == 2 and a[1] == "commit" else None for a in answers] if done.returncode == 0 else []
+    shas = ([] if named else [ref, None]) + shas + [None] * 3
+    return {
+        "commit": shas[0] or shas[1],
+        "head": shas[2],
+        "shallow": os.path.exists(os.path.join(common_dir, "shallow")),
+        "config": file_digest(os.path.join(common_dir, "config")),
+    }
+
+
+def holds(witnesses: dict[str, Any]) -> bool:
+    """Whether every input a stored run was worked out from is as it was."""
+    try:
+        if any(file_digest(path) != sha for path, sha in witnesses["files"]):
+            return False
+        if any(folder_digest(path) != sha for path, sha in witnesses["folders"]):
+            return False
+        for repo in witnesses["git"]:
+            if git_state(repo["git_dir"], repo["common_dir"], repo["ref"]) != repo["state"]:
+                return False
+    except (KeyError, TypeError, ValueError, OSError, subprocess.SubprocessError):
+        return False  # a row of another shape, a git that cannot run: computed again
+    return True
+
+
+# ---------------------------------------------------------------- a run, recorded
+
+
+class RunRecord:
+    """What a run that may be remembered saw: filled by ``check``; ``spoiled`` says why it may not be."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.spoiled: str | None = "no sources were recorded"  # until check says what it read
+        self.witnesses: dict[str, Any] = {"files": [], "folders": [], "git": []}
+
+    def spoil(self, why: str) -> None:
+        self.spoiled = self.spoiled or why
+
+    def saw(self, inputs: AuditInputs, tree: SourceTree, report: AuditReport, files: list[str | None]) -> None:
+        """The one-ref check's inputs: ``files`` (the registry, the baseline), the skill folders on disk, the
+        repository of ``tree``; and whether ``report`` is the code's whole answer."""
+        self.spoiled = None
+        self.witnesses["files"] = [[os.path.abspath(f), file_digest(f)] for f in files if f]
+        folders = {os.path.abspath(item[0].disk or item[0].path if isinstance(item, tuple) else item.path)
+                   for item in inputs.disk_skills}  # fmt: skip
+        if any(isinstance(item, tuple) and item[0].disk_root != item[0].disk for item in inputs.disk_skills):
+            self.spoil("a skill's links may reach past its folder")
+        for folder in sorted(folders):
+            digest = folder_digest(folder)
+            if digest is None:
+                self.spoil(f"{folder} is past the bounds of a witness")
+            self.witnesses["folders"].append([folder, digest])
+        self._repository(tree)
+        why = unsettled(report)
+        if why:
+            self.spoil(why)
+
+    def _repository(self, tree: SourceTree) -> None:
+        from .model import SourceKind
+        from .source import is_remote
+        from .source.git import as_git
+
+        if tree.info.kind is not SourceKind.GIT:
+            self.spoil("not read from git")
+            return
+        repo, url = as_git(tree).repo, as_git(tree).url
+        git_dir, common = os.path.abspath(repo.git_dir), os.path.abspath(repo.common_dir)
+        if not is_remote(url) and not Path(common).resolve().is_relative_to(Path(url).resolve()):
+            self.spoil("not read in place (a local partial clone is read through a copy of its refs)")
+        state = git_state(git_dir, common, tree.info.ref)
+        if state["commit"] != tree.info.commit:
+            self.spoil("the ref moved during the run")
+        self.witnesses["git"].append({"git_dir": git_dir, "common_dir": common, "ref": tree.info.ref, "state": state})
+
+
+def unsettled(report: AuditReport) -> str | None:
+    """Why ``report`` is not the code's whole answer (a bound, an unreadable file or skill, a submodule that
+    could not be opened: the next run may answer otherwise), or None."""
+    for skill in report.skills:
+        if skill.error or skill.skipped:
+            return f"{skill.name} could not be audited"
+        results: list[Any] = [*skill.anchors, *skill.promises, *(e for c in skill.claims for e in c.evidence)]
+        for result in results:
+            status = str(getattr(result, "status", ""))
+            if status in _UNSETTLED:
+                return f"{skill.name}: a result is {status}"
+            if SUBMODULE_HINT in str(getattr(result, "detail", "")):
+                return f"{skill.name}: a submodule could not be opened"
+    return None
+
+
+class Tee(io.TextIOBase):
+    """stdout, and a copy of what is written to it (up to :data:`MAX_OUTPUT` characters) for the record."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+        self.size = 0
+
+    def write(self, text: str) -> int:
+        if self.size <= MAX_OUTPUT:
+            self.parts.append(text)
+            self.size += len(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+
+def remember(store: ResultStore | None, record: RunRecord, code: int, stdout: Tee, files: list[str]) -> str | None:
+    """Store a finished run's outputs under its key; why it was not stored, or None."""
+    if store is None or store.problem:
+        return "the result cache is off"
+    if record.spoiled:
+        return record.spoiled
+    if stdout.size > MAX_OUTPUT:
+        return "its report is too large to keep"
+    written = []
+    for path in files:
+        try:
+            written.append([os.path.abspath(path), Path(path).read_text(encoding="utf-8", errors="surrogateescape")])
+        except OSError:
+            return f"{path} cannot be read back"
+    store.put(record.key, {"witnesses": record.witnesses, "stdout": "".join(stdout.parts), "files": written,
+                           "code": code})  # fmt: skip
+    return None
+
+
+def replay(key: str, cache_dir: str | None) -> int | None:
+    """The exit code of a remembered run, its report written as it was; None where there is none that holds."""
+    from .resultstore import ResultStore
+    from .source.cache import cache_root
+
+    path = cache_root(cache_dir) / "results.sqlite3"
+    if not path.is_file():
+        return None
+    store = ResultStore(path)
+    try:
+        value = store.get(key)
+    finally:
+        store.close()
+    if value is None or not holds(value.get("witnesses", {})):
+        return None
+    try:
+        files = [(Path(p), text.encode("utf-8", "surrogateescape")) for p, text in value["files"]]
+        stdout, code = str(value["stdout"]), int(value["code"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if files:
+        from .fsutil import WriteFailed, write_all
+
+        try:
+            write_all(files)
+        except WriteFailed:
+            return None  # the run itself says what cannot be written, and how
+    sys.stdout.write(stdout)
+    return code

@@ -1,0 +1,207 @@
+"""A remembered check: the same bytes and exit code as a run that computes everything, or no replay at all.
+
+Each test changes one input a check depends on between two runs and compares
+the second run with a ``--no-cache`` run of the same command line: a replay
+that missed the change would print the first run's report.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anchor_audit import runmemo
+from anchor_audit.cli import main
+
+from .conftest import DEMO, GitRepo, git
+
+
+@pytest.fixture
+def work(make_repo, tmp_path: Path) -> tuple[GitRepo, Path, Path]:
+    """The demo code (v1, then an edit on main), and a copy of the demo registry and skill to edit."""
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("an import on top")
+    spec = tmp_path / "registry" / "anchors.yaml"
+    shutil.copytree(DEMO / "skills", tmp_path / "registry" / "skills")
+    shutil.copy(DEMO / "anchors.yaml", spec)
+    return repo, spec, tmp_path / "registry" / "skills" / "demo-overlap"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def check(capsys, repo: GitRepo, spec: Path, skill: Path, *more: str) -> tuple[int, str, str]:
+    return run(capsys, "check", "--spec", str(spec), "--repo", str(repo.path), str(skill), "--format", "json", *more)
+
+
+def stored_runs(cache: Path) -> list[str]:
+    with sqlite3.connect(cache / "results.sqlite3") as db:
+        return [k for (k,) in db.execute("SELECT key FROM results WHERE key LIKE 'run/%'")]
+
+
+def test_a_second_run_replays_the_first_byte_for_byte(work, capsys, cache_dir: Path) -> None:
+    repo, spec, skill = work
+    first = check(capsys, repo, spec, skill, "--ref", "main")
+    assert len(stored_runs(cache_dir)) == 1
+    assert check(capsys, repo, spec, skill, "--ref", "main") == first
+    assert first[0] == 1 and json.loads(first[1])["summary"]["anchors"]["moved"] == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["new commit", "skill text", "new file in the skill", "registry", "card"],
+)
+def test_each_input_a_check_read_is_witnessed(work, capsys, change: str) -> None:
+    repo, spec, skill = work
+    text = (skill / "SKILL.md").read_text()
+    (skill / "SKILL.md").write_text(text + "\nMore in [the notes](references/more.md).\n")  # not there yet
+    check(capsys, repo, spec, skill, "--ref", "main")  # remembered
+    if change == "new commit":
+        repo.edit("src/demo/overlap.py", "import os\n", "")
+        repo.commit("the import goes")
+    elif change == "skill text":
+        text = (skill / "SKILL.md").read_text()
+        (skill / "SKILL.md").write_text(text.replace("```32:38:src/demo/overlap.py", "```33:39:src/demo/overlap.py"))
+    elif change == "new file in the skill":  # SKILL.md as it was: the link now finds its file
+        (skill / "references").mkdir()
+        (skill / "references" / "more.md").write_text("Notes.\n")
+    elif change == "registry":
+        spec.write_text(spec.read_text().replace("src/demo/overlap.py:32-38", "src/demo/overlap.py:33-39"))
+    elif change == "card":
+        card = skill / "card.yaml"
+        card.write_text(card.read_text().replace("code_verified", "doc_only", 1))
+    again = check(capsys, repo, spec, skill, "--ref", "main")
+    fresh = check(capsys, repo, spec, skill, "--ref", "main", "--no-cache")
+    assert again == fresh
+
+
+def test_head_and_the_repository_config_are_witnessed(work, capsys, cache_dir: Path) -> None:
+    """A card's validated_on day is read on the default branch, and a shallow or lean history answers less."""
+    repo, spec, skill = work
+    check(capsys, repo, spec, skill, "--ref", "v1")
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        (value,) = db.execute("SELECT value FROM results WHERE key LIKE 'run/%'").fetchone()
+    witnesses = json.loads(value.split(" ", 1)[1])["witnesses"]
+    assert runmemo.holds(witnesses)
+    git(repo.path, "checkout", "-q", "-b", "other", "v1")
+    assert not runmemo.holds(witnesses)
+    git(repo.path, "checkout", "-q", "main")
+    assert runmemo.holds(witnesses)
+    git(repo.path, "config", "extensions.partialclone", "origin")
+    assert not runmemo.holds(witnesses)
+
+
+def test_the_replay_of_a_changed_input_differs_from_the_first_run(work, capsys) -> None:
+    """The witnesses are not only checked: a change of the code is seen in the report."""
+    repo, spec, skill = work
+    first = check(capsys, repo, spec, skill, "--ref", "main")
+    repo.edit("src/demo/overlap.py", "import os\n", "")
+    repo.commit("the import goes")
+    second = check(capsys, repo, spec, skill, "--ref", "main")
+    assert first[0] == 1 and second[0] == 0 and first[1] != second[1]
+
+
+def test_an_output_file_is_written_again_and_stdout_stays_empty(work, capsys, tmp_path: Path) -> None:
+    repo, spec, skill = work
+    target = tmp_path / "out" / "report.sarif"
+    target.parent.mkdir()
+    first = check(capsys, repo, spec, skill, "--ref", "v1", "--format", "sarif", "--output", str(target))
+    written = target.read_bytes()
+    target.unlink()
+    assert check(capsys, repo, spec, skill, "--ref", "v1", "--format", "sarif", "--output", str(target)) == first
+    assert first[1] == "" and target.read_bytes() == written
+
+
+def test_a_run_that_warned_is_not_remembered(work, capsys, tmp_path: Path, cache_dir: Path) -> None:
+    repo, spec, skill = work
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("version: 1\naccepted:\n  - key: AA101:demo-overlap:nowhere\n    reason: a test\n")
+    first = check(capsys, repo, spec, skill, "--ref", "v1", "--baseline", str(baseline))
+    assert "no finding AA101:demo-overlap:nowhere any more" in first[2]
+    assert stored_runs(cache_dir) == []
+    assert check(capsys, repo, spec, skill, "--ref", "v1", "--baseline", str(baseline)) == first
+
+
+def test_a_terminal_report_is_never_remembered(work, capsys, cache_dir: Path) -> None:
+    repo, spec, skill = work
+    run(capsys, "check", "--spec", str(spec), "--repo", str(repo.path), "--ref", "v1", str(skill))
+    assert stored_runs(cache_dir) == []
+
+
+def test_a_row_someone_else_wrote_is_not_replayed(work, capsys, cache_dir: Path) -> None:
+    repo, spec, skill = work
+    first = check(capsys, repo, spec, skill, "--ref", "v1")
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        (key, value), = db.execute("SELECT key, value FROM results WHERE key LIKE 'run/%'")
+        tag, body = value.split(" ", 1)
+        forged = json.loads(body)
+        forged["stdout"], forged["code"] = "\x1b]52;c;Zm9yZ2Vk\x07all good\n", 0
+        db.execute("UPDATE results SET value = ? WHERE key = ?", (f"{tag} {json.dumps(forged, sort_keys=True)}", key))
+    assert check(capsys, repo, spec, skill, "--ref", "v1") == first
+
+
+def test_a_replay_imports_neither_git_nor_the_parser_nor_rich(work, tmp_path: Path, cache_dir: Path) -> None:
+    repo, spec, skill = work
+    argv = ["check", "--spec", str(spec), "--repo", str(repo.path), "--ref", "v1", str(skill), "--format", "json"]
+    probe = (
+        "import sys, io, contextlib\nfrom anchor_audit.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n    code = main(sys.argv[1:])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'git', 'libcst', 'rich', 'yaml', 'markdown_it'})\n"
+        "print(code, len(out.getvalue()), heavy)\n"
+    )
+    env = {"ANCHOR_AUDIT_CACHE": str(cache_dir), "XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    first = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, check=True)
+    second = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, check=True)
+    assert "'git'" in first.stdout and "'libcst'" not in second.stdout
+    code, size, heavy = second.stdout.split(" ", 2)
+    assert (code, size) == tuple(first.stdout.split(" ", 2)[:2]) and heavy.strip() == "[]"
+
+
+def test_a_report_with_something_left_unchecked_is_not_settled() -> None:
+    from anchor_audit.model import (
+        AuditReport,
+        LineRange,
+        Quote,
+        SkillReport,
+        SourceInfo,
+        SourceKind,
+        Unchecked,
+        UncheckedReason,
+    )
+
+    quote = Quote("src/a.py", LineRange(1, 2), ("x = 1",), 3)
+    info = SourceInfo("repo", "v1", "0" * 40, SourceKind.GIT)
+
+    def report(reason: UncheckedReason, detail: str = "") -> AuditReport:
+        skill = SkillReport("s", "s", (Unchecked(quote, reason, detail),), ())
+        return AuditReport(info, (skill,))
+
+    assert runmemo.unsettled(report(UncheckedReason.INCOMPLETE)) == "s: a result is incomplete"
+    assert runmemo.unsettled(report(UncheckedReason.ERROR)) == "s: a result is error"
+    assert runmemo.unsettled(report(UncheckedReason.UNVERIFIABLE, "the wheel has no docs/")) is None
+    not_opened = "submodule 3rdparty/x at 0123456789ab: cannot fetch (--submodule 3rdparty/x=URL_OR_DIR)"
+    assert runmemo.unsettled(report(UncheckedReason.UNVERIFIABLE, not_opened)) == "s: a submodule could not be opened"
+
+
+def test_a_mirrored_repository_is_witnessed_in_the_mirror(work, capsys, cache_dir: Path) -> None:
+    """A URL is read from the cache's mirror: the ref is asked there, as the run asked it (its fetched name first)."""
+    repo, spec, skill = work
+    url = f"file://{repo.path}"
+    argv = ("check", "--spec", str(spec), "--repo", url, "--ref", "v1", str(skill), "--format", "json")
+    first = run(capsys, *argv)
+    assert len(stored_runs(cache_dir)) == 1
+    assert run(capsys, *argv) == first
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        (value,) = db.execute("SELECT value FROM results WHERE key LIKE 'run/%'").fetchone()
+    (mirror,) = json.loads(value.split(" ", 1)[1])["witnesses"]["git"]
+    assert Path(mirror["git_dir"]).is_relative_to(cache_dir) and mirror["state"]["commit"] == git(repo.path, "rev-parse", "v1")

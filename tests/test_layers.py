@@ -16,7 +16,7 @@ from .conftest import ROOT
 
 PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
-    {"cli", "__main__", "cliparser", "cliargs"},
+    {"cli", "__main__", "cliparser", "cliargs", "clicommands"},
     {"commands", "lsp"},
     {"catalogfix", "runmemo", "reporter"},
     {"report", "fix", "baseline", "impact"},

@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anchor_audit.report.jsontext import dumps_indented
+from anchor_audit.report.jsontext import Streamed, dumps_indented, write_indented
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
 VALUES = st.recursive(
@@ -45,3 +45,27 @@ def test_enums_and_what_only_the_standard_library_decides() -> None:
         assert "not JSON serializable" in str(exc)  # json's error, not ours
     else:
         raise AssertionError("an object JSON has no form for was written")
+
+
+@given(st.dictionaries(st.text(), VALUES, max_size=3), st.lists(VALUES, max_size=5), st.text(max_size=3))
+def test_a_streamed_list_is_written_item_by_item_with_the_same_bytes(around: dict, items: list, key: str) -> None:
+    made: list[int] = []
+    written: list[str] = []
+
+    def each():  # an item is made only once the one before is written
+        for i, item in enumerate(items):
+            assert len(written) >= i  # one write after each item
+            made.append(i)
+            yield item
+
+    streamed = {**around, key: Streamed(each())}
+    write_indented(streamed, written.append)
+    assert "".join(written) == standard({**around, key: items})
+    assert made == list(range(len(items)))
+
+
+def test_an_item_only_the_standard_library_can_write_is_written_by_it_at_its_depth() -> None:
+    items = [{"a": 1}, {2: "int key"}, [Code.ONE]]
+    written: list[str] = []
+    write_indented({"x": [Streamed(iter(items))]}, written.append)
+    assert "".join(written) == standard({"x": [items]})

@@ -33,7 +33,7 @@ from ..model import (
     UnlistedFolder,
     assert_never,
 )
-from .jsontext import dumps_indented
+from .jsontext import Streamed, write_indented
 
 SCHEMA_VERSION = 1
 
@@ -46,7 +46,7 @@ def report_dict(report: AuditReport) -> dict[str, Any]:
     return {
         "version": SCHEMA_VERSION,
         "source": source_dict(report.source),
-        "skills": [_skill(s, by_skill.get(s.name, []), report) for s in report.skills],
+        "skills": Streamed(_skill(s, by_skill.get(s.name, []), report) for s in report.skills),
         "summary": _summary(report, found),
         "warnings": list(report.warnings),
         **({"components": [_component(c) for c in report.components]} if report.components else {}),
@@ -113,8 +113,9 @@ _PAIR = re.compile(r"\[\s+(-?\d+),\s+(-?\d+)\s+\]")
 
 
 def render_json(report: AuditReport, stream: TextIO) -> None:
-    text = dumps_indented(report_dict(report))
-    stream.write(_PAIR.sub(r"[\1, \2]", text) + "\n")  # line ranges on one line: [442, 449]
+    """The report, written a skill at a time (a catalog's memory is one skill's dictionary, not all of them)."""
+    write_indented(report_dict(report), lambda text: stream.write(_PAIR.sub(r"[\1, \2]", text)))
+    stream.write("\n")  # line ranges (inside one skill, so inside one part) on one line: [442, 449]
 
 
 def source_dict(info: SourceInfo) -> dict[str, Any]:

@@ -10,13 +10,40 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring  # the C encoder where there is one (ensure_ascii=False's)
-from typing import Any
+from typing import Any, Callable, Iterable
 
 _INFINITY = float("inf")
 
 
 class _Unknown(Exception):
     """A value only ``json.dumps`` should decide on."""
+
+
+class Streamed:
+    """A list whose items are made, encoded and written one at a time (a report's skills), never all at once."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+
+class _Sink(list[str]):
+    """Parts not yet written, and where they go: a :class:`Streamed` list empties it before and after each item."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        super().__init__()
+        self.write = write
+
+    def flush(self) -> None:
+        self.write("".join(self))
+        self.clear()
+
+
+def write_indented(obj: Any, write: Callable[[str], object]) -> None:
+    """:func:`dumps_indented`'s bytes, given to ``write`` in parts: each item of a :class:`Streamed` list is
+    encoded and written before the next is made, so a report's memory is one skill's, not every skill's."""
+    sink = _Sink(write)
+    _encode(obj, "\n", sink)
+    sink.flush()
 
 
 def dumps_indented(obj: Any) -> str:
@@ -44,6 +71,8 @@ def _encode(o: Any, newline: str, out: list[str]) -> None:
         out.append(_float(o))
     elif isinstance(o, dict):
         _object(o, newline, out)
+    elif isinstance(o, Streamed):
+        _streamed(o, newline, out)
     elif isinstance(o, (list, tuple)):
         if not o:
             out.append("[]")
@@ -56,6 +85,22 @@ def _encode(o: Any, newline: str, out: list[str]) -> None:
         out.append(newline + "]")
     else:
         raise _Unknown
+
+
+def _streamed(o: Streamed, newline: str, out: list[str]) -> None:
+    """Like a list; written item by item where ``out`` is a sink (else kept, as :func:`dumps_indented` keeps all)."""
+    inner, count = newline + "  ", 0
+    for count, item in enumerate(o.items, 1):
+        out.append("[" + inner if count == 1 else "," + inner)
+        try:
+            part: list[str] = []
+            _encode(item, inner, part)
+        except (_Unknown, RecursionError):  # the standard library's answer for this item, at this depth
+            part = [json.dumps(item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", inner)]
+        out.extend(part)
+        if isinstance(out, _Sink):
+            out.flush()
+    out.append(newline + "]" if count else "[]")
 
 
 def _object(o: dict[Any, Any], newline: str, out: list[str]) -> None:

@@ -108,3 +108,22 @@ def test_every_rule_belongs_to_the_family_its_code_names() -> None:
     digits = {Family.QUOTE: "1", Family.CLAIM: "2", Family.SKILL: "3", Family.PROMISE: "4", Family.IMPACT: "5"}
     assert all(rule.code[2] == digits[rule.family] for rule in RULES.values())
     assert RULES["AA403"].family is Family.PROMISE and RULES["AA303"].family is Family.SKILL
+
+
+def test_junit_written_suite_by_suite_is_the_document_xml_etree_would_indent(scenario: Path, capsys) -> None:
+    """Each suite is made and turned to text on its own; the whole is what indenting one document gives."""
+    import io
+    from xml.etree import ElementTree as ET
+
+    from anchor_audit.model import AuditReport, SourceInfo
+    from anchor_audit.report.junit import render_junit
+
+    _, out = render("junit", capsys)
+    empty = io.StringIO()
+    render_junit(AuditReport(SourceInfo("repo", "v1", "0" * 40), ()), empty)
+    for text in (out, empty.getvalue()):
+        head, body = text.split("\n", 1)
+        tree = ET.fromstring(body)
+        ET.indent(tree)
+        assert head == '<?xml version="1.0" encoding="UTF-8"?>' and body == ET.tostring(tree, encoding="unicode") + "\n"
+    assert empty.getvalue().endswith('tests="0" failures="0" skipped="0" />\n') and out.count("<testsuite ") >= 1

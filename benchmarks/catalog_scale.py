@@ -4,10 +4,16 @@
 
 Each component is a local git repository with a package of 30 modules and its share of the skills (a quote of
 a module, a path, a card with two claims); the catalog holds their copies, one in ten edited since the sync.
-It prints, measured in this one run, end to end: ``check --catalog --jobs 1`` cold (empty cache) and warm, the
-naive script (one process too), per skill, their ratios (goals: warm <= 2x, cold <= 3x), and peak memory; then
+It prints, measured in this one run, end to end: ``check --catalog --jobs 1`` cold (empty cache) and warm (the
+match results cached, the report computed), the naive script (one process too), per skill, their ratios (goals:
+warm <= 2x, cold <= 3x), and peak memory; the same command once more with nothing changed (its report remembered
+whole and replayed, :mod:`anchor_audit.runmemo`); then
 the cold run with ``--jobs`` left to its default (one worker per core) against ``--jobs 1`` (goal <= 0.65x on
 two cores), its report compared byte for byte with the one-process report.
+
+With ``--memory`` it measures instead the peak memory of a cold and a warm ``--jobs 1`` run in each format a
+catalog's CI writes (JSON, SARIF, JUnit, Markdown), against the goal of 150 MB at 5,000 skills (issue 28, goal
+5); run it at two sizes to read the cost of one more skill.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import argparse
 import os
 import random
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -25,6 +32,7 @@ from pathlib import Path
 from _common import anchor_audit, bench_env, git, measure, verdict
 
 GOAL_WARM, GOAL_COLD, GOAL_JOBS = 2.0, 3.0, 0.65
+GOAL_MEMORY_MB = 150  # every format, 5,000 skills
 NAIVE = Path(__file__).resolve().parent / "naive_catalog.py"
 IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
@@ -80,11 +88,16 @@ def main() -> int:
     parser.add_argument("--components", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=2)
+    parser.add_argument("--memory", action="store_true", help="peak memory per report format instead")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="anchor-audit-bench-"))
     catalog, mirrors = build(work, args.skills, args.components)
     cache = work / "cache"
     env = bench_env(ANCHOR_AUDIT_CACHE=str(cache))
+    if args.memory:
+        _memory(catalog, mirrors, env, cache, args.skills // args.components * args.components)
+        shutil.rmtree(work, ignore_errors=True)
+        return 0
     spread = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", "json"]
     check = [*spread, "--jobs", "1"]
     naive = [sys.executable, str(NAIVE), str(catalog), *mirrors[1::2]]
@@ -98,10 +111,11 @@ def main() -> int:
     t_spread = statistics.median(cold(spread)[0] for _ in range(args.cold_runs))
     same = _report(check, env, cache) == _report(spread, env, cache)
     measure(check, env)
-    warms = [measure(check, env) for _ in range(args.runs)]
+    warms = [forget_runs(cache) and measure(check, env) for _ in range(args.runs)]  # computed from the results
+    remembered = [measure(check, env) for _ in range(args.runs)]  # the whole report replayed (runmemo)
     naives = [measure(naive, env) for _ in range(args.runs)]
     t_cold, t_warm = statistics.median(t for t, _ in colds), statistics.median(t for t, _ in warms)
-    t_naive = statistics.median(t for t, _ in naives)
+    t_naive, t_kept = statistics.median(t for t, _ in naives), statistics.median(t for t, _ in remembered)
     n = args.skills // args.components * args.components
     peak = max(m for _, m in colds + warms) / 1024
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
@@ -110,12 +124,37 @@ def main() -> int:
           f"({t_warm / n * 1000:.2f} ms a skill); peak {peak:.0f} MB")  # fmt: skip
     print(f"naive script: {t_naive:.3f} s ({t_naive / n * 1000:.2f} ms a skill)")
     print(verdict("warm per skill / naive per skill", t_warm / t_naive, GOAL_WARM))
+    print(f"check --catalog again, nothing changed (the report remembered whole): {t_kept:.3f} s "
+          f"({t_kept / n * 1000:.2f} ms a skill)")  # fmt: skip
+    print(verdict("remembered per skill / naive per skill", t_kept / t_naive, GOAL_WARM))
     print(verdict("cold / naive", t_cold / t_naive, GOAL_COLD))
     print(f"check --catalog cold, --jobs default ({os.cpu_count()} workers): {t_spread:.3f} s; "
           f"the same report as --jobs 1: {'yes' if same else 'NO'}")  # fmt: skip
     print(verdict("cold --jobs default / --jobs 1", t_spread / t_cold, GOAL_JOBS))
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _memory(catalog: Path, mirrors: list[str], env: dict[str, str], cache: Path, n: int) -> None:
+    print(f"input: a synthetic catalog of {n} skills (one in ten edited); peak memory of check --catalog --jobs 1")
+    worst = 0.0
+    for fmt in ("json", "sarif", "junit", "markdown"):
+        command = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", fmt,
+                   "--jobs", "1"]  # fmt: skip
+        shutil.rmtree(cache, ignore_errors=True)
+        cold, warm = measure(command, env)[1] / 1024, measure(command, env)[1] / 1024
+        worst = max(worst, cold, warm)
+        print(f"--format {fmt}: cold {cold:.0f} MB, warm {warm:.0f} MB")
+    goal = f"goal <= {GOAL_MEMORY_MB} MB at 5000 skills"
+    print(f"worst: {worst:.0f} MB ({goal}: {'met' if worst <= GOAL_MEMORY_MB else 'NOT met'}"
+          f"{'' if n == 5000 else ', measured at ' + str(n)})")
+
+
+def forget_runs(cache: Path) -> bool:
+    """Drop the remembered reports (not the match results), so the next warm run computes its report."""
+    with sqlite3.connect(cache / "results.sqlite3") as db:
+        db.execute("DELETE FROM results WHERE key LIKE 'run/%'")
+    return True
 
 
 def _report(command: list[str], env: dict[str, str], cache: Path) -> bytes:

@@ -205,3 +205,56 @@ def test_a_mirrored_repository_is_witnessed_in_the_mirror(work, capsys, cache_di
         (value,) = db.execute("SELECT value FROM results WHERE key LIKE 'run/%'").fetchone()
     (mirror,) = json.loads(value.split(" ", 1)[1])["witnesses"]["git"]
     assert Path(mirror["git_dir"]).is_relative_to(cache_dir) and mirror["state"]["commit"] == git(repo.path, "rev-parse", "v1")
+
+
+def small_catalog(tmp_path: Path) -> tuple[Path, list[str], GitRepo]:
+    """One component with two skills, its repository given by --mirror; a catalog that is not a git checkout."""
+    from .conftest import empty_repo
+
+    repo = empty_repo(tmp_path / "upstream")
+    repo.write("pkg/plan.py", "class Planner:\n    def plan(self, cfg):\n        if cfg.tp > 1:\n            cfg.on = True\n")
+    catalog = tmp_path / "catalog"
+    lines = ["name: acme", "repo: acme/upstream", "skills:"]
+    for name in ("one", "two"):
+        text = f"---\nname: {name}\ndescription: a skill\n---\n\nThe gate lives in `pkg/plan.py`.\n"
+        for where in (repo.path / "skills" / name, catalog / "skills" / name):
+            where.mkdir(parents=True)
+            (where / "SKILL.md").write_text(text)
+        lines.append(f"  - path: skills/{name}\n    catalog_dir: {name}")
+    (catalog / "components.d").mkdir()
+    (catalog / "components.d" / "acme.yml").write_text("\n".join(lines) + "\n")
+    repo.commit("code and skills")
+    return catalog, ["--mirror", f"acme/upstream={repo.path}"], repo
+
+
+@pytest.mark.parametrize("change", ["none", "a copy", "upstream", "a new folder"])
+def test_a_catalog_run_is_remembered_with_its_folder_and_each_component(
+    tmp_path: Path, capsys, cache_dir: Path, change: str
+) -> None:
+    catalog, mirrors, repo = small_catalog(tmp_path)
+    argv = ("check", "--catalog", str(catalog), *mirrors, "--format", "json")
+    first = run(capsys, *argv)
+    assert first[2] == "" and len(stored_runs(cache_dir)) == 1
+    if change == "a copy":
+        (catalog / "skills" / "two" / "SKILL.md").write_text("---\nname: two\ndescription: a skill\n---\n\nSee `pkg/gone.py`.\n")
+    elif change == "upstream":
+        repo.write("pkg/plan.py", "# moved\n" + repo.read("pkg/plan.py"))
+        repo.write("skills/one/SKILL.md", repo.read("skills/one/SKILL.md") + "More.\n")
+        repo.commit("upstream moves on")
+    elif change == "a new folder":
+        (catalog / "skills" / "three").mkdir()
+        (catalog / "skills" / "three" / "SKILL.md").write_text("---\nname: three\ndescription: unlisted\n---\n")
+    again = run(capsys, *argv)
+    fresh = run(capsys, *argv, "--no-cache")
+    assert again == fresh
+    assert (again == first) is (change == "none")
+
+
+def test_a_catalog_with_a_component_out_of_reach_is_not_remembered(tmp_path: Path, capsys, cache_dir: Path) -> None:
+    """gamma's repository cannot be reached: the next run may reach it, so nothing is kept."""
+    from .catalog_fixture import build_catalog
+
+    catalog, mirrors = build_catalog(tmp_path)
+    code, _, err = run(capsys, "check", "--catalog", str(catalog), *mirrors, "--format", "json")
+    assert code == 1 and "gamma" in err
+    assert stored_runs(cache_dir) == []

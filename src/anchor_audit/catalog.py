@@ -38,6 +38,7 @@ OPEN_AT_ONCE = 8  # component repositories fetched side by side
 class CatalogRun:
     report: AuditReport
     skipped: list[str]  # what could not be audited, one line per cause
+    trees: tuple[SourceTree, ...] = ()  # each component's code, as opened (a remembered run's witnesses)
 
 
 def audit_catalog(
@@ -89,7 +90,7 @@ def audit_catalog(
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
     report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
                          unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
-    return CatalogRun(report, skip_lines(infos))
+    return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
 
 
 def _audit_one(

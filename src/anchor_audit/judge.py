@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -42,6 +43,7 @@ from .resultstore import ResultStore
 from .source import SourceTree
 
 R = TypeVar("R")
+MEMO_SIZE = 8192  # results a run keeps in memory (see Judge._memo)
 class Judge:
     """Judges quotes and conditions, sharing work by content.
 
@@ -56,7 +58,9 @@ class Judge:
         self.budget = budget or Budget()
         self._relocations: dict[tuple[int, str, tuple[str, ...]], Relocated | None] = {}
         self._searched: dict[tuple[int, str, str], list[str]] = {}  # (tree, text, suffix) -> files: presearch's
-        self._memo: dict[str, dict[str, Any]] = {}  # content key -> result fields
+        # content key -> result fields, the most recently used only: a catalog asks most keys once (one skill's
+        # text), so memory stays flat in the number of skills; what falls out is read again from the store.
+        self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.computed = 0  # results that had to be computed (misses of both caches)
         self.listings: dict[int, Listing] = {}  # every file path of a tree, by tree, once listed
 
@@ -106,17 +110,22 @@ class Judge:
 
     def _cached(self, key: str, compute: Callable[[], dict[str, Any]], bounded: bool = True) -> dict[str, Any]:
         """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""
-        if key not in self._memo:
-            found = self.store.get(key) if self.store is not None else None
-            if found is None:
-                if bounded:
-                    self.budget.check()  # results already known are served; only new work is bounded
-                self.computed += 1
-                found = compute()
-                if self.store is not None:
-                    self.store.put(key, found)
-            self._memo[key] = found
-        return self._memo[key]
+        found = self._memo.get(key)
+        if found is not None:
+            self._memo.move_to_end(key)
+            return found
+        found = self.store.get(key) if self.store is not None else None
+        if found is None:
+            if bounded:
+                self.budget.check()  # results already known are served; only new work is bounded
+            self.computed += 1
+            found = compute()
+            if self.store is not None:
+                self.store.put(key, found)
+        self._memo[key] = found
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
+        return found
 
     def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         blob = tree.blob_id(quote.path)

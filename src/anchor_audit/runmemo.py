@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 MEMO_VERSION = "run/1"
 MAX_OUTPUT = 16 * 1024 * 1024  # characters of report kept; a larger run is not remembered
 MAX_FOLDER_FILES = 5_000  # a folder witness with more entries is not taken (the run is not remembered)
-MAX_WITNESS_BYTES = 64 * 1024 * 1024
+MAX_CATALOG_FILES = 200_000  # a catalog's, all its skills' copies included
+MAX_WITNESS_BYTES = 256 * 1024 * 1024
 GIT_TIMEOUT = 30
 # Only these change what a check writes; the rest of argv (how many jobs, how quiet) only how it gets there.
 _NOT_IN_KEY = frozenset({"jobs", "quiet"})
@@ -60,7 +61,7 @@ def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
     """The key a run of this command line is remembered under; None for a run that is never remembered."""
     if getattr(args, "command", None) != "check" or args.no_cache or args.format == "terminal":
         return None
-    if (args.catalog is not None or args.worktree is not None or args.release is not None or args.report
+    if (args.worktree is not None or args.release is not None or args.report
             or args.installed is not None or args.write_baseline or args.submodule or args.ref == "validated"):
         return None  # fmt: skip
     options = {k: v for k, v in sorted(vars(args).items()) if k not in _NOT_IN_KEY}
@@ -86,7 +87,9 @@ def _tool() -> list[object]:
 
 
 def file_digest(path: str) -> str | None:
-    """The sha256 of a file's bytes; None where there is no regular file (an absent registry is a witness too)."""
+    """The sha256 of a file's bytes; None where there is nothing (an absent registry is a witness too)."""
+    if os.path.lexists(path) and not os.path.isfile(path):
+        return "not a file"
     try:
         with open(path, "rb") as handle:
             if not os.path.isfile(path) or os.fstat(handle.fileno()).st_size > MAX_WITNESS_BYTES:
@@ -96,8 +99,9 @@ def file_digest(path: str) -> str | None:
         return None
 
 
-def folder_digest(path: str) -> str | None:
+def folder_digest(path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FOLDER_FILES) -> str | None:
     """Every entry under ``path`` (name, kind, bytes or link target) in one sha256; None past the bounds.
+    ``skip``: names at the top left out (a catalog checkout's ``.git``, whose state is witnessed as git's).
 
     A missing folder has its own digest: that it is missing is what the run saw.
     """
@@ -106,6 +110,8 @@ def folder_digest(path: str) -> str | None:
         return hashlib.sha256(b"absent" if not os.path.lexists(path) else b"not a folder").hexdigest()
     count, size = 0, 0
     for folder, dirs, names in os.walk(path):
+        if folder == path:
+            dirs[:], names[:] = [d for d in dirs if d not in skip], [n for n in names if n not in skip]
         dirs.sort()
         for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             full = os.path.join(folder, name)
@@ -120,7 +126,7 @@ def folder_digest(path: str) -> str | None:
             except OSError:
                 data = b"?unreadable"
             digest.update(b"F" + rel + b"\0" + hashlib.sha256(data).digest())
-            if count > MAX_FOLDER_FILES or size > MAX_WITNESS_BYTES:
+            if count > max_files or size > MAX_WITNESS_BYTES:
                 return None
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
     return digest.hexdigest()
@@ -154,8 +160,9 @@ def holds(witnesses: dict[str, Any]) -> bool:
     try:
         if any(file_digest(path) != sha for path, sha in witnesses["files"]):
             return False
-        if any(folder_digest(path) != sha for path, sha in witnesses["folders"]):
-            return False
+        for path, sha, skip, max_files in witnesses["folders"]:
+            if folder_digest(path, tuple(skip), max_files) != sha:
+                return False
         for repo in witnesses["git"]:
             if git_state(repo["git_dir"], repo["common_dir"], repo["ref"]) != repo["state"]:
                 return False
@@ -191,8 +198,33 @@ class RunRecord:
             digest = folder_digest(folder)
             if digest is None:
                 self.spoil(f"{folder} is past the bounds of a witness")
-            self.witnesses["folders"].append([folder, digest])
+            self.witnesses["folders"].append([folder, digest, [], MAX_FOLDER_FILES])
         self._repository(tree)
+        why = unsettled(report)
+        if why:
+            self.spoil(why)
+
+    def saw_catalog(
+        self, root: Path, trees: tuple[SourceTree, ...], report: AuditReport, files: list[str | None]
+    ) -> None:
+        """A catalog check's inputs: the registry, the catalog's folder (every file but its ``.git``), the
+        catalog checkout's HEAD (the dates of its copies come from its history), and each component's
+        repository."""
+        self.spoiled = None
+        self.witnesses["files"] = [[os.path.abspath(f), file_digest(f)] for f in files if f]
+        where = os.path.abspath(root)
+        digest = folder_digest(where, (".git",), MAX_CATALOG_FILES)
+        if digest is None:
+            self.spoil(f"{where} is past the bounds of a witness")
+        self.witnesses["folders"].append([where, digest, [".git"], MAX_CATALOG_FILES])
+        dot_git = os.path.join(where, ".git")
+        if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+            self.witnesses["git"].append({"git_dir": dot_git, "common_dir": dot_git, "ref": "HEAD",
+                                          "state": git_state(dot_git, dot_git, "HEAD")})  # fmt: skip
+        else:
+            self.witnesses["files"].append([dot_git, file_digest(dot_git)])  # absent (or a worktree's file)
+        for tree in trees:
+            self._repository(tree)
         why = unsettled(report)
         if why:
             self.spoil(why)

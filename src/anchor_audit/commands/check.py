@@ -97,6 +97,8 @@ def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec
         root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
         run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress,
                             sources.jobs)  # fmt: skip
+    if ctx.record is not None:
+        ctx.record.saw_catalog(root, run.trees, run.report, [options.spec or DEFAULT_SPEC])
     for warning in run.report.warnings:  # the registry's, then a mirror older than the catalog's copies
         ctx.reporter.warn(warning)
     for line in run.skipped:

@@ -53,7 +53,7 @@ def render_junit(report: AuditReport, stream: TextIO) -> None:
             totals[key] += value
         ET.indent(suite, level=1)  # as ET.indent of the whole document would: suites two spaces in
         written.append(ET.tostring(suite, encoding="unicode"))
-    suites = ET.Element("testsuites", name="anchor-audit", **{key: str(value) for key, value in totals.items()})
+    suites = ET.Element("testsuites", {"name": "anchor-audit", **{key: str(value) for key, value in totals.items()}})
     head = ET.tostring(suites, encoding="unicode")
     body = head if not written else head[:-3] + ">" + "".join("\n  " + text for text in written) + "\n</testsuites>"
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n")

@@ -18,7 +18,8 @@ PACKAGE = ROOT / "src" / "anchor_audit"
 LAYERS = [
     {"cli", "__main__", "cliparser", "cliargs", "clicommands"},
     {"commands", "lsp"},
-    {"catalogfix", "runmemo", "reporter"},
+    {"catalogfix", "runreplay"},
+    {"runmemo", "reporter"},
     {"report", "fix", "baseline", "impact"},
     {"history", "matrix"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},

@@ -145,8 +145,20 @@ def test_a_row_someone_else_wrote_is_not_replayed(work, capsys, cache_dir: Path)
         (key, value), = db.execute("SELECT key, value FROM results WHERE key LIKE 'run/%'")
         tag, body = value.split(" ", 1)
         forged = json.loads(body)
-        forged["stdout"], forged["code"] = "\x1b]52;c;Zm9yZ2Vk\x07all good\n", 0
+        forged["stdout"], forged["code"] = [None, forged["stdout"][1]], 0  # "nothing to say, all good"
         db.execute("UPDATE results SET value = ? WHERE key = ?", (f"{tag} {json.dumps(forged, sort_keys=True)}", key))
+    assert check(capsys, repo, spec, skill, "--ref", "v1") == first
+
+
+def test_a_kept_report_someone_changed_is_not_replayed(work, capsys, cache_dir: Path) -> None:
+    """The report is kept in the cache's runs/ folder; the signed row holds its hash."""
+    repo, spec, skill = work
+    first = check(capsys, repo, spec, skill, "--ref", "v1")
+    (kept,) = (cache_dir / "runs").glob("*.out")
+    assert kept.read_text() == first[1]
+    kept.write_text("\x1b]52;c;Zm9yZ2Vk\x07" + first[1])
+    assert check(capsys, repo, spec, skill, "--ref", "v1") == first
+    kept.unlink()
     assert check(capsys, repo, spec, skill, "--ref", "v1") == first
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import runmemo
+from . import runmemo, runreplay
 from .cliargs import apply_settings, parse
 from .cliparser import build_parser
 from .errors import AuditError
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
         key = runmemo.key_of(args, Path.cwd())
-        code = runmemo.replay(key, args.cache_dir) if key is not None else None
+        code = runreplay.replay(key, args.cache_dir) if key is not None else None
         if code is None:
             code = _run(args, reporter, runmemo.RunRecord(key) if key is not None else None)
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
@@ -78,14 +78,14 @@ def _run(args: argparse.Namespace, reporter: Reporter, record: runmemo.RunRecord
 
         jobs = getattr(args, "jobs", None) or default_jobs()
         ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs, record))
-        tee = runmemo.Tee(sys.stdout)
+        tee = runreplay.Tee(sys.stdout, runreplay.spool_folder(ctx.cache_dir) if record is not None else None)
         if record is not None:
             stack.enter_context(contextlib.redirect_stdout(tee))
         code = int(COMMANDS[args.command](args, ctx))
         if record is not None:
             if reporter.said:
                 record.spoil("it wrote to stderr")
-            runmemo.remember(ctx.store, record, code, tee, [args.output] if args.output else [])
+            runreplay.remember(ctx.store, record, code, tee, [args.output] if args.output else [])
         return code
 
 

@@ -26,25 +26,23 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 
 if TYPE_CHECKING:
     from .inputs import AuditInputs
     from .model import AuditReport
-    from .resultstore import ResultStore
     from .source import SourceTree
 
 MEMO_VERSION = "run/1"
-MAX_OUTPUT = 16 * 1024 * 1024  # characters of report kept; a larger run is not remembered
 MAX_FOLDER_FILES = 5_000  # a folder witness with more entries is not taken (the run is not remembered)
 MAX_CATALOG_FILES = 200_000  # a catalog's, all its skills' copies included
 MAX_WITNESS_BYTES = 256 * 1024 * 1024
@@ -71,7 +69,8 @@ def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
 
 
 def _tool() -> list[object]:
-    """This anchor-audit: its version and every file of the package by size and time (an edit is a new tool)."""
+    """This anchor-audit: its version and every file of the package by size and time (an edit is a new tool),
+    the Python, the packages and the git it runs with."""
     root = Path(__file__).parent
     files = []
     for folder, dirs, names in os.walk(root):
@@ -80,7 +79,17 @@ def _tool() -> list[object]:
             if name.endswith((".py", ".json")):
                 st = os.stat(os.path.join(folder, name))
                 files.append((os.path.relpath(os.path.join(folder, name), root), st.st_size, st.st_mtime_ns))
-    return [__version__, sys.version, files]
+    # What it runs on: an upgraded package changes its folder's listing (a new dist-info), so its site's time;
+    # an upgraded git is a new file.
+    where = [(entry, _mtime(entry)) for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
+    return [__version__, sys.version, files, where, _mtime(shutil.which("git") or "git")]
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 # ---------------------------------------------------------------- witnesses
@@ -261,81 +270,3 @@ def unsettled(report: AuditReport) -> str | None:
             if SUBMODULE_HINT in str(getattr(result, "detail", "")):
                 return f"{skill.name}: a submodule could not be opened"
     return None
-
-
-class Tee(io.TextIOBase):
-    """stdout, and a copy of what is written to it (up to :data:`MAX_OUTPUT` characters) for the record."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.parts: list[str] = []
-        self.size = 0
-
-    def write(self, text: str) -> int:
-        if self.size <= MAX_OUTPUT:
-            self.parts.append(text)
-            self.size += len(text)
-        return self.stream.write(text)
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-    def isatty(self) -> bool:
-        return self.stream.isatty()
-
-    def fileno(self) -> int:
-        return self.stream.fileno()
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return self.stream.encoding
-
-
-def remember(store: ResultStore | None, record: RunRecord, code: int, stdout: Tee, files: list[str]) -> str | None:
-    """Store a finished run's outputs under its key; why it was not stored, or None."""
-    if store is None or store.problem:
-        return "the result cache is off"
-    if record.spoiled:
-        return record.spoiled
-    if stdout.size > MAX_OUTPUT:
-        return "its report is too large to keep"
-    written = []
-    for path in files:
-        try:
-            written.append([os.path.abspath(path), Path(path).read_text(encoding="utf-8", errors="surrogateescape")])
-        except OSError:
-            return f"{path} cannot be read back"
-    store.put(record.key, {"witnesses": record.witnesses, "stdout": "".join(stdout.parts), "files": written,
-                           "code": code})  # fmt: skip
-    return None
-
-
-def replay(key: str, cache_dir: str | None) -> int | None:
-    """The exit code of a remembered run, its report written as it was; None where there is none that holds."""
-    from .resultstore import ResultStore
-    from .source.cache import cache_root
-
-    path = cache_root(cache_dir) / "results.sqlite3"
-    if not path.is_file():
-        return None
-    store = ResultStore(path)
-    try:
-        value = store.get(key)
-    finally:
-        store.close()
-    if value is None or not holds(value.get("witnesses", {})):
-        return None
-    try:
-        files = [(Path(p), text.encode("utf-8", "surrogateescape")) for p, text in value["files"]]
-        stdout, code = str(value["stdout"]), int(value["code"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    if files:
-        from .fsutil import WriteFailed, write_all
-
-        try:
-            write_all(files)
-        except WriteFailed:
-            return None  # the run itself says what cannot be written, and how
-    sys.stdout.write(stdout)
-    return code

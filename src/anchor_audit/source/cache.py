@@ -35,7 +35,7 @@ TAG_TEXT = (
     "# 'anchor-audit cache clean' removes this directory's anchor-audit entries.\n"
 )
 # The entries anchor-audit makes in its cache directory; nothing else is ever removed.
-OWNED = ("git", "wheels", "results.sqlite3", "results.sqlite3-wal", "results.sqlite3-shm", "results.sqlite3.lock")
+OWNED = ("git", "wheels", "runs", "results.sqlite3", "results.sqlite3-wal", "results.sqlite3-shm", "results.sqlite3.lock")
 
 
 def cache_root(override: str | None = None) -> Path:
@@ -194,9 +194,11 @@ def cache_entries(root: Path) -> list[CacheEntry]:
         if folder.is_dir() and not folder.is_symlink():
             mine = [p for p in sorted(folder.iterdir()) if p.name.endswith(suffix) and not p.is_symlink()]
             found += [_entry(kind, p) for p in mine]
-    results = root / "results.sqlite3"
+    results, runs = root / "results.sqlite3", root / "runs"  # runs: the reports remembered whole (runreplay)
     if results.is_file() and not results.is_symlink():
         found.append(_entry("results", results))
+    if runs.is_dir() and not runs.is_symlink():
+        found.append(_entry("results", runs))
     return sorted(found, key=lambda e: -e.size)
 
 

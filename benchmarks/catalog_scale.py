@@ -142,9 +142,11 @@ def _memory(catalog: Path, mirrors: list[str], env: dict[str, str], cache: Path,
         command = [*anchor_audit(), "check", "--quiet", "--catalog", str(catalog), *mirrors, "--format", fmt,
                    "--jobs", "1"]  # fmt: skip
         shutil.rmtree(cache, ignore_errors=True)
-        cold, warm = measure(command, env)[1] / 1024, measure(command, env)[1] / 1024
-        worst = max(worst, cold, warm)
-        print(f"--format {fmt}: cold {cold:.0f} MB, warm {warm:.0f} MB")
+        cold = measure(command, env)[1] / 1024
+        warm = forget_runs(cache) and measure(command, env)[1] / 1024  # the report computed from cached results
+        kept = measure(command, env)[1] / 1024  # the report remembered whole
+        worst = max(worst, cold, warm, kept)
+        print(f"--format {fmt}: cold {cold:.0f} MB, warm {warm:.0f} MB, remembered {kept:.0f} MB")
     goal = f"goal <= {GOAL_MEMORY_MB} MB at 5000 skills"
     print(f"worst: {worst:.0f} MB ({goal}: {'met' if worst <= GOAL_MEMORY_MB else 'NOT met'}"
           f"{'' if n == 5000 else ', measured at ' + str(n)})")

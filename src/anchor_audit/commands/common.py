@@ -110,7 +110,10 @@ def open_sources(
     if options.worktree is not None:
         trees = _worktree_trees(options, refs, ctx.cache_dir, progress, memo)
     else:
-        trees = [_open_tree(inputs, ref, options, ctx.cache_dir, progress, history, memo, tags) for ref in refs]
+        trees = []
+        for ref in refs:  # a second ref of a local repository is another commit of the one opened (diff, impact)
+            again = _another_commit(trees[0], ref or inputs.ref, inputs.repo, options) if trees else None
+            trees.append(again or _open_tree(inputs, ref, options, ctx.cache_dir, progress, history, memo, tags))
     _warn(reporter, options, inputs, trees)
     yield Sources(inputs, trees, judge, open_repository, progress, ctx.jobs)
 
@@ -209,6 +212,19 @@ def _open_tree(
 
     submodules = dict(options.submodules)
     return open_git(inputs.repo, ref, cache_dir, progress, full_history, options.allow, submodules, memo, tags)
+
+
+def _another_commit(first: SourceTree, ref: str, repo: str, options: SourceOptions) -> SourceTree | None:
+    """``ref`` of the local git repository ``first`` was opened from, sharing its handle and what it has read;
+    None where it must be opened on its own (a URL's mirror may have to fetch the ref, a wheel is one version)."""
+    from ..source import mirrored
+    from ..source.git import as_git, check_ref, resolve_commit
+
+    if first.info.kind is not SourceKind.GIT or mirrored(repo):
+        return None
+    check_ref(ref)
+    tree = as_git(first)
+    return tree.at(resolve_commit(tree.repo, ref, repo), ref=ref)
 
 
 def _stand_in(inputs: AuditInputs, flag: str) -> ReleaseSpec:

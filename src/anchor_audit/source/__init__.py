@@ -138,6 +138,11 @@ def is_remote(repo: str) -> bool:
     return bool(_URL.match(repo) or _SCP.match(repo))
 
 
+def mirrored(repo: str) -> bool:
+    """Whether ``repo`` is read through a mirror in the cache (a URL, or a ``helper::`` address), not in place."""
+    return is_remote(repo) or "::" in repo.split("/", 1)[0]
+
+
 def git_blob_sha(data: bytes) -> str:
     """The sha git gives a blob with this content (so wheel and git files share cache keys)."""
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()

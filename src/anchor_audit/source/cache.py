@@ -35,7 +35,9 @@ TAG_TEXT = (
     "# 'anchor-audit cache clean' removes this directory's anchor-audit entries.\n"
 )
 # The entries anchor-audit makes in its cache directory; nothing else is ever removed.
-OWNED = ("git", "wheels", "runs", "results.sqlite3", "results.sqlite3-wal", "results.sqlite3-shm", "results.sqlite3.lock")
+OWNED = (
+    "git", "wheels", "runs", "results.sqlite3", "results.sqlite3-wal", "results.sqlite3-shm", "results.sqlite3.lock",
+)  # fmt: skip
 
 
 def cache_root(override: str | None = None) -> Path:

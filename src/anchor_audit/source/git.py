@@ -20,16 +20,26 @@ from typing import Callable, Iterable, TypeVar
 import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 
-from ..errors import BoundExceeded, NotCarried, UnreadableFile
+from ..errors import NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, is_remote, no_progress, too_large
+from . import (
+    MAX_FILE_BYTES,
+    FolderVersion,
+    Progress,
+    Removal,
+    SourceTree,
+    decode,
+    mirrored,
+    no_progress,
+    too_large,
+)
 from .cache import cache_root
 from .file import SourceFile
 from .gitenv import UPLOAD_PACK
 from .githistory import DeletionChain, GitHistory, Memo
 from .gitrun import check_ref, check_repo, first_line, resolve_commit
-from .gitsearch import SEARCH_TIMEOUT, TreeSearch, git_grep
+from .gitsearch import TreeSearch, git_grep
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
 from .overlay import open_local
@@ -117,25 +127,10 @@ class GitTree:
         fetch_blobs((self, path) for path in paths)
 
     def search(self, text: str, suffix: str) -> list[str] | None:
-        """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched.
-
-        A lean mirror is not searched: git would fetch every blob to grep it.
-        A search that runs past :data:`SEARCH_TIMEOUT` raises :class:`BoundExceeded`.
-        """
-        if _partial(self.repo):
-            return None
-        try:
-            out = self.repo.git.grep(
-                "-F", "-l", "-z", "-I", "--no-color", "-e", text, self.commit.hexsha, "--", f"*{suffix}",
-                kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
-            )  # fmt: skip
-        except git.GitCommandError as exc:
-            if exc.status == 1:
-                return []  # no file holds it
-            if exc.status is None or (isinstance(exc.status, int) and exc.status < 0) or "Timeout" in str(exc):
-                raise BoundExceeded(f"the search of other files for it ran past {SEARCH_TIMEOUT} s") from None
-            return []  # unreadable objects: nothing to offer
-        return sorted(entry.split(":", 1)[1] for entry in out.split("\0") if ":" in entry)
+        """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched (a lean
+        mirror: git would fetch every blob to grep it); :class:`BoundExceeded` past :data:`SEARCH_TIMEOUT`."""
+        found = self.search_many([text], suffix)
+        return None if found is None else found[text]
 
     def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]] | None:
         """:meth:`search` for many texts in one ``git grep`` (``-o``: which text each file holds); a later
@@ -389,7 +384,7 @@ def open_git(
     """
     check_repo(repo, allow)
     check_ref(ref)
-    if is_remote(repo) or "::" in repo.split("/", 1)[0]:
+    if mirrored(repo):
         handle = mirror(repo, ref, cache_root(cache_dir), progress, full_history, allow, tags)
     else:
         handle = open_local(repo, cache_root(cache_dir))

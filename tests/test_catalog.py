@@ -249,3 +249,23 @@ def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> N
     _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
     got = [(p["path"], p["status"]) for p in data["skills"][0]["promises"]]
     assert got == [("demo.lazy:Trainer", "exists"), ("demo.lazy:Missing", "missing")]
+
+
+def test_a_copys_files_are_listed_as_rglob_lists_them_and_links_are_entries(tmp_path: Path) -> None:
+    """The sync check and the link check walk a copy with one scandir per folder (fsutil.entries_under)."""
+    import os
+
+    from anchor_audit.fsutil import entries_under, files_under
+
+    folder = tmp_path / "copy"
+    for rel in ("SKILL.md", ".hidden", "a-b", "a/b", "a/c/d.md", "z/é.txt", "refs/n.md"):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(rel)
+    os.symlink(folder / "a", folder / "linked-folder")
+    os.symlink(folder / "SKILL.md", folder / "refs" / "linked-file")
+    os.symlink(tmp_path / "nowhere", folder / "dangling")
+    expected = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()]
+    assert files_under(folder) == expected
+    links = sorted(rel for rel, entry in entries_under(folder) if entry.is_symlink())
+    assert links == ["dangling", "linked-folder", "refs/linked-file"]
+    assert not any(rel.startswith("linked-folder/") for rel, _ in entries_under(folder))

@@ -270,3 +270,21 @@ def test_a_catalog_with_a_component_out_of_reach_is_not_remembered(tmp_path: Pat
     code, _, err = run(capsys, "check", "--catalog", str(catalog), *mirrors, "--format", "json")
     assert code == 1 and "gamma" in err
     assert stored_runs(cache_dir) == []
+
+
+def test_a_catalog_checkouts_head_is_witnessed_and_its_git_folder_is_not_hashed(
+    tmp_path: Path, capsys, cache_dir: Path
+) -> None:
+    """The dates of a checkout's copies come from its history: a new commit there is a change, a gc is not."""
+    catalog, mirrors, _ = small_catalog(tmp_path)
+    git(catalog, "init", "-q", "-b", "main")
+    git(catalog, "add", "-A")
+    git(catalog, "commit", "-q", "-m", "sync")
+    run(capsys, "check", "--catalog", str(catalog), *mirrors, "--format", "json")
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        (value,) = db.execute("SELECT value FROM results WHERE key LIKE 'run/%'").fetchone()
+    witnesses = json.loads(value.split(" ", 1)[1])["witnesses"]
+    git(catalog, "gc", "-q")  # the .git folder changes, the checkout does not
+    assert runmemo.holds(witnesses)
+    git(catalog, "commit", "-q", "--allow-empty", "-m", "another sync")
+    assert not runmemo.holds(witnesses)

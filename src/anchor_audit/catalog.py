@@ -11,7 +11,6 @@ audit, each catalog copy is compared with the repository's own copy at
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit
 from .audit import audit_skill, spread
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
+from .fsutil import entries_under
 from .judge import Judge
 from .model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from .source import Progress, SourceTree, no_progress
@@ -203,12 +203,9 @@ def refuse_links_out(folder: Path, root: Path, shown: str) -> None:
     inside = root.resolve()
     if not folder.resolve().is_relative_to(inside):  # the folder, or skills/ above it, is a link out
         raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
-    for parent, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = Path(parent, name)
-            if path.is_symlink() and not path.resolve().is_relative_to(inside):
-                where = f"{shown}/{path.relative_to(folder).as_posix()}"
-                raise SpecError(f"{where}: a link to a place outside the catalog; not followed")
+    for rel, entry in entries_under(folder):
+        if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(inside):
+            raise SpecError(f"{shown}/{rel}: a link to a place outside the catalog; not followed")
 
 
 def repo_key(url: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import AuditError, UnreadableFile
-from .fsutil import read_input
+from .fsutil import files_under, read_input
 from .model import ComponentInfo, SkillReport, SyncFacts
 from .source import MAX_FILE_BYTES, SourceTree, git_blob_sha
 
@@ -24,11 +24,11 @@ def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str
     prefix = repo_path.strip("/") + "/"
     theirs = {p[len(prefix) :] for p in tree.files_under(repo_path)}
     ours: dict[str, str | None] = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+    for rel in files_under(folder):
         try:
-            ours[path.relative_to(folder).as_posix()] = git_blob_sha(read_input(path, MAX_FILE_BYTES, "a skill file"))
+            ours[rel] = git_blob_sha(read_input(folder / rel, MAX_FILE_BYTES, "a skill file"))
         except (AuditError, UnreadableFile):
-            ours[path.relative_to(folder).as_posix()] = None  # a file that cannot be read is not known to be the same
+            ours[rel] = None  # a file that cannot be read is not known to be the same
     files = []
     for rel in sorted(set(ours) | theirs):
         if rel not in theirs:

@@ -16,6 +16,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from .errors import AuditError
 
@@ -53,6 +54,29 @@ def read_input(path: Path, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise InputFileError(f"{path}: larger than {_size(limit)}; not {what}")
     return data
+
+
+def entries_under(folder: Path, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry under ``folder`` as (path relative to it, with ``/``, the entry), a folder before what it
+    holds; a link (to a file or a folder) is an entry, never entered; ``skip``: names at the top neither listed
+    nor entered.  One ``scandir`` per folder: the kind of each entry comes with its name, so listing a skill's
+    folder costs no ``stat`` per file."""
+    todo = [("", str(folder))]
+    while todo:
+        prefix, where = todo.pop()
+        with os.scandir(where) as listing:
+            found = sorted((e for e in listing if prefix or e.name not in skip), key=lambda entry: entry.name)
+        for entry in found:
+            yield prefix + entry.name, entry
+            if entry.is_dir(follow_symlinks=False):
+                todo.append((f"{prefix}{entry.name}/", entry.path))
+
+
+def files_under(folder: Path) -> list[str]:
+    """The regular files under ``folder`` (links left out, linked folders not entered), relative, ``/``-joined,
+    in the order of their path's parts (as ``sorted(folder.rglob(...))`` gives them)."""
+    found = [rel for rel, entry in entries_under(folder) if entry.is_file(follow_symlinks=False)]
+    return sorted(found, key=lambda rel: rel.split("/"))
 
 
 def _size(limit: int) -> str:

@@ -114,31 +114,28 @@ def folder_digest(path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FO
 
     A missing folder has its own digest: that it is missing is what the run saw.
     """
-    digest = hashlib.sha256()
+    from .fsutil import entries_under
+
     if not os.path.isdir(path):
         return hashlib.sha256(b"absent" if not os.path.lexists(path) else b"not a folder").hexdigest()
-    count, size = 0, 0
-    for folder, dirs, names in os.walk(path):
-        if folder == path:
-            dirs[:], names[:] = [d for d in dirs if d not in skip], [n for n in names if n not in skip]
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            full = os.path.join(folder, name)
-            rel = os.path.relpath(full, path).encode("utf-8", "surrogateescape")
+    digest, count, size = hashlib.sha256(), 0, 0
+    try:
+        for rel, entry in entries_under(Path(path), skip):
             count += 1
-            if os.path.islink(full):
-                digest.update(b"L" + rel + b"\0" + os.readlink(full).encode("utf-8", "surrogateescape") + b"\0")
-                continue
-            try:
-                size += os.path.getsize(full)
-                data = Path(full).read_bytes() if size <= MAX_WITNESS_BYTES and os.path.isfile(full) else b"?"
-            except OSError:
-                data = b"?unreadable"
-            digest.update(b"F" + rel + b"\0" + hashlib.sha256(data).digest())
-            if count > max_files or size > MAX_WITNESS_BYTES:
-                return None
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-    return digest.hexdigest()
+            name = rel.encode("utf-8", "surrogateescape")
+            if entry.is_symlink():
+                digest.update(b"L" + name + b"\0" + os.readlink(entry.path).encode("utf-8", "surrogateescape") + b"\0")
+            elif entry.is_dir(follow_symlinks=False):
+                digest.update(b"D" + name + b"\0")
+            else:
+                size += entry.stat(follow_symlinks=False).st_size
+                if count > max_files or size > MAX_WITNESS_BYTES:
+                    return None
+                data = Path(entry.path).read_bytes() if entry.is_file(follow_symlinks=False) else b"?special"
+                digest.update(b"F" + name + b"\0" + hashlib.sha256(data).digest())
+    except OSError:
+        return None  # a folder that changes or cannot be read while it is hashed: no witness, no replay
+    return None if count > max_files else digest.hexdigest()
 
 
 def git_state(git_dir: str, common_dir: str, ref: str) -> dict[str, Any]:

@@ -244,7 +244,7 @@ class GitTree:
 
     def gitlink_of(self, path: str) -> tuple[str, str] | None:
         """(prefix, commit) of the submodule ``path`` lies in, without opening it; None if it lies in none."""
-        if "/" not in path:  # a top-level file lies in no submodule
+        if "/" not in path or not self.has_submodules:  # a top-level file, a commit with no .gitmodules: in none
             return None
         parts = path.split("/")
         node = self.commit.tree.binsha
@@ -274,7 +274,7 @@ class GitTree:
             subprocess.run(command, cwd=self.repo.common_dir, env=env, input="\n".join(missing) + "\n",
                            capture_output=True, text=True, timeout=PREFETCH_TIMEOUT)  # fmt: skip
 
-    @property
+    @functools.cached_property
     def has_submodules(self) -> bool:
         """Whether this commit has a ``.gitmodules`` (else no path can lie in a submodule; one tree lookup)."""
         return self._walk(".gitmodules") is not None

@@ -130,3 +130,29 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
     assert sorted(k.split("|")[0] for k in store) == ["card/1", "skill-md/6"] and calls[:2] == calls[2:4]
+
+
+def test_a_skill_in_a_tree_whose_parse_is_remembered_is_not_read(make_repo, monkeypatch) -> None:
+    """Known by git's blob ids, a remembered SKILL.md and card.yaml are not read again (impact, history)."""
+    from anchor_audit.judge import Judge
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill_from_tree
+
+    repo = make_repo()
+    repo.write("skills/demo/SKILL.md", (DEMO / "skills" / "demo-overlap" / "SKILL.md").read_text())
+    repo.write("skills/demo/card.yaml", (DEMO / "skills" / "demo-overlap" / "card.yaml").read_text())
+    repo.commit("the skill")
+    judge = Judge()
+    first = load_skill_from_tree(open_git(str(repo.path), "HEAD"), "skills/demo", judge.remember)
+    again = open_git(str(repo.path), "HEAD")
+    reads: list[str] = []
+    real_read = again.read
+    monkeypatch.setattr(again, "read", lambda path: reads.append(path) or real_read(path))
+    assert load_skill_from_tree(again, "skills/demo", judge.remember) == first and reads == []
+    repo.edit("skills/demo/SKILL.md", "# Demo overlap skill", "# Demo overlap skill, edited")
+    repo.commit("an edit")
+    edited = open_git(str(repo.path), "HEAD")
+    real_edited = edited.read
+    monkeypatch.setattr(edited, "read", lambda path: reads.append(path) or real_edited(path))
+    load_skill_from_tree(edited, "skills/demo", judge.remember)
+    assert reads == ["skills/demo/SKILL.md"]  # the card is the same blob: still not read

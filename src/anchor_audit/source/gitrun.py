@@ -106,22 +106,38 @@ def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:
 
 
 def resolve(handle: git.Repo, ref: str) -> str | None:
-    """The full sha of the commit ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None.
+    """The full sha of the commit ``ref`` names (in a mirror, as fetched under refs/anchor-audit/), or None."""
+    return resolve_many(handle, [ref])[ref]
 
-    git's own rev-parse decides (one short process): GitPython's in-process
-    parser is partial (``HEAD@{-1}`` crashes it) and slow on many packed refs.
-    ``^{commit}`` makes git check the object exists and is a commit, so forty
-    zeros or a tree's sha are unknown refs, not a crash later.
+
+def resolve_many(handle: git.Repo, refs: list[str]) -> dict[str, str | None]:
+    """:func:`resolve` for each of ``refs``, from one ``git cat-file --batch-check``.
+
+    git decides, as ``rev-parse`` would: GitPython's in-process parser is partial
+    (``HEAD@{-1}`` crashes it) and slow on many packed refs.  ``^{commit}`` makes
+    git check the object exists and is a commit, so forty zeros or a tree's sha
+    are unknown refs, not a crash later.  The name the run fetched a ref under
+    (``refs/anchor-audit/REF``) is asked first, as a mirror keeps it there.
     """
-    for name in (f"refs/anchor-audit/{ref}", ref):
-        if name == ref and _lean_and_lacking(handle, ref):
-            continue  # git would fetch it to answer (its whole history, blobs aside): the mirror fetches it lean
-        try:
-            return handle.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
-        except git.GitCommandError as exc:
-            refuse_dubious(handle, exc)
-            continue
-    return None
+    asked: list[tuple[str, str]] = []
+    for ref in refs:
+        asked.append((ref, f"refs/anchor-audit/{ref}"))
+        if not _lean_and_lacking(handle, ref):  # else git would fetch it to answer: the mirror fetches it lean
+            asked.append((ref, ref))
+    lines = "".join(f"{name}^{{commit}}\n" for _, name in asked)
+    done = subprocess.run(  # run where GitPython runs git (found, not named: git checks who owns it)
+        ["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=handle.working_dir,
+        input=lines.encode("utf-8", "surrogateescape"), capture_output=True, timeout=60,
+        env={**os.environ, **handle.git.environment()},
+    )  # fmt: skip
+    refuse_dubious(handle, done.stderr.decode("utf-8", "replace"))
+    answers = done.stdout.decode("ascii", "replace").splitlines() if done.returncode == 0 else []
+    found: dict[str, str | None] = dict.fromkeys(refs)
+    for (ref, _), answer in zip(asked, answers, strict=False):  # none at all when git could not run
+        sha, _, kind = answer.partition(" ")
+        if found[ref] is None and kind == "commit":
+            found[ref] = sha
+    return found
 
 
 def _lean_and_lacking(handle: git.Repo, ref: str) -> bool:
@@ -156,9 +172,10 @@ def _nearest(handle: git.Repo, ref: str) -> str:
     return f" (nearest: {', '.join(near)})" if near else ""
 
 
-def refuse_dubious(handle: git.Repo, exc: git.GitCommandError) -> None:
-    """git refuses to work in a repository another user owns; say so rather than "unknown ref"."""
-    if "dubious ownership" in str(exc.stderr):
+def refuse_dubious(handle: git.Repo, said: str) -> None:
+    """git refuses to work in a repository another user owns (``said``: what it wrote on stderr); say so rather
+    than "unknown ref"."""
+    if "dubious ownership" in said:
         raise SourceError(
             f'{handle.git_dir}: git refuses to read it: the repository belongs to another user ("dubious ownership"); '
             f"if you trust it: git config --global --add safe.directory {handle.working_tree_dir or handle.git_dir}"

@@ -18,7 +18,7 @@ from ..redact import redact
 from . import Progress
 from .cache import locked, slug
 from .gitenv import UPLOAD_PACK, git_env
-from .gitrun import first_line, repo_at, resolve
+from .gitrun import first_line, repo_at, resolve, resolve_many
 
 FETCH_TIMEOUT = 900  # seconds a fetch may take before it is killed
 
@@ -60,7 +60,8 @@ def mirror_commits(url: str, shas: list[str], root: Path, progress: Progress, al
     path = root / "git" / f"{slug(redact(url))}.git"
     with locked(path):
         handle = _open_mirror(path, url, allow)
-        missing = [sha for sha in shas if resolve(handle, sha) is None]
+        known = resolve_many(handle, shas)
+        missing = [sha for sha in shas if known[sha] is None]
         if not missing:
             return
         what = f"{len(missing)} commits from {redact(url)}"

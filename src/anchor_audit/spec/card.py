@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,14 +20,34 @@ from .yamldoc import YamlDoc, load_yaml
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
 
-def remembered_card(text: str, path: Path, memo: Memo | None) -> Card:
-    """:func:`parse_card`, remembered by the card's text (and its path, which its errors name), like SKILL.md:
+@dataclass(frozen=True)
+class Content:
+    """A file's text as a memo knows it: by the text itself, or by git's blob id, which names one text (a skill
+    read from a tree is then not read at all when its parse is remembered); ``load`` gives the text."""
+
+    identity: str
+    load: Callable[[], str]
+    blob: bool = False
+
+    @staticmethod
+    def of(text: str) -> Content:
+        return Content(text, lambda: text)
+
+    def key(self, kind: str, path: object) -> str:
+        """The memo key of this file's parse: ``kind`` (with its version), the path its errors name, the content."""
+        digest = hashlib.sha256(f"{path}\0{self.identity}".encode("utf-8", "surrogateescape")).hexdigest()
+        return f"{kind}{'-blob' if self.blob else ''}|{digest}"
+
+
+def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
+    """:func:`parse_card`, remembered by the card's content (and its path, which its errors name), like SKILL.md:
     a catalog's thousand cards, a history's same card at every commit, are each parsed once."""
+    content = text if isinstance(text, Content) else Content.of(text)
     if memo is None:
-        return parse_card(text, path)
+        return parse_card(content.load(), path)
 
     def read() -> dict[str, Any]:
-        card = parse_card(text, path)
+        card = parse_card(content.load(), path)
         return {
             "validated_on": card.validated_on,
             "claims": [[c.id, list(c.tags), c.line, [[a.file, [r.as_list() for r in a.ranges], a.prefix, a.line]
@@ -35,7 +56,7 @@ def remembered_card(text: str, path: Path, memo: Memo | None) -> Card:
             "versions": [[v.claim, list(v.specifiers), v.line] for v in card.validated_versions],
         }  # fmt: skip
 
-    said = memo("card/1|" + hashlib.sha256(f"{path}\0{text}".encode("utf-8", "surrogateescape")).hexdigest(), read)
+    said = memo(content.key("card/1", path), read)
     claims = tuple(
         CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
                                                 for f, ranges, prefix, at in anchors))

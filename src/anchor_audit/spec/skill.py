@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from ..model import (
     TestPromise,
 )
 from ..textlines import split_lines
-from .card import Memo, remembered_card
+from .card import Content, Memo, remembered_card
 from .citations import MAKES, parse_citations
 from .repopath import normalize, repo_path_problem
 
@@ -73,33 +72,46 @@ def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) 
     same SKILL.md at many commits, or in many runs, parses it once.
     """
     path = path.strip("/")
+
+    def content(name: str) -> Content | None:
+        blob = tree.blob_id(f"{path}/{name}")  # reads nothing: the text is read only if its parse is not known
+        if blob is None:
+            return None
+        return Content(blob, lambda: _tree_text(tree, f"{path}/{name}"), blob=True)
+
     try:
-        skill_md = tree.read(f"{path}/SKILL.md")
-        card = tree.read(f"{path}/card.yaml")
+        skill_md, card = content("SKILL.md"), content("card.yaml")
+        if skill_md is None:
+            raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
+        name = path.rsplit("/", 1)[-1]
+        skill = skill_from_text(name, path, skill_md, Path(path) / "SKILL.md", card, Path(path) / "card.yaml", memo)
     except (UnreadableFile, NotCarried) as exc:  # a link, a binary, a huge file: this skill cannot be read
         raise SpecError(f"{exc} (at {tree.info.ref}); the skill cannot be read") from None
-    if skill_md is None:
-        raise SpecError(f"{path}: no SKILL.md there at {tree.info.ref}")
-    name = path.rsplit("/", 1)[-1]
-    skill = skill_from_text(
-        name, path, skill_md.text, Path(path) / "SKILL.md", card.text if card else None, Path(path) / "card.yaml", memo
-    )
     return replace(skill, repo_folder=path)
+
+
+def _tree_text(tree: SourceTree, path: str) -> str:
+    source = tree.read(path)
+    if source is None:  # listed a moment ago: the tree of one commit does not change
+        raise UnreadableFile(f"{path} could not be read")
+    return source.text
 
 
 def skill_from_text(
     name: str,
     shown: str,
-    skill_md: str,
+    skill_md: str | Content,
     skill_md_path: Path,
-    card: str | None,
+    card: str | Content | None,
     card_path: Path,
     memo: Memo | None = None,
 ) -> Skill:
-    """A skill from the text of its files (``card`` None: it has no card.yaml)."""
+    """A skill from the text of its files, or their :class:`~.card.Content` (``card`` None: it has no card.yaml)."""
     where = f"{shown.rstrip('/')}/SKILL.md"  # messages name the skill as reports do
+    content = skill_md if isinstance(skill_md, Content) else Content.of(skill_md)
 
     def read() -> dict[str, Any]:
+        skill_md = content.load()
         quotes = parse_skill_md(skill_md, where)
         references, tests = parse_promises(skill_md)
         body = _blank_front_matter(skill_md.replace("\r\n", "\n"), where)
@@ -115,8 +127,7 @@ def skill_from_text(
             ],
         }
 
-    key = "skill-md/6|" + hashlib.sha256(f"{where}\0{skill_md}".encode("utf-8", "surrogateescape")).hexdigest()
-    said = memo(key, read) if memo is not None else read()
+    said = memo(content.key("skill-md/6", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,

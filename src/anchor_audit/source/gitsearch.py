@@ -21,7 +21,7 @@ SEARCH_TIMEOUT = 20  # seconds one search (git grep over a tree) may take
 # Past this many changed files one search of the whole tree costs less than naming each (and the command line
 # stays short).
 MAX_CHANGED = 200
-MAX_REMEMBERED = 16  # questions (texts, suffix) remembered at once
+MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str] | None], dict[str, set[str]]]  # paths (None: the whole tree) -> path -> texts found
 

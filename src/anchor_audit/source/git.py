@@ -35,9 +35,10 @@ from . import (
     too_large,
 )
 from .cache import cache_root
+from .deletions import DeletionChain
 from .file import SourceFile
 from .gitenv import UPLOAD_PACK
-from .githistory import DeletionChain, GitHistory, Memo
+from .githistory import GitHistory, Memo
 from .gitrun import check_ref, check_repo, first_line, resolve_commit
 from .gitsearch import TreeSearch, git_grep
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects

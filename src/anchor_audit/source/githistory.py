@@ -17,19 +17,20 @@ import os
 import re
 import subprocess
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, TypeVar
 
 import git
 
+from .deletions import DeletionChain
 from .gitenv import DIFF_FLAGS, git_env
 from .gitrun import resolve_commit
 
+T = TypeVar("T")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _BLAMED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+")  # a porcelain blame's line header: sha, from, to
 MAX_AUTHOR_COMMITS = 200  # commits to a folder read for its recent authors
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
 MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
-MAX_DELETIONS = 200_000  # deleted paths remembered of a history (a monorepo's whole past is not needed)
 
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
@@ -152,16 +153,12 @@ class GitHistory:
     def removals(self, paths: list[str]) -> dict[str, tuple[str, str, str | None, str | None]]:
         """For each of ``paths`` (files, or folders ending in ``/``; exact, or the tail of a longer path) that a
         commit up to this one removed: path -> (the path it was, the newest commit removing it, where that commit
-        moved it by git's rename detection (50% similar) or None, that commit's UTC day). One walk of the history
-        for all (see :meth:`deletions`); a folder moved when the files that commit renamed went to one folder."""
+        moved it by git's rename detection (50% similar) or None, that commit's UTC day). One index of the
+        history's deletions for all (:mod:`.deletions`); a folder moved when the files that commit renamed went to
+        one folder."""
 
         def ask() -> dict[str, list[str | None]]:
-            wanted = set(paths)
-            removed: dict[str, tuple[str, str]] = {}  # wanted path -> (the path it was, commit), newest first
-            for sha, names in self.deletions():
-                for name in names:
-                    for p, was in _named_by(name, wanted):
-                        removed.setdefault(p, (was, sha))
+            removed = self._on_chain(lambda chain: chain.removed_up_to(self.commit.hexsha, set(paths))) or {}
             found: dict[str, list[str | None]] = {}
             shas = sorted({sha for _, sha in removed.values()})[:MAX_MOVE_COMMITS]
             renames = {sha: self._renames(sha) for sha in shas}
@@ -198,15 +195,14 @@ class GitHistory:
 
         return self._remembered("authors", [self.commit.hexsha], [folder, limit], ask)  # type: ignore[no-any-return]
 
-    def deletions(self) -> list[tuple[str, list[str]]]:
-        """(commit, the paths it deleted) for every first-parent commit up to this one that deleted any (a merge's
-        against its first parent), newest first: from the deletion chain this tree shares with the trees of its
-        repository's other commits (a history's), else from one of its own."""
-        found = self.chain.up_to(self.commit.hexsha)
-        if found is None:  # not on the shared chain's first-parent line: a chain of its own
+    def _on_chain(self, ask: Callable[[DeletionChain], T | None]) -> T | None:
+        """``ask`` of the deletion chain this commit is on: the shared one, else (not on its first-parent line)
+        a chain of its own."""
+        found = ask(self.chain)
+        if found is None:
             self.chain = DeletionChain(self.repo, self.commit.hexsha, self._remembered)
-            found = self.chain.up_to(self.commit.hexsha)
-        return found or []
+            found = ask(self.chain)
+        return found
 
     def _renames(self, sha: str) -> list[tuple[str, str]]:
         """(old path, new path) of each rename commit ``sha`` made (against its first parent)."""
@@ -302,62 +298,6 @@ def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:
     folders = {new[: len(new) - len(old) + len(path)] for old, new in renamed if old.startswith(path)}
     folders = {f for f in folders if f.endswith("/")}  # the same tail under another folder
     return folders.pop() if len(folders) == 1 else None
-
-
-def _named_by(removed: str, wanted: set[str]) -> Iterator[tuple[str, str]]:
-    """(cited path, the path it was) for each of ``wanted`` that ``removed`` is (exactly, or as its tail) or
-    lies under (a folder ending in ``/``): the path's "/"-aligned pieces looked up, not every wanted path."""
-    parts = removed.split("/")
-    for start in range(len(parts)):
-        tail = "/".join(parts[start:])
-        if tail in wanted:
-            yield tail, removed
-        for end in range(start + 1, len(parts)):  # folders: parts[start:end] + "/"
-            folder = "/".join(parts[start:end]) + "/"
-            if folder in wanted:
-                yield folder, "/".join(parts[:end]) + "/"
-
-
-
-Remember = Callable[[str, list[str], list[Any], Callable[[], Any]], Any]
-
-
-class DeletionChain:
-    """The paths each first-parent commit up to ``tip`` deleted, listed by one ``git log`` when first asked, and
-    shared by the trees of the commits on that line: a history of a thousand commits asks git once, not once per
-    commit."""
-
-    def __init__(self, repo: git.Repo, tip: str, remember: Remember) -> None:
-        self.repo, self.tip, self.remember = repo, tip, remember
-        self._position: dict[str, int] | None = None
-        self._entries: list[tuple[str, int, list[str]]] = []  # (commit, its place on the line, paths), newest first
-
-    def up_to(self, sha: str) -> list[tuple[str, list[str]]] | None:
-        """The deletions of ``sha`` and the commits before it on the line; None if ``sha`` is not on it."""
-        if self._position is None:
-            self._load()
-        assert self._position is not None
-        at = self._position.get(sha)
-        if at is None:
-            return None
-        return [(commit, names) for commit, place, names in self._entries if place >= at]
-
-    def _load(self) -> None:
-        def ask() -> dict[str, Any]:
-            line = self.repo.git.rev_list("--first-parent", self.tip).split()
-            out = self.repo.git.log("-z", "--first-parent", "--diff-merges=first-parent", "--no-renames",
-                                    "--diff-filter=D", "--name-only", "--format=%x01%H", self.tip)  # fmt: skip
-            entries, count = [], 0
-            for chunk in out.split("\x01")[1:]:  # \x01SHA \0 \n name \0 name \0 ...
-                sha, _, names = chunk.partition("\0")
-                deleted = [n for n in names.removeprefix("\n").split("\0") if n][: MAX_DELETIONS - count]
-                count += len(deleted)
-                entries.append([sha, deleted])
-            return {"line": line, "entries": entries}
-
-        answer = self.remember("deletion chain", [self.tip], [], ask)
-        self._position = {sha: i for i, sha in enumerate(answer["line"])}
-        self._entries = [(sha, self._position.get(sha, 0), list(names)) for sha, names in answer["entries"]]
 
 
 MAX_DATED_COMMITS = 20_000  # commits of a catalog's own history read for the last change to each folder

@@ -55,3 +55,28 @@ def test_a_later_commit_runs_git_grep_over_its_changed_files_only(tmp_path) -> N
         del os.environ["GIT_TRACE"]
     greps = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
     assert len(greps) == 1 and ":(literal)a/two.py" in greps[0] and "*.py" not in greps[0]
+
+
+def test_a_skills_names_are_answered_from_every_skills_search_of_the_same_tree(tmp_path) -> None:
+    """audit() searches once for all skills' definitions; each skill's own question is then a part of it."""
+    repo, shas = history(tmp_path)
+    names = ["def build(", "class Planner:", "class PlannerBase:", "def other("]
+    tree = open_git(str(repo.path), shas[-1])
+    tree.search_many(names, ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        part = tree.search_many(["class PlannerBase:", "def build("], ".py")
+    finally:
+        del os.environ["GIT_TRACE"]
+    assert "git grep" not in (trace.read_text() if trace.exists() else "")
+    assert part == open_git(str(repo.path), shas[-1]).search_many(["class PlannerBase:", "def build("], ".py")
+    assert part["class PlannerBase:"] == ["c/deep/er/three.py"]
+
+
+def test_texts_that_can_overlap_in_a_line_are_never_answered_from_a_wider_search(tmp_path) -> None:
+    """``git grep -o`` names only "class Planner:" where both match: a part of TEXTS is searched on its own."""
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[1])
+    assert tree.search_many(TEXTS, ".py")["class Planner"] == []  # hidden by the longer, in that search
+    assert tree.search_many(["class Planner", "def build("], ".py")["class Planner"] == ["a/two.py"]

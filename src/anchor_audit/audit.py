@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
 from .cardlinks import link_card_claim
-from .citations import check_citations
+from .citations import check_citations, name_searches
+from .errors import BoundExceeded
 from .judge import Judge
 from .model import (
     KNOWN_TAGS,
@@ -65,7 +66,9 @@ def audit(
     statuses, and reports none of these.
     """
     judge = judge or Judge()
-    judge.presearch((q for item in skills if not isinstance(item, UnreadableSkill) for q in item[0].quotes), tree)
+    readable = [item[0] for item in skills if not isinstance(item, UnreadableSkill)]
+    judge.presearch((q for skill in readable for q in skill.quotes), tree)
+    _presearch_names(readable, tree)
 
     def one(i: int) -> SkillReport:
         item = skills[i]
@@ -118,6 +121,17 @@ def spread(
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
     return Spread(part, worker, before_fork).run(count, jobs, done)
+
+
+def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
+    """One search of ``tree`` for the bare names of all ``skills``: each skill's own search is then answered from
+    it (:class:`~anchor_audit.source.gitsearch.TreeSearch`), not a search of the whole tree per skill."""
+    texts = sorted({text for skill in skills for text in name_searches(skill)})
+    if len(skills) > 1 and texts:
+        try:
+            tree.search_many(texts, ".py")
+        except BoundExceeded:
+            pass  # each skill's own search says so, bounded as ever
 
 
 def audit_skill(

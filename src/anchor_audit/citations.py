@@ -34,6 +34,14 @@ from .source import SourceTree
 from .symbols import bare_searches, resolve_name
 
 
+def name_searches(skill: Skill) -> list[str]:
+    """What is searched for the bare names ``skill`` cites (``def NAME(``, ``class NAME:``...), in one search: each
+    text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can overlap in a line, and one
+    ``git grep -o`` for any number of them, a whole repository's skills' at once, names every one it finds."""
+    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
+    return sorted({text for name, call in names for text in bare_searches(name, call)})
+
+
 def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[PromiseResult]:
     """A result for every citation of ``skill``'s prose (``listing``: every file of the tree, listed once)."""
     shown = f"{skill.path.rstrip('/')}/SKILL.md"
@@ -41,9 +49,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
     links: list[tuple[int, Citation]] = []  # and of each missing relative link
     commands = [c for c in skill.citations if c.kind is ReferenceKind.COMMAND]
-    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME
-             and "." not in c.target}  # fmt: skip
-    bare = sorted({text for name, call in names for text in bare_searches(name, call)})
+    bare = name_searches(skill)
     try:
         searched = tree.search_many(bare, ".py") if bare else None
     except BoundExceeded:

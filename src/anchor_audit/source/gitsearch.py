@@ -9,6 +9,7 @@ subtree whose sha did not change is not entered), and only its changed files are
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import git
@@ -21,6 +22,7 @@ SEARCH_TIMEOUT = 20  # seconds one search (git grep over a tree) may take
 # Past this many changed files one search of the whole tree costs less than naming each (and the command line
 # stays short).
 MAX_CHANGED = 200
+_DEFINITION = re.compile(r"(?:def|class) \w+[(:]")  # a name's definition, as symbols searches it
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str] | None], dict[str, set[str]]]  # paths (None: the whole tree) -> path -> texts found
@@ -37,6 +39,9 @@ class TreeSearch:
     def search_many(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, list[str]]:
         """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it."""
         key = (tuple(texts), suffix)
+        wider = self._wider(root, texts, suffix) if key not in self._last else None
+        if wider is not None:  # asked of this tree with more texts (every skill's names at once): a part of that
+            return {text: sorted(path for path, hits in wider.items() if text in hits) for text in texts}
         last = self._last.get(key)
         found: dict[str, set[str]] | None = None
         if last is not None and last[0] != root:
@@ -53,6 +58,19 @@ class TreeSearch:
         while len(self._last) > MAX_REMEMBERED:
             del self._last[next(iter(self._last))]
         return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
+
+
+    def _wider(self, root: bytes, texts: list[str], suffix: str) -> dict[str, set[str]] | None:
+        """The answer, at ``root``, to a question that asked every one of ``texts`` and more, when its answer holds
+        for a part of it; None if none did.  ``git grep -o`` names one of two matches that overlap in a line, so
+        only a question whose texts cannot overlap is taken apart: definitions (``def NAME(``, ``class NAME:``)
+        begin with ``def``/``class`` and end at ``(``/``:``, so no two overlap and none holds another."""
+        wanted = set(texts)
+        for (asked, asked_suffix), (at, found) in reversed(self._last.items()):
+            if at == root and asked_suffix == suffix and len(asked) > len(wanted) and wanted.issubset(asked):
+                if all(_DEFINITION.fullmatch(text) for text in asked):
+                    return found
+        return None
 
 
 def changes(trees: TreeObjects, old: bytes, new: bytes, suffix: str) -> tuple[set[str], set[str]]:

@@ -46,7 +46,6 @@ MEMO_VERSION = "run/1"
 MAX_FOLDER_FILES = 5_000  # a folder witness with more entries is not taken (the run is not remembered)
 MAX_CATALOG_FILES = 200_000  # a catalog's, all its skills' copies included
 MAX_WITNESS_BYTES = 256 * 1024 * 1024
-GIT_TIMEOUT = 30
 # Only these change what a check writes; the rest of argv (how many jobs, how quiet) only how it gets there.
 _NOT_IN_KEY = frozenset({"jobs", "quiet"})
 _ENV_PREFIXES = ("ANCHOR_AUDIT_", "GIT_")
@@ -141,18 +140,12 @@ def folder_digest(path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FO
 def git_state(git_dir: str, common_dir: str, ref: str) -> dict[str, Any]:
     """What a repository answers that a check's result depends on: the ref's commit (as :func:`.gitrun.resolve`
     asks it: the run's own fetched name first), HEAD's, shallowness and its config; one git process."""
-    from .source.gitenv import git_env
+    from .source.gitenv import FETCHED, commits_named, git_env
 
     named = not _FULL_SHA.fullmatch(ref)  # a full sha names itself: only HEAD is asked (and nothing is fetched)
-    asked = (f"refs/anchor-audit/{ref}^{{commit}}\n{ref}^{{commit}}\n" if named else "") + "HEAD^{commit}\n"
-    done = subprocess.run(
-        ["git", "--git-dir", git_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-        input=asked.encode("utf-8", "surrogateescape"), capture_output=True, timeout=GIT_TIMEOUT,
-        env={**os.environ, **git_env()}, stdin=None,
-    )  # fmt: skip
-    answers = [line.split(" ") for line in done.stdout.decode("ascii", "replace").splitlines()]
-    shas = [a[0] if len(a) == 2 and a[1] == "commit" else None for a in answers] if done.returncode == 0 else []
-    shas = ([] if named else [ref, None]) + shas + [None] * 3
+    asked = [f"{FETCHED}{ref}", ref, "HEAD"] if named else ["HEAD"]
+    shas, _ = commits_named(asked, ["--git-dir", git_dir], git_env())
+    shas = shas if named else [ref, None, *shas]
     return {
         "commit": shas[0] or shas[1],
         "head": shas[2],

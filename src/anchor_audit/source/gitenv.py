@@ -9,6 +9,9 @@ ref through this environment without importing it.
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 from ..redact import has_credentials, redact
 
 # Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
@@ -72,3 +75,23 @@ def git_env(allow: tuple[str, ...] = (), url: str | None = None, remotes: tuple[
     for i, (key, value) in enumerate(config):
         env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
     return {**env, "GIT_ALLOW_PROTOCOL": ":".join(ALLOWED_PROTOCOLS + allow), **NEUTRAL_ENV}
+
+
+# Where a mirror keeps the refs a run fetched: a ref is looked for under it first, then as itself.
+FETCHED = "refs/anchor-audit/"
+
+
+def commits_named(names: list[str], where: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[
+    list[str | None], str
+]:  # fmt: skip
+    """The commit each of ``names`` names (``NAME^{commit}``: an existing commit, or None), from one ``git
+    cat-file --batch-check`` run as ``git *where`` in ``cwd``; and what git said on stderr.  git decides, as
+    ``rev-parse`` would, with no process per name."""
+    done = subprocess.run(
+        ["git", *where, "cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=cwd,
+        input="".join(f"{name}^{{commit}}\n" for name in names).encode("utf-8", "surrogateescape"),
+        capture_output=True, timeout=60, env={**os.environ, **env},
+    )  # fmt: skip
+    answers = [line.split(" ") for line in done.stdout.decode("ascii", "replace").splitlines()]
+    found = [a[0] if len(a) == 2 and a[1] == "commit" else None for a in answers] if done.returncode == 0 else []
+    return found + [None] * (len(names) - len(found)), done.stderr.decode("utf-8", "replace")

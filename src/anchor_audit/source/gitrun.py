@@ -18,7 +18,7 @@ import git
 from ..errors import SourceError, UsageError
 from ..redact import redact
 from . import _URL
-from .gitenv import ALLOWED_PROTOCOLS, git_env
+from .gitenv import ALLOWED_PROTOCOLS, FETCHED, commits_named, git_env
 
 # What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
 NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
@@ -121,22 +121,15 @@ def resolve_many(handle: git.Repo, refs: list[str]) -> dict[str, str | None]:
     """
     asked: list[tuple[str, str]] = []
     for ref in refs:
-        asked.append((ref, f"refs/anchor-audit/{ref}"))
+        asked.append((ref, f"{FETCHED}{ref}"))
         if not _lean_and_lacking(handle, ref):  # else git would fetch it to answer: the mirror fetches it lean
             asked.append((ref, ref))
-    lines = "".join(f"{name}^{{commit}}\n" for _, name in asked)
-    done = subprocess.run(  # run where GitPython runs git (found, not named: git checks who owns it)
-        ["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=handle.working_dir,
-        input=lines.encode("utf-8", "surrogateescape"), capture_output=True, timeout=60,
-        env={**os.environ, **handle.git.environment()},
-    )  # fmt: skip
-    refuse_dubious(handle, done.stderr.decode("utf-8", "replace"))
-    answers = done.stdout.decode("ascii", "replace").splitlines() if done.returncode == 0 else []
+    # Run where GitPython runs git (the repository found, not named: git checks who owns it).
+    shas, said = commits_named([name for _, name in asked], [], handle.git.environment(), str(handle.working_dir))
+    refuse_dubious(handle, said)
     found: dict[str, str | None] = dict.fromkeys(refs)
-    for (ref, _), answer in zip(asked, answers, strict=False):  # none at all when git could not run
-        sha, _, kind = answer.partition(" ")
-        if found[ref] is None and kind == "commit":
-            found[ref] = sha
+    for (ref, _), sha in zip(asked, shas, strict=True):
+        found[ref] = found[ref] or sha
     return found
 
 

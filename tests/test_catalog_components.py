@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from anchor_audit.catalogsync import sync_facts
 from anchor_audit.cli import main
+from anchor_audit.source.git import open_git
 
 from .conftest import assert_golden
 from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
@@ -240,3 +243,30 @@ def test_components_fetched_side_by_side_keep_their_order_and_their_own_code(tmp
     # The quote is at lines 3-6 of CODE: exact in code0, then i lines lower in code{i}.
     assert [(s["anchors"][0]["status"], s["anchors"][0]["found"]) for s in skills] == [
         ("exact", [3, 6]), *[("moved", [3 + i, 6 + i]) for i in range(1, 5)]]  # fmt: skip
+
+
+def test_a_copy_compared_by_its_tree_says_what_a_file_by_file_comparison_says(make_repo, tmp_path: Path) -> None:
+    """A copy in sync is known by its tree's sha; every other copy (a lost executable bit, an edit, a file more or
+    fewer, a link) goes file by file, with the answers that comparison always gave."""
+    repo = make_repo()
+    repo.write("skills/kit/SKILL.md", "# kit\n")
+    repo.write("skills/kit/tools/run.sh", "echo run\n")
+    (repo.path / "skills/kit/tools/run.sh").chmod(0o755)
+    repo.commit("a kit", tag="v9")
+    tree = open_git(str(repo.path), "v9")
+
+    def facts(change=lambda copy: None) -> tuple[str, ...]:
+        copy = tmp_path / f"copy{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(repo.path / "skills/kit", copy)
+        change(copy)
+        found = sync_facts(copy, open_git(str(repo.path), "v9"), "skills/kit")
+        assert not found.absent
+        return found.files
+
+    assert facts() == ()
+    assert facts(lambda c: (c / "tools/run.sh").chmod(0o644)) == ()  # modes are not compared: the bytes are
+    assert facts(lambda c: (c / "SKILL.md").write_text("# kit, edited\n")) == ("SKILL.md (differs)",)
+    assert facts(lambda c: (c / "notes.md").write_text("n\n")) == ("notes.md (only in the catalog)",)
+    assert facts(lambda c: (c / "tools/run.sh").unlink()) == ("tools/run.sh (only in the repository)",)
+    assert facts(lambda c: (c / "link.md").symlink_to("SKILL.md")) == ()  # a link in the copy is not a file of it
+    assert sync_facts(tmp_path, tree, "skills/none").absent

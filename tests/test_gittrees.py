@@ -6,8 +6,9 @@ import subprocess
 
 import pytest
 
+from anchor_audit.source import git_blob_sha
 from anchor_audit.source.git import open_git
-from anchor_audit.source.gittrees import parse_tree
+from anchor_audit.source.gittrees import TreeObjects, parse_tree, tree_objects
 
 from .conftest import git
 
@@ -30,3 +31,56 @@ def test_a_listing_is_git_ls_trees_and_a_bad_record_is_refused(make_repo) -> Non
     for bad in (b"100644 ../x\0" + sha, b"100644 a/b\0" + sha, b"777777 x\0" + sha, b"100644 x\0" + sha[:5]):
         with pytest.raises(ValueError):
             parse_tree(bad)
+
+
+def _listed(repo_path, ref: str, folder: str = "") -> dict[str, tuple[str, int]]:
+    """What ``git ls-tree -r`` says of the files under ``folder``: path under it -> (blob sha, mode)."""
+    out = subprocess.run(["git", "-C", str(repo_path), "ls-tree", "-r", "-z", f"{ref}:{folder}" if folder else ref],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    files = {}
+    for record in out.split("\0")[:-1]:
+        meta, path = record.split("\t", 1)
+        mode, _, sha = meta.split()
+        files[path] = (sha, int(mode, 8))
+    return files
+
+
+def _names_sorting_apart(make_repo):
+    repo = make_repo()
+    repo.write("kit/a-b.py", "x = 1\n")  # a file named a-b.py sorts before the folder a/ in a tree
+    repo.write("kit/a/b.py", "y = 2\n")
+    repo.write("kit/a/deep/ünï.md", "z\n")
+    repo.write("kit/run.sh", "echo run\n")
+    (repo.path / "kit" / "run.sh").chmod(0o755)
+    repo.commit("a kit", tag="v9")
+    return repo
+
+
+def test_tree_objects_are_the_ones_git_writes(make_repo) -> None:
+    repo = _names_sorting_apart(make_repo)
+    root, built = tree_objects(_listed(repo.path, "v9"))
+    assert root.hex() == git(repo.path, "rev-parse", "v9^{tree}")
+    trees = [line.split()[2] for line in git(repo.path, "ls-tree", "-r", "-t", "v9").splitlines() if " tree " in line]
+    assert len(trees) > 3 and {bytes.fromhex(t) for t in trees} | {root} == set(built)
+    for sha in trees:  # each tree's entries, in git's own order, with their modes
+        raw = subprocess.run(["git", "-C", str(repo.path), "cat-file", "tree", sha], capture_output=True).stdout
+        assert list(built[bytes.fromhex(sha)].items()) == list(parse_tree(raw).items())
+
+
+def test_a_folder_is_held_only_by_exactly_its_files_and_what_is_built_is_known_unread(make_repo) -> None:
+    repo = _names_sorting_apart(make_repo)
+    tree = open_git(str(repo.path), "v9")
+    files = _listed(repo.path, "v9", "kit")
+    assert tree.holds_folder("kit", files) and tree.holds_folder("kit/a", _listed(repo.path, "v9", "kit/a"))
+    other = "0" * 40
+    assert not tree.holds_folder("kit", {**files, "a-b.py": (other, 0o100644)})  # one blob differs
+    assert not tree.holds_folder("kit", {**files, "run.sh": (files["run.sh"][0], 0o100644)})  # the mode lost
+    assert not tree.holds_folder("kit", {**files, "new.md": (other, 0o100644)})  # one file more
+    assert not tree.holds_folder("kit", {k: v for k, v in files.items() if k != "a/b.py"})  # one file fewer
+    assert not tree.holds_folder("nope", files) and not tree.holds_folder("kit/a-b.py", files)
+    # A tree built from files no commit holds is known by its sha all the same: asked for, it is not read
+    # (git has no such object; reading it would fail).
+    objects = TreeObjects(tree.repo)
+    never = {"x.md": (git_blob_sha(b"never committed\n"), 0o100644)}
+    assert not objects.holds(None, never)
+    assert objects.entries(tree_objects(never)[0]) == {"x.md": (0o100644, bytes.fromhex(never["x.md"][0]))}

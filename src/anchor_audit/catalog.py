@@ -68,9 +68,11 @@ def audit_catalog(
         infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
         work += [(item, tree, info) for item in component.skills]
 
+    real_root = root.resolve()
+
     def one(i: int) -> SkillReport:
         item, tree, info = work[i]
-        return _audit_one(root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
+        return _audit_one(root, real_root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
 
     def step(i: int) -> str:
         return f"skill {i + 1} of {len(work)}: {work[i][0].catalog_dir}"
@@ -94,25 +96,28 @@ def audit_catalog(
 
 
 def _audit_one(
-    root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge, info: SourceInfo,
-    catalog_date: str | None,
+    root: Path, real_root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge,
+    info: SourceInfo, catalog_date: str | None,
 ) -> SkillReport:  # fmt: skip
     try:
-        skill = load_catalog_skill(root, item, judge)
+        skill = load_catalog_skill(root, item, judge, real_root)
     except SpecError as exc:
         return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(exc), source=info)
-    result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
+    # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
     sync = sync_facts(root / "skills" / item.catalog_dir, tree, item.path, catalog_date)
+    result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
     return replace(result, source=info, sync=sync)
 
 
-def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge) -> Skill:
+def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: Path | None = None) -> Skill:
     """The catalog's copy of a skill, read from its folder (a link out of the catalog refused), knowing the
-    folder it came from upstream; :class:`SpecError` when it cannot be read."""
+    folder it came from upstream; :class:`SpecError` when it cannot be read.  ``real_root``: ``root`` resolved
+    (once for a whole catalog)."""
     folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
-    refuse_links_out(folder, root, shown)
+    inside = real_root or root.resolve()
+    refuse_links_out(folder, inside, shown)
     skill = load_skill(folder, shown_as=shown, memo=judge.remember)
-    return replace(skill, disk_root=str(root.resolve()), repo_folder=item.path.strip("/"))
+    return replace(skill, disk_root=str(inside), repo_folder=item.path.strip("/"))
 
 
 def skip_lines(infos: list[ComponentInfo]) -> list[str]:
@@ -194,13 +199,13 @@ def _open(
 
 
 
-def refuse_links_out(folder: Path, root: Path, shown: str) -> None:
-    """Raise :class:`SpecError` when ``folder``, or a file or folder in it, is a link that leaves the catalog ``root``.
+def refuse_links_out(folder: Path, inside: Path, shown: str) -> None:
+    """Raise :class:`SpecError` when ``folder``, or a file or folder in it, is a link that leaves the catalog
+    whose real path is ``inside``.
 
     A catalog arrives in pull requests: a skill folder linked to ``/home/someone`` would have that folder's
     names listed in the report.  A link that stays inside the catalog is an ordinary file.
     """
-    inside = root.resolve()
     if not folder.resolve().is_relative_to(inside):  # the folder, or skills/ above it, is a link out
         raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
     for rel, entry in entries_under(folder):

@@ -9,26 +9,30 @@ compared by git blob id, so no upstream blob is read.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from .errors import AuditError, UnreadableFile
-from .fsutil import files_under, read_input
-from .model import ComponentInfo, SkillReport, SyncFacts
+from .fsutil import entries_under, read_input
+from .model import ComponentInfo, SkillReport, SourceKind, SyncFacts
 from .source import MAX_FILE_BYTES, SourceTree, git_blob_sha
+from .source.git import as_git
+from .source.gittrees import BLOB_MODE, EXECUTABLE_MODE
 
 
 def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str | None = None) -> SyncFacts:
     """The catalog's copy in ``folder`` against the repository's folder ``repo_path`` in ``tree``."""
     if not tree.is_folder(repo_path.strip("/")):
         return SyncFacts(absent=True, catalog_date=catalog_date)
+    copy = _copy(folder)
+    read = {rel: (sha, mode) for rel, (sha, mode) in copy.items() if sha is not None}
+    # The copy's tree object as git would write it, against upstream's: equal, the folder is in sync and no
+    # upstream tree is read (modes differ, an executable bit lost in the copy: compared file by file below).
+    if len(read) == len(copy) and tree.info.kind is SourceKind.GIT and as_git(tree).holds_folder(repo_path, read):
+        return SyncFacts(catalog_date=catalog_date)
+    ours = {rel: sha for rel, (sha, _) in copy.items()}
     prefix = repo_path.strip("/") + "/"
     theirs = {p[len(prefix) :] for p in tree.files_under(repo_path)}
-    ours: dict[str, str | None] = {}
-    for rel in files_under(folder):
-        try:
-            ours[rel] = git_blob_sha(read_input(folder / rel, MAX_FILE_BYTES, "a skill file"))
-        except (AuditError, UnreadableFile):
-            ours[rel] = None  # a file that cannot be read is not known to be the same
     files = []
     for rel in sorted(set(ours) | theirs):
         if rel not in theirs:
@@ -45,6 +49,22 @@ def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str
         return SyncFacts(tuple(files), searched=version.searched if version else 0, catalog_date=catalog_date)
     return SyncFacts(tuple(files), matches=version.commit, matches_date=version.date, behind=version.behind,
                      catalog_date=catalog_date)  # fmt: skip
+
+
+def _copy(folder: Path) -> dict[str, tuple[str | None, int]]:
+    """Each regular file of the copy (links left out): its blob sha (None: it cannot be read, so it is not
+    known to be the same) and the mode git would give it."""
+    out: dict[str, tuple[str | None, int]] = {}
+    for rel, entry in sorted(entries_under(folder), key=lambda item: item[0].split("/")):
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            executable = entry.stat(follow_symlinks=False).st_mode & stat.S_IXUSR
+            sha = git_blob_sha(read_input(folder / rel, MAX_FILE_BYTES, "a skill file"))
+        except (AuditError, UnreadableFile, OSError):
+            executable, sha = 0, None
+        out[rel] = sha, EXECUTABLE_MODE if executable else BLOB_MODE
+    return out
 
 
 def stale_mirror_warnings(info: ComponentInfo, reports: list[SkillReport]) -> list[str]:

@@ -290,15 +290,18 @@ def _on_disk(skill: Skill, target: str, root: str | None) -> bool:
     """Whether ``target`` (relative to the skill's folder) is on disk, never looking above ``root``."""
     if skill.disk is None or root is None:
         return False
+    # Most targets are not there at all: one lstat says so before the walk of every folder up to the root.
+    if not os.path.lexists(os.path.normpath(os.path.join(skill.disk, target))):
+        return False
     here = _inside(skill.disk, target, root)
     return here is not None and here.exists()
 
 
 def _inside(folder: str, target: str, root: str) -> Path | None:
-    """``folder/target`` when it (and what a link there points at) stays under ``root``; else None."""
+    """``folder/target`` when it (and what a link there points at) stays under ``root``; else None.  ``root`` is
+    a real path (resolved when the skill was read), so a link put there since cannot widen it."""
     here = Path(os.path.normpath(os.path.join(folder, target)))
-    real_root = os.path.realpath(root)
-    if not here.is_relative_to(root) or not Path(os.path.realpath(here)).is_relative_to(real_root):
+    if not here.is_relative_to(root) or not Path(os.path.realpath(here)).is_relative_to(root):
         return None
     return here
 

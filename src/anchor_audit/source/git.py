@@ -234,6 +234,10 @@ class GitTree:
     def authors(self, folder: str, limit: int) -> list[str]:
         return self.history.authors(folder, limit)
 
+    def holds_folder(self, path: str, files: dict[str, tuple[str, int]]) -> bool:
+        """Whether the folder at ``path`` is exactly ``files`` (path under it -> (blob sha, mode)); reads nothing."""
+        return self._trees.holds(self._walk(path), files)
+
     def is_folder(self, path: str) -> bool:
         found = self._walk(path)
         return found is not None and found[0] >> 12 == TREE_KIND

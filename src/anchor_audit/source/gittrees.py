@@ -7,11 +7,14 @@ subprocess: a listing costs what changed, not the size of the tree.
 
 from __future__ import annotations
 
+import hashlib
+
 import git
 
 # An entry's kind is the top bits of its mode, as git reads it (a tree written with odd bits is still a tree).
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
+BLOB_MODE, EXECUTABLE_MODE = 0o100644, 0o100755
 
 Entry = tuple[int, bytes]  # (mode, binary sha)
 
@@ -28,6 +31,15 @@ class TreeObjects:
             found = parse_tree(self.repo.odb.stream(sha).read())
             self._read[sha] = found
         return found
+
+    def holds(self, entry: Entry | None, files: dict[str, tuple[str, int]]) -> bool:
+        """Whether ``entry`` is a tree of exactly ``files`` (path -> (blob sha, mode)), compared by the tree
+        object git would write for them: equal shas, equal trees, and nothing read.  The objects built are
+        kept by their sha (content-addressed: whatever asks for one later gets the tree it is)."""
+        root, built = tree_objects(files)
+        for sha, entries in built.items():
+            self._read.setdefault(sha, entries)
+        return entry is not None and entry[0] >> 12 == TREE_KIND and entry[1] == root
 
     def walk(self, root: bytes, path: str) -> Entry | None:
         """(mode, sha) of the entry at ``path`` under the tree ``root``; None if there is none."""
@@ -80,3 +92,34 @@ def parse_tree(data: bytes) -> dict[str, Entry]:
         out[name] = (mode, data[nul + 1 : nul + 21])
         at = nul + 21
     return out
+
+
+def tree_objects(files: dict[str, tuple[str, int]]) -> tuple[bytes, dict[bytes, dict[str, Entry]]]:
+    """The tree objects git writes for ``files`` (``/``-joined path -> (blob sha hex, mode)): the root's sha,
+    and each tree's entries by its sha.  Entries sort as git sorts them, by name's bytes with a tree's name
+    read as ending in ``/``."""
+    nested: dict[str, object] = {}
+    for path, (sha, mode) in files.items():
+        *folders, name = path.split("/")
+        where = nested
+        for part in folders:
+            where = where.setdefault(part, {})  # type: ignore[assignment]
+        where[name] = (mode, bytes.fromhex(sha))
+    built: dict[bytes, dict[str, Entry]] = {}
+    return _tree_object(nested, built), built
+
+
+def _tree_object(folder: dict[str, object], built: dict[bytes, dict[str, Entry]]) -> bytes:
+    entries: list[tuple[bytes, str, Entry]] = []
+    for name, item in folder.items():
+        raw = name.encode("utf-8", "surrogateescape")
+        if isinstance(item, dict):
+            entries.append((raw + b"/", name, (TREE_MODE, _tree_object(item, built))))
+        else:
+            entries.append((raw, name, item))  # type: ignore[arg-type]
+    entries.sort()
+    body = b"".join(b"%o %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), sha)
+                    for _, name, (mode, sha) in entries)  # fmt: skip
+    sha = hashlib.sha1(b"tree %d\0%s" % (len(body), body)).digest()
+    built[sha] = {name: entry for _, name, entry in entries}
+    return sha

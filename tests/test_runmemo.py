@@ -288,3 +288,48 @@ def test_a_catalog_checkouts_head_is_witnessed_and_its_git_folder_is_not_hashed(
     assert runmemo.holds(witnesses)
     git(catalog, "commit", "-q", "--allow-empty", "-m", "another sync")
     assert not runmemo.holds(witnesses)
+
+
+@pytest.mark.parametrize("kind", ["one ref", "catalog"])
+def test_a_file_changed_while_the_run_reads_is_not_replayed(
+    kind: str, work, tmp_path: Path, capsys, monkeypatch, cache_dir: Path
+) -> None:
+    """The run read a skill folder before it was edited, mid-run: what it keeps must not pass for the edited
+    folder's report (a witness hashed at the end would)."""
+    import anchor_audit.audit
+
+    if kind == "one ref":
+        repo, spec, skill = work
+        argv: tuple[str, ...] = ("check", "--spec", str(spec), "--repo", str(repo.path), str(skill), "--ref", "main",
+                                 "--format", "json", "--jobs", "1")  # fmt: skip
+        edited = skill / "SKILL.md"
+    else:
+        catalog, mirrors, _ = small_catalog(tmp_path / "cat")
+        argv = ("check", "--catalog", str(catalog), *mirrors, "--format", "json", "--jobs", "1")
+        edited = catalog / "skills" / "one" / "SKILL.md"  # audited first: read before the edit
+    audited = anchor_audit.audit.check_promises
+
+    def edit_then_check(*args, **kwargs):  # the edit lands after the skill was read, before the run ends
+        if "gone.md" not in edited.read_text():
+            edited.write_text(edited.read_text() + "\nSee [the notes](gone.md).\n")
+        return audited(*args, **kwargs)
+
+    monkeypatch.setattr(anchor_audit.audit, "check_promises", edit_then_check)
+    first = run(capsys, *argv)
+    monkeypatch.setattr(anchor_audit.audit, "check_promises", audited)
+    again, fresh = run(capsys, *argv), run(capsys, *argv, "--no-cache")
+    assert "gone.md" in fresh[1] and "gone.md" not in first[1]
+    assert again == fresh
+
+
+def test_a_skill_folder_added_under_all_is_seen(work, tmp_path: Path, capsys) -> None:
+    """``--all ROOT`` audits every skill folder under ROOT: a new one is a change, though no old folder changed."""
+    repo, spec, skill = work
+    root = tmp_path / "many"
+    shutil.copytree(skill, root / "first")
+    argv = ("check", "--spec", str(spec), "--repo", str(repo.path), "--ref", "main", "--all", str(root),
+            "--format", "json")  # fmt: skip
+    first = run(capsys, *argv)
+    shutil.copytree(skill, root / "second")
+    again, fresh = run(capsys, *argv), run(capsys, *argv, "--no-cache")
+    assert again == fresh and again != first

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 from .errors import SpecError, UsageError
 from .model import Skill, SkillSpec, Spec, UnreadableSkill
@@ -91,7 +91,9 @@ def load_inputs(
     in_repo: bool = False,
     all_roots: list[str] | None = None,
     memo: Memo | None = None,
+    before_reading: Callable[[str], None] = lambda folder: None,
 ) -> AuditInputs:
+    """``before_reading``: told each folder on disk before anything in it is read (a remembered run's witness)."""
     spec = _registry(spec_path, default_spec, repo)
     if repo is None and spec is not None:
         repo = spec.source.repo
@@ -106,18 +108,13 @@ def load_inputs(
             raise UsageError("--in-repo needs SKILL_DIR arguments: paths of skill folders inside the repository")
         return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []], memo)
     named = list(skill_dirs)
-    for root in all_roots or []:
-        found = sorted(p.parent for p in Path(root).rglob("SKILL.md") if not _hidden(p, Path(root)))
-        if not Path(root).is_dir():
-            raise UsageError(f"--all {root}: no such folder")
-        if not found:
-            raise UsageError(f"--all {root}: no SKILL.md under it")
-        skill_dirs = list(skill_dirs) + [str(p) for p in found]
+    skill_dirs = named + _found_under(all_roots or [], before_reading)
     skills: list[SkillInput] = []
     if skill_dirs:
         found_by_all = set(skill_dirs) - set(named)
         for d in skill_dirs:
             try:
+                before_reading(d)
                 skill = load_skill(Path(d), shown_as=d, memo=memo)
             except SpecError as exc:
                 if d not in found_by_all:
@@ -132,12 +129,28 @@ def load_inputs(
         # that users keep in a place of their own.
         for entry in spec.skills:
             if entry.path is not None:
+                before_reading(str(entry.path))
                 skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path), memo=memo), entry))
         if not skills:
             raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
     return AuditInputs(spec, [_placed(item, repo) for item in skills], [], repo, ref, memo=memo)
+
+
+def _found_under(roots: list[str], before_reading: Callable[[str], None]) -> list[str]:
+    """The skill folders under each ``--all`` root (each root witnessed first: a folder added under it is a
+    change to a remembered run)."""
+    out: list[str] = []
+    for root in roots:
+        before_reading(root)
+        found = sorted(p.parent for p in Path(root).rglob("SKILL.md") if not _hidden(p, Path(root)))
+        if not Path(root).is_dir():
+            raise UsageError(f"--all {root}: no such folder")
+        if not found:
+            raise UsageError(f"--all {root}: no SKILL.md under it")
+        out += [str(p) for p in found]
+    return out
 
 
 def _placed(item: SkillInput, repo: str) -> SkillInput:

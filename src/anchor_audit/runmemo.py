@@ -180,42 +180,60 @@ class RunRecord:
         self.key = key
         self.spoiled: str | None = "no sources were recorded"  # until check says what it read
         self.witnesses: dict[str, Any] = {"files": [], "folders": [], "git": []}
+        # Files and folders are witnessed before the run reads them: an edit made while it reads is then a
+        # change from the witness (hashed at the end, the witness would pass the edited folder for the report).
+        self._files: dict[str, str | None] = {}
+        self._folders: dict[str, list[Any]] = {}
 
     def spoil(self, why: str) -> None:
         self.spoiled = self.spoiled or why
 
-    def saw(self, inputs: AuditInputs, tree: SourceTree, report: AuditReport, files: list[str | None]) -> None:
-        """The one-ref check's inputs: ``files`` (the registry, the baseline), the skill folders on disk, the
-        repository of ``tree``; and whether ``report`` is the code's whole answer."""
+    def before_reading_file(self, path: str | None) -> None:
+        """Witness the file at ``path`` (the registry, a baseline; absent is a witness too), before it is read."""
+        if path and os.path.abspath(path) not in self._files:
+            self._files[os.path.abspath(path)] = file_digest(path)
+
+    def before_reading_folder(self, path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FOLDER_FILES) -> None:
+        """Witness every entry of the folder at ``path`` (a skill's, a catalog's), before any of it is read."""
+        where = os.path.abspath(path)
+        if not self._covered(where):  # a skill folder under an --all root: its root's witness holds it
+            self._folders[where] = [where, folder_digest(where, skip, max_files), list(skip), max_files]
+
+    def _covered(self, where: str) -> bool:
+        return any(where == w or (where.startswith(w.rstrip(os.sep) + os.sep) and not skip)
+                   for w, _, skip, _ in self._folders.values())  # fmt: skip
+
+    def _witnessed(self) -> None:
+        self.witnesses["files"] = [[path, digest] for path, digest in self._files.items()]
+        self.witnesses["folders"] = [self._folders[where] for where in sorted(self._folders)]
+        for where, digest, _, _ in self.witnesses["folders"]:
+            if digest is None:
+                self.spoil(f"{where} is past the bounds of a witness")
+
+    def saw(self, inputs: AuditInputs, tree: SourceTree, report: AuditReport) -> None:
+        """The one-ref check: its files and skill folders (witnessed before they were read), the repository of
+        ``tree``; and whether ``report`` is the code's whole answer."""
         self.spoiled = None
-        self.witnesses["files"] = [[os.path.abspath(f), file_digest(f)] for f in files if f]
-        folders = {os.path.abspath(item[0].disk or item[0].path if isinstance(item, tuple) else item.path)
-                   for item in inputs.disk_skills}  # fmt: skip
+        self._witnessed()
+        for item in inputs.disk_skills:
+            if not self._covered(os.path.abspath(item[0].path if isinstance(item, tuple) else item.path)):
+                self.spoil("a skill folder was read without a witness")
         if any(isinstance(item, tuple) and item[0].disk_root != item[0].disk for item in inputs.disk_skills):
             self.spoil("a skill's links may reach past its folder")
-        for folder in sorted(folders):
-            digest = folder_digest(folder)
-            if digest is None:
-                self.spoil(f"{folder} is past the bounds of a witness")
-            self.witnesses["folders"].append([folder, digest, [], MAX_FOLDER_FILES])
         self._repository(tree)
         why = unsettled(report)
         if why:
             self.spoil(why)
 
-    def saw_catalog(
-        self, root: Path, trees: tuple[SourceTree, ...], report: AuditReport, files: list[str | None]
-    ) -> None:
-        """A catalog check's inputs: the registry, the catalog's folder (every file but its ``.git``), the
-        catalog checkout's HEAD (the dates of its copies come from its history), and each component's
-        repository."""
+    def saw_catalog(self, root: Path, trees: tuple[SourceTree, ...], report: AuditReport) -> None:
+        """A catalog check: its registry and the catalog's folder (every file but its ``.git``: witnessed before
+        they were read), the catalog checkout's HEAD (the dates of its copies come from its history), and each
+        component's repository."""
         self.spoiled = None
-        self.witnesses["files"] = [[os.path.abspath(f), file_digest(f)] for f in files if f]
+        self._witnessed()
         where = os.path.abspath(root)
-        digest = folder_digest(where, (".git",), MAX_CATALOG_FILES)
-        if digest is None:
-            self.spoil(f"{where} is past the bounds of a witness")
-        self.witnesses["folders"].append([where, digest, [".git"], MAX_CATALOG_FILES])
+        if where not in self._folders:
+            self.spoil("the catalog was read without a witness")
         dot_git = os.path.join(where, ".git")
         if os.path.isdir(dot_git) and not os.path.islink(dot_git):
             self.witnesses["git"].append({"git_dir": dot_git, "common_dir": dot_git, "ref": "HEAD",

@@ -11,6 +11,7 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Policy, Spec
+from ..runmemo import MAX_CATALOG_FILES
 from ..spec import DEFAULT_SPEC
 from .common import catalog_registry, emit, open_sources, registry_path
 from .context import RunContext
@@ -32,6 +33,9 @@ def check(
     from ..report import renderer
     from ..report.markdown import github_base
 
+    if ctx.record is not None:  # witnessed before they are read (runmemo)
+        ctx.record.before_reading_file(options.spec or DEFAULT_SPEC)
+        ctx.record.before_reading_file(baseline)
     accepted = None
     if baseline:
         from ..baseline import load_baseline
@@ -48,7 +52,7 @@ def check(
             (tree,) = sources.trees
             report = sources.audit(tree)
             if ctx.record is not None:
-                ctx.record.saw(sources.inputs, tree, report, [options.spec or DEFAULT_SPEC, baseline])
+                ctx.record.saw(sources.inputs, tree, report)
         spec = sources.inputs.spec
     report = replace(report, policy=policy or Policy())
     if accepted is not None:
@@ -93,12 +97,15 @@ def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec
     from ..catalog import audit_catalog
 
     spec = catalog_registry(options)
+    root = Path(options.catalog or ".")
+    if ctx.record is not None:
+        ctx.record.before_reading_folder(str(root), (".git",), MAX_CATALOG_FILES)
     with open_sources(options, (), ctx) as sources:
-        root, mirrors = Path(options.catalog or "."), dict(options.mirrors)
+        mirrors = dict(options.mirrors)
         run = audit_catalog(root, spec, sources.judge, sources.open_repository, mirrors, sources.progress,
                             sources.jobs)  # fmt: skip
     if ctx.record is not None:
-        ctx.record.saw_catalog(root, run.trees, run.report, [options.spec or DEFAULT_SPEC])
+        ctx.record.saw_catalog(root, run.trees, run.report)
     for warning in run.report.warnings:  # the registry's, then a mirror older than the catalog's copies
         ctx.reporter.warn(warning)
     for line in run.skipped:

@@ -105,6 +105,7 @@ def open_sources(
         options.in_repo,
         list(options.all_roots),
         judge.remember,
+        ctx.record.before_reading_folder if ctx.record is not None else lambda folder: None,
     )
     history, memo = full_history or tags, judge.remember
     if options.worktree is not None:

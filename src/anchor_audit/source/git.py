@@ -149,8 +149,7 @@ class GitTree:
         return self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep)})["found"]
 
     def files_under(self, folder: str) -> list[str]:
-        """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (names only; no blob is
-        read; walked in-process over the repository's shared tree objects)."""
+        """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (walked in-process)."""
         return [path for path, _, _ in self._trees.under(self.commit.tree.binsha, folder)]
 
     def submodule_files(self) -> list[str]:
@@ -229,7 +228,8 @@ class GitTree:
             return None
 
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
-        return FolderVersion(*self.history.version_matching(folder, files))
+        now = self._trees.files_in(self.commit.tree.binsha, folder)  # listed in-process, not by git ls-tree
+        return FolderVersion(*self.history.version_matching(folder, files, now))
 
     def authors(self, folder: str, limit: int) -> list[str]:
         return self.history.authors(folder, limit)

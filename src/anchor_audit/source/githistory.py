@@ -248,21 +248,18 @@ class GitHistory:
 
         return [(sha, list(names)) for sha, names in self._remembered("versions_of", [until], paths, ask)]
 
-    def version_matching(self, folder: str, wanted: dict[str, str]) -> tuple[str | None, str | None, int, int]:
+    def version_matching(
+        self, folder: str, wanted: dict[str, str], now: dict[str, str]
+    ) -> tuple[str | None, str | None, int, int]:
         """(commit, its date, commits to ``folder`` after it, commits compared): the newest first-parent commit
-        whose ``folder`` holds exactly ``wanted`` (path under it -> blob sha); (None, None, 0, n) when none of
-        the last :data:`MAX_SYNC_COMMITS` does.  Two git commands: the folder at this commit, then each
-        commit's changes to it, undone one by one (no blob is read)."""
+        whose ``folder`` holds exactly ``wanted`` (path under it -> blob sha), ``now`` being what it holds at
+        this commit; (None, None, 0, n) when none of the last :data:`MAX_SYNC_COMMITS` does.  One git command:
+        each commit's changes to the folder, undone one by one (no blob is read)."""
         prefix = folder.strip("/") + "/"
         tip = self.commit.hexsha
 
         def ask() -> list[Any]:
-            listing = self.repo.git.ls_tree("-r", "-z", tip, "--", prefix)
-            state = {}
-            for entry in listing.split("\0"):
-                meta, _, path = entry.partition("\t")
-                if path.startswith(prefix):
-                    state[path[len(prefix) :]] = meta.split()[-1]
+            state = dict(now)
             log = self.repo.git.log(
                 "-z", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev",
                 "--format=%x01%H %cs", f"-n{MAX_SYNC_COMMITS}", *DIFF_FLAGS, tip, "--", prefix,

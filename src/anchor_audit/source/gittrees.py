@@ -59,6 +59,11 @@ class TreeObjects:
         self._visit(folder.strip("/") + "/" if folder.strip("/") else "", start[1], out)
         return out
 
+    def files_in(self, root: bytes, folder: str) -> dict[str, str]:
+        """Every entry under ``folder`` but trees: its path under the folder -> its sha, as ``git ls-tree -r``."""
+        cut = len(folder.strip("/")) + 1
+        return {path[cut:]: sha.hex() for path, _, sha in self.under(root, folder)}
+
     def _visit(self, base: str, sha: bytes, out: list[tuple[str, int, bytes]]) -> None:
         for name, (mode, child) in self.entries(sha).items():
             if mode >> 12 == TREE_KIND:

@@ -84,3 +84,34 @@ def test_a_folder_is_held_only_by_exactly_its_files_and_what_is_built_is_known_u
     never = {"x.md": (git_blob_sha(b"never committed\n"), 0o100644)}
     assert not objects.holds(None, never)
     assert objects.entries(tree_objects(never)[0]) == {"x.md": (0o100644, bytes.fromhex(never["x.md"][0]))}
+
+
+def test_trees_read_many_at_once_are_the_trees_read_one_by_one(make_repo) -> None:
+    repo = _names_sorting_apart(make_repo)
+    tree = open_git(str(repo.path), "v9")
+    shas = [bytes.fromhex(git(repo.path, "rev-parse", f"v9:{folder}")) for folder in ("", "kit", "kit/a", "src")]
+    blob = bytes.fromhex(git(repo.path, "rev-parse", "v9:kit/a-b.py"))
+    batch = TreeObjects(tree.repo)
+    batch.read_many([shas[0], b"\x07" * 20, blob, *shas[1:]])  # an absent object and a blob among the trees
+    assert set(batch._read) == set(shas)
+    one_by_one = TreeObjects(tree.repo)
+    assert all(batch.entries(sha) == one_by_one.entries(sha) for sha in shas)
+
+
+def test_a_preload_reads_the_folders_of_each_path_at_each_commit_and_nothing_beside(make_repo) -> None:
+    repo = _names_sorting_apart(make_repo)
+    first = git(repo.path, "rev-parse", "HEAD")
+    repo.write("kit/a/b.py", "y = 3\n")
+    second = repo.commit("kit/a/b.py changes")
+    tree = open_git(str(repo.path), "HEAD")
+    objects = TreeObjects(tree.repo)
+    roots = [bytes.fromhex(git(repo.path, "rev-parse", f"{c}^{{tree}}")) for c in (first, second)]
+    objects.preload(roots, ["kit/a/b.py", "kit/a/deep/ünï.md", "nowhere/x.py"])
+    folders = ("", "kit", "kit/a", "kit/a/deep")
+    assert set(objects._read) == {bytes.fromhex(git(repo.path, "rev-parse", f"{c}:{f}")) for c in (first, second)
+                                  for f in folders}  # fmt: skip
+    assert objects.walk(roots[1], "kit/a/b.py") == TreeObjects(tree.repo).walk(roots[1], "kit/a/b.py")
+    objects.read_many([])  # nothing asked: nothing read, nothing run
+    objects.read_many([b"\x07" * 20])  # one absent object: left to entries(), which says so
+    with pytest.raises(ValueError):
+        objects.entries(b"\x07" * 20)

@@ -23,7 +23,7 @@ LAYERS = [
     {"report", "fix", "baseline", "impact"},
     {"history", "matrix"},
     {"compare", "inputs", "catalog", "catalogsync", "draft"},
-    {"audit", "judge"},
+    {"audit", "judge", "keptaudits"},
     {"promises", "cardlinks", "citations", "citation_examples", "validation", "owners"},
     {"commandcheck", "attrchains", "pathcandidates", "namehistory"},
     {"symbols", "resultcache", "resultstore", "reads", "pyproject", "listing"},
@@ -32,7 +32,7 @@ LAYERS = [
     {"source"},
     {"findings", "rules"},
     {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions", "parallel"},
-    {"errors", "redact"},
+    {"errors", "redact", "toolprint"},
     {""},  # the package itself: __version__
 ]
 

@@ -15,6 +15,7 @@ from .cardlinks import link_card_claim
 from .citations import check_citations, name_searches
 from .errors import BoundExceeded
 from .judge import Judge
+from .keptaudits import keep, kept_key, recalled
 from .model import (
     KNOWN_TAGS,
     AnchorStatus,
@@ -66,15 +67,22 @@ def audit(
     statuses, and reports none of these.
     """
     judge = judge or Judge()
-    readable = [item[0] for item in skills if not isinstance(item, UnreadableSkill)]
+    keys = [None if facts or isinstance(item, UnreadableSkill) else kept_key(*item, tree, promises) for item in skills]
+    known = {i: found for i, key in enumerate(keys) if key and (found := recalled(judge, key)) is not None}
+    readable = [item[0] for i, item in enumerate(skills) if not isinstance(item, UnreadableSkill) and i not in known]
     judge.presearch((q for skill in readable for q in skill.quotes), tree)
     _presearch_names(readable, tree)
 
     def one(i: int) -> SkillReport:
-        item = skills[i]
+        item, key = skills[i], keys[i]
         if isinstance(item, UnreadableSkill):
             return SkillReport(item.name, item.path, (), (), error=item.error)
-        return audit_skill(item[0], item[1], tree, judge, promises, facts)
+        if i in known:
+            return known[i]
+        report = audit_skill(item[0], item[1], tree, judge, promises, facts)
+        if key is not None:
+            keep(judge, key, report)
+        return report
 
     def step(i: int) -> str:
         item = skills[i]

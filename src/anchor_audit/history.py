@@ -16,6 +16,7 @@ from .audit import audit, spread
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .judge import Judge
+from .keptaudits import kept_key, recalled
 from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
 from .reads import reads
 from .source import Progress, no_progress
@@ -92,10 +93,16 @@ def history(
     walk = ([since_sha] if since_sha else []) + touching
     if max_commits is not None and len(walk) > max_commits:  # a caller's bound: the counts, and no timeline
         return result
-    trees = _trees_fetched(base, walk, paths, result.skill_paths)
-
+    trees = {sha: base.at(sha) for sha in walk}
+    skill_files = [f"{folder}/{name}" for folder in result.skill_paths for name in ("SKILL.md", "card.yaml")]
+    fetch_blobs((tree, path) for tree in trees.values() for path in skill_files)
     skills_at = _skills_along(walk, trees, skills, spec, locations, skill_cache, judge)
-    audits = _audits(walk, trees, skills_at, spec, judge, progress, jobs)
+    # What the audits read, brought in one fetch (a lean mirror would fetch each file of each commit on its first
+    # read); not for a commit whose every skill's audit is kept.
+    files = sorted(paths - set(result.skill_paths))
+    todo = [trees[sha] for sha, pairs in zip(walk, skills_at, strict=True) if not _all_kept(pairs, trees[sha], judge)]
+    fetch_blobs((tree, path) for tree in todo for path in files)
+    audits = _audits(walk, trees, skills_at, spec, judge, progress, jobs if todo else 1)  # all kept: no fork
     previous = AuditReport(base.info, ())
     for sha, current in zip(walk, audits, strict=True):
         date, subject = trees[sha].history.summary
@@ -156,14 +163,10 @@ def _skills_along(
     return out
 
 
-def _trees_fetched(base: GitTree, walk: list[str], paths: set[str], folders: list[str]) -> dict[str, GitTree]:
-    """The tree of each commit of the walk, with every file it will read brought in one fetch (a lean mirror
-    would fetch each file of each commit on its first read)."""
-    files = sorted(p for p in paths if p not in folders)
-    files += [f"{folder}/{name}" for folder in folders for name in ("SKILL.md", "card.yaml")]
-    trees = {sha: base.at(sha) for sha in walk}
-    fetch_blobs((tree, path) for tree in trees.values() for path in files)
-    return trees
+def _all_kept(pairs: list[tuple[Skill, SkillSpec | None]], tree: GitTree, judge: Judge) -> bool:
+    """Whether every skill's audit at this commit is kept (:mod:`.keptaudits`): nothing of it will be read."""
+    keys = [kept_key(skill, entry, tree, True) for skill, entry in pairs]
+    return all(key is not None and recalled(judge, key) is not None for key in keys)
 
 
 def _since(base: GitTree, since: str | None, until: str) -> str | None:

@@ -62,6 +62,7 @@ class Judge:
         # text), so memory stays flat in the number of skills; what falls out is read again from the store.
         self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.computed = 0  # results that had to be computed (misses of both caches)
+        self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (keptaudits)
         self.listings: dict[int, Listing] = {}  # every file path of a tree, by tree, once listed
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
@@ -107,6 +108,15 @@ class Judge:
         Not a skill's check, so not under its time bound (a history asks these between skills).
         """
         return self._cached(promise_key(key), compute, bounded=False)
+
+    def recall(self, key: str) -> dict[str, Any] | None:
+        """What the store keeps under ``key``, or None (nothing computed; a whole result, not held in memory)."""
+        return self.store.get(key) if self.store is not None else None
+
+    def keep(self, key: str, value: dict[str, Any]) -> None:
+        """Keep ``value`` under ``key`` in the store (a result the caller knows to be settled)."""
+        if self.store is not None:
+            self.store.put(key, value)
 
     def _cached(self, key: str, compute: Callable[[], dict[str, Any]], bounded: bool = True) -> dict[str, Any]:
         """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""

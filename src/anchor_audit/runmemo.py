@@ -29,13 +29,11 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
+from .toolprint import tool_identity
 
 if TYPE_CHECKING:
     from .inputs import AuditInputs
@@ -49,9 +47,7 @@ MAX_WITNESS_BYTES = 256 * 1024 * 1024
 # Only these change what a check writes; the rest of argv (how many jobs, how quiet) only how it gets there.
 _NOT_IN_KEY = frozenset({"jobs", "quiet"})
 _ENV_PREFIXES = ("ANCHOR_AUDIT_", "GIT_")
-_UNSETTLED = frozenset({"incomplete", "error"})  # statuses a bound or an unreadable file gave: not the code's answer
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-SUBMODULE_HINT = "=URL_OR_DIR)"  # how a submodule that could not be opened ends its reason (source/submodules.py)
 
 
 def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
@@ -63,32 +59,8 @@ def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
         return None  # fmt: skip
     options = {k: v for k, v in sorted(vars(args).items()) if k not in _NOT_IN_KEY}
     env = {k: v for k, v in sorted(os.environ.items()) if k.startswith(_ENV_PREFIXES)}
-    text = json.dumps([MEMO_VERSION, _tool(), str(cwd), options, env], sort_keys=True, default=repr)
+    text = json.dumps([MEMO_VERSION, list(tool_identity()), str(cwd), options, env], sort_keys=True, default=repr)
     return f"{MEMO_VERSION}|{hashlib.sha256(text.encode('utf-8', 'surrogateescape')).hexdigest()}"
-
-
-def _tool() -> list[object]:
-    """This anchor-audit: its version and every file of the package by size and time (an edit is a new tool),
-    the Python, the packages and the git it runs with."""
-    root = Path(__file__).parent
-    files = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
-            if name.endswith((".py", ".json")):
-                st = os.stat(os.path.join(folder, name))
-                files.append((os.path.relpath(os.path.join(folder, name), root), st.st_size, st.st_mtime_ns))
-    # What it runs on: an upgraded package changes its folder's listing (a new dist-info), so its site's time;
-    # an upgraded git is a new file.
-    where = [(entry, _mtime(entry)) for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
-    return [__version__, sys.version, files, where, _mtime(shutil.which("git") or "git")]
-
-
-def _mtime(path: str) -> int | None:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None
 
 
 # ---------------------------------------------------------------- witnesses
@@ -265,16 +237,7 @@ class RunRecord:
 
 
 def unsettled(report: AuditReport) -> str | None:
-    """Why ``report`` is not the code's whole answer (a bound, an unreadable file or skill, a submodule that
-    could not be opened: the next run may answer otherwise), or None."""
-    for skill in report.skills:
-        if skill.error or skill.skipped:
-            return f"{skill.name} could not be audited"
-        results: list[Any] = [*skill.anchors, *skill.promises, *(e for c in skill.claims for e in c.evidence)]
-        for result in results:
-            status = str(getattr(result, "status", ""))
-            if status in _UNSETTLED:
-                return f"{skill.name}: a result is {status}"
-            if SUBMODULE_HINT in str(getattr(result, "detail", "")):
-                return f"{skill.name}: a submodule could not be opened"
-    return None
+    """Why ``report`` is not the code's whole answer (:func:`.keptaudits.unsettled`, skill by skill), or None."""
+    from .keptaudits import unsettled as unsettled_skill
+
+    return next((why for skill in report.skills if (why := unsettled_skill(skill))), None)

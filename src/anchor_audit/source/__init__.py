@@ -132,6 +132,12 @@ class SourceTree(Protocol):
         ``name`` in ``path``: where the name stops being defined there; None where this tree cannot say."""
         ...
 
+    def content_key(self) -> str | None:
+        """A name for everything this tree's answers depend on (a whole repository's commit, and where its
+        submodules are read from): equal names, equal answers to every question; None where answers may depend on
+        more (a working tree, a packaged copy, a shallow or lean history)."""
+        ...
+
 
 def is_remote(repo: str) -> bool:
     """A URL (``scheme://``) or scp-like ``user@host:path``, as git reads it; else a local path."""

@@ -39,7 +39,7 @@ from .deletions import DeletionChain
 from .file import SourceFile
 from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo
-from .gitrun import check_ref, check_repo, first_line, resolve_commit
+from .gitrun import check_ref, check_repo, first_line, is_partial, resolve_commit
 from .gitsearch import TreeSearch, git_grep
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
@@ -118,13 +118,8 @@ class GitTree:
         return source
 
     def prefetch(self, paths: Iterable[str]) -> None:
-        """Bring the blobs of ``paths`` a lean mirror lacks, in one fetch per repository.
-
-        Left alone, git fetches each missing blob on its first read: a round
-        trip to the remote per file.  Here the main repository and each
-        submodule get at most one.  A fetch that fails changes nothing: the
-        reads that follow fetch (or fail) file by file, as without it.
-        """
+        """Bring the blobs of ``paths`` a lean mirror lacks, in one fetch per repository (left alone, git fetches
+        each on its first read).  A fetch that fails changes nothing: the reads fetch (or fail) file by file."""
         fetch_blobs((self, path) for path in paths)
 
     def search(self, text: str, suffix: str) -> list[str] | None:
@@ -136,7 +131,7 @@ class GitTree:
     def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]] | None:
         """:meth:`search` for many texts in one ``git grep`` (``-o``: which text each file holds); a later
         commit of the repository asked the same is searched only in the files that changed (``gitsearch``)."""
-        if _partial(self.repo):
+        if is_partial(self.repo):
             return None
         if not texts:
             return {}
@@ -216,9 +211,14 @@ class GitTree:
     def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
         return _asked(lambda: self.history.definition_removed(path, name, since)) if self._deep() else None
 
+    def content_key(self) -> str | None:
+        if self.info.kind is not SourceKind.GIT or not self._deep():  # a working tree's snapshot; a partial history
+            return None
+        return json.dumps([self.commit.hexsha, sorted(self.submodules.overrides.items())])
+
     def _deep(self) -> bool:
         """Not shallow (blame and ``-G`` would stop early) nor lean (they would fetch every old version)."""
-        return not (self.history.shallow or _partial(self.repo))
+        return not (self.history.shallow or is_partial(self.repo))
 
     def _head(self) -> str | None:
         """HEAD's commit sha, so the question asked of it is remembered like any other (None: no HEAD)."""
@@ -264,7 +264,7 @@ class GitTree:
 
     def _fetch_missing(self, shas: set[str]) -> None:
         """One fetch of the blobs among ``shas`` this lean mirror lacks (a repository with every blob: nothing)."""
-        if not _partial(self.repo):
+        if not is_partial(self.repo):
             return
         objects = GitDB(str(Path(self.repo.common_dir) / "objects"))  # reads pack indexes: never fetches
         missing = sorted(sha for sha in shas if not objects.has_object(bytes.fromhex(sha)))
@@ -308,15 +308,23 @@ class GitTree:
 
 
 def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
-    """:meth:`GitTree.prefetch` over many trees (a history's commits): one fetch per repository for all of them.
-
-    The commits the submodules are at come first, in one fetch per submodule.
-    A repository with every blob (not a lean mirror) costs a tree lookup.
-    A path asked of a tree before is not asked again.
-    """
+    """:meth:`GitTree.prefetch` over many trees (a history's commits): one fetch per repository for all of them,
+    the commits the submodules are at first (one fetch each).  A path asked of a tree before is not asked again."""
     wanted = [(tree, path) for tree, path in wanted if path not in tree._prefetched]
     for tree, path in wanted:
         tree._prefetched.add(path)
+    # What the lookups below walk, read a depth at a time for every commit at once: each commit's root tree,
+    # then, where a path may lie in a submodule or a blob be lacking, the folders of every path.
+    walks: dict[int, tuple[TreeObjects, set[bytes], set[str]]] = {}
+    for tree, _ in wanted:
+        walks.setdefault(id(tree._trees), (tree._trees, set(), set()))[1].add(tree.commit.tree.binsha)
+    for objects, roots, _ in walks.values():
+        objects.read_many(roots)
+    for tree, path in wanted:
+        if tree.has_submodules or is_partial(tree.repo):
+            walks[id(tree._trees)][2].add(path)
+    for objects, roots, paths in walks.values():
+        objects.preload(roots, paths)
     gitlinks: dict[tuple[str, str], tuple[GitTree, set[str]]] = {}
     for tree, path in wanted:
         found = tree.gitlink_of(path) if tree.has_submodules else None
@@ -326,21 +334,18 @@ def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
         tree.submodules.fetch(tree, prefix, shas)
     by_repo: dict[str, tuple[GitTree, set[str]]] = {}
     for tree, path in wanted:
-        if not tree.has_submodules and not _partial(tree.repo):
+        if not tree.has_submodules and not is_partial(tree.repo):
             continue  # every blob is here already
         try:
             inner = tree._submodule_of(path)
             holder, rel = inner if inner is not None else (tree, path)
-            blob = holder._entry(rel) if _partial(holder.repo) else None
+            blob = holder._entry(rel) if is_partial(holder.repo) else None
         except (NotCarried, UnreadableFile):
             continue  # a submodule out of reach, a link: the read says so
         if blob is not None:
             by_repo.setdefault(str(holder.repo.common_dir), (holder, set()))[1].add(blob.hexsha)
     for holder, shas in by_repo.values():
         holder._fetch_missing(shas)
-
-
-_PARTIAL: dict[str, bool] = {}
 
 
 def as_git(tree: SourceTree) -> GitTree:
@@ -356,14 +361,6 @@ def _asked(question: Callable[[], T]) -> T | None:
         return question()
     except (ValueError, git.BadName, git.GitCommandError):
         return None
-
-
-def _partial(repo: git.Repo) -> bool:
-    """Whether ``repo`` is a partial clone (a lean mirror), whose blobs are fetched when read; asked once a run."""
-    key = str(repo.common_dir)
-    if key not in _PARTIAL:
-        _PARTIAL[key] = bool(repo.config_reader().has_option("extensions", "partialclone"))
-    return _PARTIAL[key]
 
 
 def _date(commit: git.Commit) -> str:

@@ -133,9 +133,20 @@ def resolve_many(handle: git.Repo, refs: list[str]) -> dict[str, str | None]:
     return found
 
 
+_PARTIAL: dict[str, bool] = {}
+
+
+def is_partial(handle: git.Repo) -> bool:
+    """Whether ``handle`` is a partial clone (a lean mirror), whose blobs are fetched when read; asked once a run."""
+    key = str(handle.common_dir)
+    if key not in _PARTIAL:
+        _PARTIAL[key] = bool(handle.config_reader().has_option("extensions", "partialclone"))
+    return _PARTIAL[key]
+
+
 def _lean_and_lacking(handle: git.Repo, ref: str) -> bool:
     """Whether ``ref`` is a full sha that ``handle``, a partial clone, does not have (checked without git)."""
-    if not _FULL_SHA.fullmatch(ref) or not handle.config_reader().has_option("extensions", "partialclone"):
+    if not _FULL_SHA.fullmatch(ref) or not is_partial(handle):
         return False
     from git.db import GitDB  # reads pack indexes and loose objects: asking never fetches
 

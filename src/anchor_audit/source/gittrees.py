@@ -7,7 +7,11 @@ subprocess: a listing costs what changed, not the size of the tree.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import subprocess
+from typing import Iterable
 
 import git
 
@@ -32,6 +36,54 @@ class TreeObjects:
             self._read[sha] = found
         return found
 
+    def preload(self, roots: Iterable[bytes], paths: Iterable[str]) -> None:
+        """Read the tree objects a walk of each of ``paths`` (its folders) from each of ``roots`` needs, a depth at
+        a time, each depth in one ``git cat-file --batch``: a history asks the same few paths of a hundred
+        commits, which one object at a time is a round trip to git each."""
+        folders = {tuple(p.strip("/").split("/")[:-1]) for p in paths}
+        frontier = {(root, rest) for root in roots for rest in folders}
+        while frontier:
+            self.read_many(node for node, _ in frontier)
+            deeper = set()
+            for node, rest in frontier:
+                found = self._read.get(node, {}).get(rest[0]) if rest else None
+                if found is not None and found[0] >> 12 == TREE_KIND:
+                    deeper.add((found[1], rest[1:]))
+            frontier = deeper
+
+    def read_many(self, shas: Iterable[bytes]) -> None:
+        """Read each tree object of ``shas`` not read yet, in one ``git cat-file --batch``.  One that git does not
+        give (absent, not a tree) is left to :meth:`entries`, which says what is wrong as it always did."""
+        wanted = [sha for sha in dict.fromkeys(shas) if sha not in self._read]
+        if len(wanted) < 2:  # none, or one: the open cat-file process answers it, with no process to start
+            with contextlib.suppress(ValueError, OSError, git.GitError):
+                for sha in wanted:
+                    self.entries(sha)
+            return
+        env = {**os.environ, **self.repo.git.environment(), "GIT_NO_LAZY_FETCH": "1"}  # never a fetch per object
+        asked = b"".join(sha.hex().encode() + b"\n" for sha in wanted)
+        try:
+            done = subprocess.run(["git", "cat-file", "--batch"], input=asked, capture_output=True, timeout=120,
+                                  env=env, cwd=str(self.repo.working_dir))  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return
+        out, at = done.stdout, 0
+        for sha in wanted:
+            end = out.find(b"\n", at)
+            header = out[at:end].split(b" ") if end >= 0 else []
+            if header == [sha.hex().encode(), b"missing"]:
+                at = end + 1
+                continue
+            if len(header) != 3 or header[0] != sha.hex().encode():
+                return  # "missing", or an answer out of step: the rest are read one by one
+            size = int(header[2])
+            data, at = out[end + 1 : end + 1 + size], end + 2 + size
+            if header[1] == b"tree" and len(data) == size:
+                try:
+                    self._read[sha] = parse_tree(data)
+                except ValueError:
+                    pass  # entries() reads it again and refuses it there
+
     def holds(self, entry: Entry | None, files: dict[str, tuple[str, int]]) -> bool:
         """Whether ``entry`` is a tree of exactly ``files`` (path -> (blob sha, mode)), compared by the tree
         object git would write for them: equal shas, equal trees, and nothing read.  The objects built are
@@ -55,6 +107,11 @@ class TreeObjects:
         start = self.walk(root, folder)
         if start is None or start[0] >> 12 != TREE_KIND:
             return []
+        level = [start[1]]
+        while level:  # every tree below, a depth at a time (a whole repository's: a dozen git round trips, not 700)
+            self.read_many(level)
+            level = [child for sha in level for mode, child in self._read.get(sha, {}).values()
+                     if mode >> 12 == TREE_KIND and child not in self._read]  # fmt: skip
         out: list[tuple[str, int, bytes]] = []
         self._visit(folder.strip("/") + "/" if folder.strip("/") else "", start[1], out)
         return out

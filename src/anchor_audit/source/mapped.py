@@ -86,6 +86,9 @@ class MappedTree:
     def definition_removed(self, path: str, name: str, since: str) -> None:
         return None
 
+    def content_key(self) -> str | None:
+        return None  # a packaged copy read from disk: no commit names it
+
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(None)  # nor earlier versions of a folder
 

@@ -1,0 +1,104 @@
+"""A skill's whole audit kept by commit (history, impact): the same bytes as a run that keeps nothing, and a
+second run that audits no skill again; never kept where something beside the commit could change it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import anchor_audit.audit
+from anchor_audit.cli import main
+from anchor_audit.judge import Judge
+from anchor_audit.keptaudits import keep, kept_key, recalled, unsettled
+from anchor_audit.model import LineRange, Quote, SkillReport, Unchecked, UncheckedReason
+from anchor_audit.resultstore import ResultStore
+from anchor_audit.source.git import open_git
+from anchor_audit.spec.skill import load_skill, load_skill_from_tree
+
+from .conftest import DEMO, GitRepo, git
+
+SKILL = "skills/demo-overlap"
+
+
+@pytest.fixture
+def code(make_repo) -> GitRepo:
+    """The demo code with its skill inside: v1, an unrelated commit, the quotes moved, the gate edited."""
+    repo = make_repo()
+    shutil.copytree(DEMO / "skills" / "demo-overlap", repo.path / SKILL)
+    repo.commit("the skill", tag="s1")
+    repo.write("docs/notes.md", "unrelated\n")
+    repo.commit("docs")
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("an import on top")
+    repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
+    repo.commit("the gate moves")
+    return repo
+
+
+@pytest.fixture
+def audits(monkeypatch) -> list[str]:
+    """The names of the skills audited (not served from what was kept), as they are audited."""
+    done: list[str] = []
+    audit_skill = anchor_audit.audit.audit_skill
+
+    def counted(skill, *args, **kwargs):
+        done.append(skill.name)
+        return audit_skill(skill, *args, **kwargs)
+
+    monkeypatch.setattr(anchor_audit.audit, "audit_skill", counted)
+    return done
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([*argv, *(["--jobs", "1"] if argv[0] == "history" else [])])  # audited here, where they are counted
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", ["history", "impact"])
+def test_a_second_run_audits_no_skill_and_says_the_same(
+    command: str, code: GitRepo, tmp_path: Path, capsys, audits: list[str], cache_dir: Path
+) -> None:
+    spec = tmp_path / "anchors.yaml"
+    shutil.copy(DEMO / "anchors.yaml", spec)
+    argv = (
+        ("history", "--since", "s1", SKILL) if command == "history" else ("impact", "s1", "HEAD", SKILL)
+    ) + ("--in-repo", "--spec", str(spec), "--repo", str(code.path), "--format", "json")
+    first = run(capsys, *argv)
+    assert len(audits) >= 2
+    audits.clear()
+    assert run(capsys, *argv) == first and audits == []
+    assert run(capsys, *argv, "--no-cache") == first and len(audits) >= 2
+    # The registry's entry is part of what was kept: changed, the skill is audited again.
+    spec.write_text(spec.read_text().replace("src/demo/overlap.py:32-38", "src/demo/overlap.py:33-39"))
+    audits.clear()
+    again = run(capsys, *argv)
+    assert audits and again == run(capsys, *argv, "--no-cache") and again != first
+
+
+def test_what_is_kept_is_keyed_by_a_whole_commit_only(code: GitRepo, tmp_path: Path) -> None:
+    tree = open_git(str(code.path), "HEAD")
+    in_tree = load_skill_from_tree(tree, SKILL)
+    assert kept_key(in_tree, None, tree, True) is not None
+    assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree, False)
+    assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree.at(git(code.path, "rev-parse", "s1")), True)
+    on_disk = load_skill(code.path / SKILL)  # its links are read on disk, which no commit names
+    assert kept_key(on_disk, None, tree, True) is None
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{code.path}", str(shallow))
+    assert kept_key(in_tree, None, open_git(str(shallow), "HEAD"), True) is None  # history ends early
+
+
+def test_a_report_left_unsettled_is_never_kept(tmp_path: Path) -> None:
+    judge = Judge(ResultStore(tmp_path / "cache"))
+    quote = Quote("src/a.py", LineRange(1, 2), ("x = 1",), 3)
+    for reason, kept in [(UncheckedReason.INCOMPLETE, False), (UncheckedReason.UNVERIFIABLE, True)]:
+        report = SkillReport("s", "s", (Unchecked(quote, reason, "why"),), ())
+        keep(judge, f"key-{reason}", report)
+        judge.flush()
+        assert (recalled(judge, f"key-{reason}") == report) is kept
+        assert (unsettled(report) is None) is kept
+    opened = SkillReport("s", "s", (Unchecked(quote, UncheckedReason.UNVERIFIABLE, "x (--submodule x=URL_OR_DIR)"),), ())
+    assert unsettled(opened) == "s: a submodule could not be opened"

@@ -3,6 +3,7 @@ second run that audits no skill again; never kept where something beside the com
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -102,3 +103,19 @@ def test_a_report_left_unsettled_is_never_kept(tmp_path: Path) -> None:
         assert (unsettled(report) is None) is kept
     opened = SkillReport("s", "s", (Unchecked(quote, UncheckedReason.UNVERIFIABLE, "x (--submodule x=URL_OR_DIR)"),), ())
     assert unsettled(opened) == "s: a submodule could not be opened"
+
+
+def test_a_file_the_prose_names_by_its_tail_brings_its_commits_warm_as_cold(code: GitRepo, capsys, cache_dir: Path) -> None:
+    """A partial ``demo/runner.py`` in the prose stands for src/demo/runner.py: a commit that changes only it is walked;
+    the tail's files at the range's end are remembered by commit, and a warm run walks the same commits."""
+    code.write(f"{SKILL}/SKILL.md", code.read(f"{SKILL}/SKILL.md") + "\nThe runner is `demo/runner.py`.\n")
+    code.write("src/demo/runner.py", "RUNS = 1\n")
+    code.commit("the skill names the runner")
+    code.write("src/demo/runner.py", "RUNS = 2\n")
+    code.commit("only the runner changes")
+    argv = ("history", "--since", "s1", SKILL, "--in-repo", "--spec", str(DEMO / "anchors.yaml"), "--repo",
+            str(code.path), "--format", "json")  # fmt: skip
+    cold = run(capsys, *argv)
+    # the import, the gate, the skill's own change, and the runner's (named by its tail only); not the docs
+    assert json.loads(cold[1])["range"]["commits_touching"] == 4
+    assert run(capsys, *argv) == cold == run(capsys, *argv, "--no-cache")

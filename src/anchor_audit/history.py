@@ -11,13 +11,14 @@ distinct blobs it contains.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .audit import audit, spread
 from .compare import Change, compare
 from .errors import NotCarried, SpecError, UnreadableFile, UsageError
 from .judge import Judge
 from .keptaudits import kept_key, recalled
-from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec
+from .model import AuditReport, ChangeKind, Skill, SkillSpec, Spec, Tail
 from .reads import reads
 from .source import Progress, no_progress
 from .source.git import GitTree, fetch_blobs
@@ -234,16 +235,22 @@ def _cited_paths(
     """What the in-repository skills' prose cites at the range's end (:func:`reads`): the commits that change a
     path, a link's target or a command's module are in the walk, as quotes' are."""
     paths: set[str] = set()
-    listing: list[str] | None = None
     for source in (s for s in skills if s.in_repo):
         skill = _skill_at(base, source.in_repo, source.name, cache, judge)
         if skill is None:
             continue
         read = reads(skill, spec.skill(source.name) if spec else None)
-        if read.tails and listing is None:
-            listing = base.files_under("")
-        paths |= read.resolve(listing or [])
+        paths |= read.paths
+        if read.tails:  # the files they name at this commit, remembered by it (else the whole tree is listed)
+            paths |= _tails_at(base, read.tails, judge)
     return paths
+
+
+def _tails_at(base: GitTree, tails: frozenset[Tail], judge: Judge) -> set[str]:
+    def listed() -> dict[str, Any]:
+        return {"found": sorted(p for p in base.files_under("") if any(t.matches(p) for t in tails))}
+
+    return set(judge.remember(f"tails|{base.commit.hexsha}|{sorted(repr(t) for t in tails)}", listed)["found"])
 
 
 def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str, str | None]]:

@@ -110,11 +110,17 @@ class Judge:
         return self._cached(promise_key(key), compute, bounded=False)
 
     def recall(self, key: str) -> dict[str, Any] | None:
-        """What the store keeps under ``key``, or None (nothing computed; a whole result, not held in memory)."""
-        return self.store.get(key) if self.store is not None else None
+        """What is kept under ``key`` (memory, then the store), or None: nothing computed."""
+        found = self._memo.get(key)
+        return found if found is not None or self.store is None else self.store.get(key)
 
-    def keep(self, key: str, value: dict[str, Any]) -> None:
-        """Keep ``value`` under ``key`` in the store (a result the caller knows to be settled)."""
+    def keep(self, key: str, value: dict[str, Any], hold: bool = True) -> None:
+        """Keep ``value`` under ``key`` (a result the caller knows to be settled): in the store, and in memory unless
+        ``hold`` is False (a whole report: the caller holds what it decoded)."""
+        if hold:
+            self._memo[key] = value
+            if len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
         if self.store is not None:
             self.store.put(key, value)
 

@@ -82,7 +82,7 @@ def keep(judge: Judge, key: str, report: SkillReport) -> None:
     data = wire.dump(report)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
     if digest not in judge.reports:  # kept or read in this run: its row is there
-        judge.keep(_report_key(digest), {"report": data})
+        judge.keep(_report_key(digest), {"report": data}, hold=False)
         _hold(judge, digest, report)
     judge.keep(key, {"digest": digest})
 

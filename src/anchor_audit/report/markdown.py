@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO
@@ -32,13 +31,6 @@ from .catalogmarkdown import MAX_CHARS, render_catalog_markdown
 from .ownerview import render_by_owner_markdown
 
 MAX_PROMISES = 20  # citations not kept listed per skill; JSON has them all
-_GITHUB = re.compile(r"^(?:https?://github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+)/([^/]+?)(?:\.git)?/?$")
-
-
-def github_base(repo: str | None) -> str | None:
-    """``https://github.com/OWNER/REPO`` for a GitHub URL, else None."""
-    match = _GITHUB.match(repo or "")
-    return f"https://github.com/{match.group(1)}/{match.group(2)}" if match else None
 
 
 @dataclass

@@ -156,3 +156,45 @@ def test_a_skill_in_a_tree_whose_parse_is_remembered_is_not_read(make_repo, monk
     monkeypatch.setattr(edited, "read", lambda path: reads.append(path) or real_edited(path))
     load_skill_from_tree(edited, "skills/demo", judge.remember)
     assert reads == ["skills/demo/SKILL.md"]  # the card is the same blob: still not read
+
+
+def test_a_skill_folder_is_read_as_what_it_is(tmp_path: Path) -> None:
+    """What load_skill says of each thing that may stand where a skill folder, its SKILL.md or its card is."""
+    from anchor_audit.errors import SpecError
+    from anchor_audit.spec.skill import load_skill
+
+    def said(folder: Path) -> str:
+        with pytest.raises(SpecError) as caught:
+            load_skill(folder, shown_as="s")
+        return str(caught.value)
+
+    text = "---\nname: s\ndescription: d\n---\n\n# s\n"
+    card = "validation_status:\n  gate:\n    - doc_only\n"
+    (tmp_path / "outside.md").write_text(text)
+    assert said(tmp_path / "nope") == "s: not a skill directory (no such folder)"
+    (tmp_path / "a-file").write_text("x")
+    assert said(tmp_path / "a-file") == "s: not a skill directory (no such folder)"
+    folder = tmp_path / "s"
+    folder.mkdir()
+    assert said(folder) == "s: not a skill directory (no SKILL.md)"
+    (folder / "SKILL.md").mkdir()
+    assert said(folder) == "s: not a skill directory (no SKILL.md)"
+    (folder / "SKILL.md").rmdir()
+    (folder / "SKILL.md").symlink_to(tmp_path / "gone.md")  # a link to nothing
+    assert said(folder) == "s: not a skill directory (no SKILL.md)"
+    (folder / "SKILL.md").unlink()
+    (folder / "SKILL.md").symlink_to(tmp_path / "outside.md")
+    assert said(folder) == "s/SKILL.md: a link to a file outside the skill folder; not read"
+    (folder / "SKILL.md").unlink()
+    (folder / "SKILL.md").write_text(text)
+    (folder / "card.yaml").symlink_to(tmp_path / "outside.md")
+    assert said(folder) == "s/card.yaml: a link to a file outside the skill folder; not read"
+    (folder / "card.yaml").unlink()
+    (folder / "card.yaml").mkdir()  # a folder named card.yaml: no card
+    assert load_skill(folder, shown_as="s").card is None
+    (folder / "card.yaml").rmdir()
+    (folder / "real-card.yaml").write_text(card)
+    (folder / "card.yaml").symlink_to("real-card.yaml")  # a link inside the folder is an ordinary file
+    skill = load_skill(folder, shown_as="s")
+    assert skill.card is not None and [c.id for c in skill.card.claims] == ["gate"]
+    assert skill.disk == str(folder.resolve()) and skill.name == "s"

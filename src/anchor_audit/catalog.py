@@ -115,8 +115,8 @@ def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: 
     (once for a whole catalog)."""
     folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
     inside = real_root or root.resolve()
-    refuse_links_out(folder, inside, shown)
-    skill = load_skill(folder, shown_as=shown, memo=judge.remember)
+    real = refuse_links_out(folder, inside, shown)
+    skill = load_skill(folder, shown_as=shown, memo=judge.remember, real=real)
     return replace(skill, disk_root=str(inside), repo_folder=item.path.strip("/"))
 
 
@@ -199,18 +199,20 @@ def _open(
 
 
 
-def refuse_links_out(folder: Path, inside: Path, shown: str) -> None:
-    """Raise :class:`SpecError` when ``folder``, or a file or folder in it, is a link that leaves the catalog
-    whose real path is ``inside``.
+def refuse_links_out(folder: Path, inside: Path, shown: str) -> Path:
+    """``folder``'s real path; :class:`SpecError` when ``folder``, or a file or folder in it, is a link that
+    leaves the catalog whose real path is ``inside``.
 
     A catalog arrives in pull requests: a skill folder linked to ``/home/someone`` would have that folder's
     names listed in the report.  A link that stays inside the catalog is an ordinary file.
     """
-    if not folder.resolve().is_relative_to(inside):  # the folder, or skills/ above it, is a link out
+    real = folder.resolve()
+    if not real.is_relative_to(inside):  # the folder, or skills/ above it, is a link out
         raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
     for rel, entry in entries_under(folder):
         if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(inside):
             raise SpecError(f"{shown}/{rel}: a link to a place outside the catalog; not followed")
+    return real
 
 
 def repo_key(url: str) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 import re
+import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,22 +49,38 @@ _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
 # A persistent memo by content key: (key, compute) -> the computed mapping, stored or remembered.
 
 
-def load_skill(path: Path, shown_as: str | None = None, memo: Memo | None = None) -> Skill:
-    """Read the skill directory at ``path``; ``shown_as`` is how reports name it (``memo``: as for a tree's)."""
+def load_skill(
+    path: Path, shown_as: str | None = None, memo: Memo | None = None, real: Path | None = None
+) -> Skill:
+    """Read the skill directory at ``path``; ``shown_as`` is how reports name it (``memo``: as for a tree's);
+    ``real``: ``path`` resolved, where the caller has it."""
     shown = shown_as if shown_as is not None else str(path)
-    skill_md = path / "SKILL.md"
-    if not path.is_dir():
-        raise SpecError(f"{shown}: not a skill directory (no such folder)")
-    if not skill_md.is_file():
+    skill_md, card_path = path / "SKILL.md", path / "card.yaml"
+    # One lstat each says what SKILL.md and card.yaml are (a file, a link, nothing); a catalog reads thousands.
+    found = {name: _lstat(path / name) for name in ("SKILL.md", "card.yaml")}
+    if not _is_file(skill_md, found["SKILL.md"]):
+        if not path.is_dir():
+            raise SpecError(f"{shown}: not a skill directory (no such folder)")
         raise SpecError(f"{shown}: not a skill directory (no SKILL.md)")
-    for name in ("SKILL.md", "card.yaml"):
-        if (path / name).is_symlink() and not (path / name).resolve().is_relative_to(path.resolve()):
+    real = real or path.resolve()
+    for name, info in found.items():
+        if info is not None and stat.S_ISLNK(info.st_mode) and not (path / name).resolve().is_relative_to(real):
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
-    card_path = path / "card.yaml"
-    card = _read_text(card_path) if card_path.is_file() else None
-    real = path.resolve()
+    card = _read_text(card_path) if _is_file(card_path, found["card.yaml"]) else None
     skill = skill_from_text(real.name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
     return replace(skill, disk=str(real), disk_root=str(real))
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _is_file(path: Path, info: os.stat_result | None) -> bool:
+    """``path.is_file()`` (a link followed) from its ``lstat``: no second look unless it is a link."""
+    return info is not None and (stat.S_ISREG(info.st_mode) or (stat.S_ISLNK(info.st_mode) and path.is_file()))
 
 
 def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) -> Skill:

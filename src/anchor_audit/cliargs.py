@@ -4,9 +4,7 @@ and the settings file that fills what the command line leaves unset."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -50,6 +48,8 @@ def _suggestion(message: str, parser: argparse.ArgumentParser) -> str:
     for quoted, option in words:
         word = quoted or option
         if word and word not in known:
+            import difflib  # only for a word that is wrong
+
             near = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
             if near:
                 return f" (did you mean {near[0]}?)"
@@ -96,6 +96,8 @@ def apply_settings(args: argparse.Namespace, cwd: Path) -> None:
     for key, value in table.items():
         where = f"{shown}:{_line_of(text, key)}: {key}"
         if key not in SETTINGS:
+            import difflib  # only for a key that is wrong
+
             near = difflib.get_close_matches(key, SETTINGS, n=1)
             hint = f" (did you mean {near[0]}?)" if near else f" (known: {', '.join(SETTINGS)})"
             raise UsageError(f"{where}: not a setting{hint}")
@@ -112,6 +114,8 @@ def _settings(explicit: str | None, cwd: Path) -> tuple[str, dict[str, object], 
             if explicit:
                 raise UsageError(f"--config {explicit}: no such file")
             continue
+        import tomllib  # only where there is a settings file
+
         shown = explicit or path.name
         raw = read_input(path, MAX_SETTINGS_BYTES, "a settings file")
         try:

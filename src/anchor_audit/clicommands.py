@@ -7,7 +7,6 @@ codes; what is left of a run comes here, and with it the commands' imports.
 from __future__ import annotations
 
 import argparse
-import difflib
 
 from . import commands
 from .cliargs import codes
@@ -47,6 +46,8 @@ def _report(args: argparse.Namespace) -> ReportOptions:
     also = tuple(_pair(item, "--report", "FORMAT=FILE") for item in getattr(args, "report", []))
     for fmt, _ in also:
         if fmt not in FORMATS:
+            import difflib  # only for a format that is wrong
+
             near = difflib.get_close_matches(fmt, FORMATS, n=1)
             raise UsageError(
                 f"--report {fmt}=...: not a format ({', '.join(FORMATS)})"

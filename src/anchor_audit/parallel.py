@@ -15,12 +15,12 @@ after another.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 R = TypeVar("R")
 MIN_PER_WORKER = 4  # fewer items than this per worker gain less than the fork costs
@@ -52,7 +52,12 @@ class Spread(Generic[R]):
     def run(self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None) -> list[R]:
         """The results of every item, in order; ``done(n)`` after each part with the items done so far."""
         workers = min(jobs, count // MIN_PER_WORKER)
-        if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if workers < 2:
+            return self.work(range(count))
+        import multiprocessing  # only for a run that forks (17 ms of imports)
+        from concurrent.futures import ProcessPoolExecutor
+
+        if "fork" not in multiprocessing.get_all_start_methods():
             return self.work(range(count))
         parts = _parts(count, workers * PARTS_PER_WORKER)
         self.before_fork()
@@ -68,6 +73,8 @@ class Spread(Generic[R]):
             _SPREAD = None
 
     def _joined(self, parts: Sequence[range], futures: list["Future[list[R]]"], done: Callable[[int], None]) -> list[R]:
+        from concurrent.futures.process import BrokenProcessPool
+
         out: list[R] = []
         for part, future in zip(parts, futures, strict=True):
             try:

@@ -19,6 +19,7 @@ MAX_SKILL_SECONDS = 20.0
 # Resident memory past which a skill's further checks are incomplete: the address-space cap (RLIMIT_AS) a
 # caller may set counts mappings, not use; this counts what the process really holds.
 MAX_RSS_BYTES = 2 * 1024**3
+RSS_EVERY = 0.01  # seconds a reading of resident memory stands for
 
 
 def resident_bytes() -> int:
@@ -41,6 +42,7 @@ class Budget:
     ) -> None:
         self.seconds, self.clock, self.max_rss = seconds, clock, max_rss
         self._deadline: float | None = None  # none until a skill's checks begin
+        self._rss, self._rss_at = 0, -RSS_EVERY  # the last reading of resident memory, and when (monotonic)
 
     def start(self) -> None:
         """A skill's checks begin now."""
@@ -52,5 +54,8 @@ class Budget:
             return
         if self.clock() > self._deadline:
             raise BoundExceeded(f"this skill's checks ran past {self.seconds:g} s; not checked")
-        if resident_bytes() > self.max_rss:
+        now = time.monotonic()
+        if now - self._rss_at >= RSS_EVERY:  # read at most every few ms: /proc costs 20 us, a warm check 5
+            self._rss, self._rss_at = resident_bytes(), now
+        if self._rss > self.max_rss:
             raise BoundExceeded(f"the run holds more than {self.max_rss // 1024**2} MiB of memory; not checked")

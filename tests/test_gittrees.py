@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from anchor_audit.source import git_blob_sha
+from anchor_audit.source import git_blob_sha, gittrees
 from anchor_audit.source.git import open_git
 from anchor_audit.source.gittrees import TreeObjects, parse_tree, tree_objects
 
@@ -86,7 +86,9 @@ def test_a_folder_is_held_only_by_exactly_its_files_and_what_is_built_is_known_u
     assert objects.entries(tree_objects(never)[0]) == {"x.md": (0o100644, bytes.fromhex(never["x.md"][0]))}
 
 
-def test_trees_read_many_at_once_are_the_trees_read_one_by_one(make_repo) -> None:
+@pytest.mark.parametrize("batch_from", [2, 32])  # in one git process; one by one through the open one
+def test_trees_read_many_at_once_are_the_trees_read_one_by_one(make_repo, monkeypatch, batch_from: int) -> None:
+    monkeypatch.setattr(gittrees, "MIN_BATCH", batch_from)
     repo = _names_sorting_apart(make_repo)
     tree = open_git(str(repo.path), "v9")
     shas = [bytes.fromhex(git(repo.path, "rev-parse", f"v9:{folder}")) for folder in ("", "kit", "kit/a", "src")]
@@ -98,7 +100,8 @@ def test_trees_read_many_at_once_are_the_trees_read_one_by_one(make_repo) -> Non
     assert all(batch.entries(sha) == one_by_one.entries(sha) for sha in shas)
 
 
-def test_a_preload_reads_the_folders_of_each_path_at_each_commit_and_nothing_beside(make_repo) -> None:
+def test_a_preload_reads_the_folders_of_each_path_at_each_commit_and_nothing_beside(make_repo, monkeypatch) -> None:
+    monkeypatch.setattr(gittrees, "MIN_BATCH", 2)
     repo = _names_sorting_apart(make_repo)
     first = git(repo.path, "rev-parse", "HEAD")
     repo.write("kit/a/b.py", "y = 3\n")

@@ -18,6 +18,7 @@ import git
 # An entry's kind is the top bits of its mode, as git reads it (a tree written with odd bits is still a tree).
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
+MIN_BATCH = 32  # trees asked at once worth a git process of their own (its start costs ~40 reads one by one)
 BLOB_MODE, EXECUTABLE_MODE = 0o100644, 0o100755
 
 Entry = tuple[int, bytes]  # (mode, binary sha)
@@ -55,9 +56,9 @@ class TreeObjects:
         """Read each tree object of ``shas`` not read yet, in one ``git cat-file --batch``.  One that git does not
         give (absent, not a tree) is left to :meth:`entries`, which says what is wrong as it always did."""
         wanted = [sha for sha in dict.fromkeys(shas) if sha not in self._read]
-        if len(wanted) < 2:  # none, or one: the open cat-file process answers it, with no process to start
-            with contextlib.suppress(ValueError, OSError, git.GitError):
-                for sha in wanted:
+        if len(wanted) < MIN_BATCH:  # the open cat-file process answers a few sooner than a new process starts
+            for sha in wanted:
+                with contextlib.suppress(ValueError, OSError, git.GitError):
                     self.entries(sha)
             return
         env = {**os.environ, **self.repo.git.environment(), "GIT_NO_LAZY_FETCH": "1"}  # never a fetch per object

@@ -125,7 +125,8 @@ def _changed_by_then(anchors: tuple[QuoteMatch, ...], tree: SourceTree, day: str
     for quote in changed:
         try:
             source = then.read(quote.path)
-            held = source is not None and not same and match_quote(quote, source).status in _HELD
+            # Only whether it held: no search for the closest code of a quote that did not (its status is the same)
+            held = source is not None and not same and match_quote(quote, source, closest=False).status in _HELD
         except AuditError:
             continue  # unreadable then: nothing said
         if source is not None and not held:

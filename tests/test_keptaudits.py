@@ -85,6 +85,8 @@ def test_what_is_kept_is_keyed_by_a_whole_commit_only(code: GitRepo, tmp_path: P
     assert kept_key(in_tree, None, tree, True) is not None
     assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree, False)
     assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree.at(git(code.path, "rev-parse", "s1")), True)
+    elsewhere = open_git(str(code.path), "HEAD", submodules={"vendor/lib": str(tmp_path)})  # --submodule given
+    assert kept_key(in_tree, None, elsewhere, True) not in (None, kept_key(in_tree, None, tree, True))
     on_disk = load_skill(code.path / SKILL)  # its links are read on disk, which no commit names
     assert kept_key(on_disk, None, tree, True) is None
     shallow = tmp_path / "shallow"

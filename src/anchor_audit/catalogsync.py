@@ -14,9 +14,8 @@ from pathlib import Path
 
 from .errors import AuditError, UnreadableFile
 from .fsutil import entries_under, read_input
-from .model import ComponentInfo, SkillReport, SourceKind, SyncFacts
+from .model import ComponentInfo, SkillReport, SyncFacts
 from .source import MAX_FILE_BYTES, SourceTree, git_blob_sha
-from .source.git import as_git
 from .source.gittrees import BLOB_MODE, EXECUTABLE_MODE
 
 
@@ -28,7 +27,7 @@ def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str
     read = {rel: (sha, mode) for rel, (sha, mode) in copy.items() if sha is not None}
     # The copy's tree object as git would write it, against upstream's: equal, the folder is in sync and no
     # upstream tree is read (modes differ, an executable bit lost in the copy: compared file by file below).
-    if len(read) == len(copy) and tree.info.kind is SourceKind.GIT and as_git(tree).holds_folder(repo_path, read):
+    if len(read) == len(copy) and tree.holds_folder(repo_path, read):
         return SyncFacts(catalog_date=catalog_date)
     ours = {rel: sha for rel, (sha, _) in copy.items()}
     prefix = repo_path.strip("/") + "/"

@@ -132,6 +132,11 @@ class SourceTree(Protocol):
         ``name`` in ``path``: where the name stops being defined there; None where this tree cannot say."""
         ...
 
+    def holds_folder(self, path: str, files: dict[str, tuple[str, int]]) -> bool:
+        """Whether the folder at ``path`` is exactly ``files`` (path under it -> (blob sha, mode)), known without
+        reading it where this kind of tree can (else False: the caller compares file by file)."""
+        ...
+
     def content_key(self) -> str | None:
         """A name for everything this tree's answers depend on (a whole repository's commit, and where its
         submodules are read from): equal names, equal answers to every question; None where answers may depend on

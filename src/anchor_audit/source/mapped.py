@@ -89,6 +89,9 @@ class MappedTree:
     def content_key(self) -> str | None:
         return None  # a packaged copy read from disk: no commit names it
 
+    def holds_folder(self, path: str, files: dict[str, tuple[str, int]]) -> bool:
+        return False  # no tree objects to compare: file by file
+
     def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
         return FolderVersion(None)  # nor earlier versions of a folder
 

@@ -121,3 +121,17 @@ def test_a_file_the_prose_names_by_its_tail_brings_its_commits_warm_as_cold(code
     # the import, the gate, the skill's own change, and the runner's (named by its tail only); not the docs
     assert json.loads(cold[1])["range"]["commits_touching"] == 4
     assert run(capsys, *argv) == cold == run(capsys, *argv, "--no-cache")
+
+
+def test_a_second_matrix_audits_the_newest_release_alone(code: GitRepo, capsys, audits: list[str], cache_dir: Path) -> None:
+    """A cell is a status: every release but the newest is audited without facts and kept; the newest shows its
+    detail (owners, the card's dates) and is audited again."""
+    for tag, ref in (("v1.1.0", "s1"), ("v1.2.0", "HEAD~1"), ("v1.3.0", "HEAD")):  # newer than the demo's v1
+        git(code.path, "tag", tag, ref)
+    argv = ("matrix", "--in-repo", SKILL, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(code.path),
+            "--format", "json")  # fmt: skip
+    first = run(capsys, *argv)
+    assert len(audits) == 3
+    audits.clear()
+    assert run(capsys, *argv) == first and len(audits) == 1
+    assert run(capsys, *argv, "--no-cache") == first

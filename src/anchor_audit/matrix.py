@@ -130,7 +130,10 @@ def build_matrix(base: GitTree, releases: list[Release], inputs: AuditInputs, ju
     report: AuditReport | None = None
     for i, release in enumerate(releases):
         tree = base.at(release.commit, ref=release.tag)
-        report = audit(inputs.skills_at(tree, absent_ok=True), tree, inputs.spec, judge)
+        # A cell is a status: the facts of a skill (its owners, its card's dates) are the newest release's detail
+        # only; the others ask none, and their audits are kept by commit (keptaudits), as a history's are.
+        newest = i == len(releases) - 1
+        report = audit(inputs.skills_at(tree, absent_ok=True), tree, inputs.spec, judge, facts=newest)
         for result in report.skills:
             for kind, key, status in _cells(result):
                 tables[kind].setdefault((result.name, key), {})[i] = status

@@ -58,14 +58,14 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("command", ["history", "impact"])
+@pytest.mark.parametrize("command", ["history", "impact", "diff"])
 def test_a_second_run_audits_no_skill_and_says_the_same(
     command: str, code: GitRepo, tmp_path: Path, capsys, audits: list[str], cache_dir: Path
 ) -> None:
     spec = tmp_path / "anchors.yaml"
     shutil.copy(DEMO / "anchors.yaml", spec)
     argv = (
-        ("history", "--since", "s1", SKILL) if command == "history" else ("impact", "s1", "HEAD", SKILL)
+        ("history", "--since", "s1", SKILL) if command == "history" else (command, "s1", "HEAD", SKILL)  # impact, diff
     ) + ("--in-repo", "--spec", str(spec), "--repo", str(code.path), "--format", "json")
     first = run(capsys, *argv)
     assert len(audits) >= 2

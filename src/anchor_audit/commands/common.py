@@ -51,11 +51,11 @@ class Sources:
 
         return [as_git(tree) for tree in self.trees]
 
-    def audit(self, tree: SourceTree, promises: bool = True) -> AuditReport:
+    def audit(self, tree: SourceTree, promises: bool = True, facts: bool = True) -> AuditReport:
         from ..audit import audit
 
         skills = self.inputs.skills_at(tree)
-        return audit(skills, tree, self.inputs.spec, self.judge, promises, self.progress, self.jobs)
+        return audit(skills, tree, self.inputs.spec, self.judge, promises, self.progress, self.jobs, facts)
 
 
 @contextlib.contextmanager

@@ -108,7 +108,9 @@ def _compare(
     from ..fix import plan_fix
 
     with open_sources(options, [old, new], ctx, spec_path=spec_path) as sources:
-        before, after = (sources.audit(tree) for tree in sources.trees)
+        # Statuses compared, healing planned: no facts of a skill (owners, the card's dates) at either end, so
+        # each audit is kept by commit (keptaudits) like a history's.
+        before, after = (sources.audit(tree, facts=False) for tree in sources.trees)
         healing = None
         if plan and not options.in_repo:
             inputs = sources.inputs

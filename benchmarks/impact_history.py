@@ -32,8 +32,10 @@ def main() -> None:
     parser.add_argument("until", nargs="?", default="HEAD")
     parser.add_argument("--skills", default="skills")
     args = parser.parse_args()
-    tree = open_git(args.gitdir, args.until, full_history=True)
-    judge = Judge()  # each SKILL.md parsed once per text, as a run's memo does (most commits leave the skills be)
+    # The judge's memo given to the tree, as the command line's open_sources does: each SKILL.md parsed once per
+    # text, and git's answers about a commit (its renames, its day, the deletions up to it) asked once.
+    judge = Judge()
+    tree = open_git(args.gitdir, args.until, full_history=True, memo=judge.remember)
     inputs = load_inputs(None, [], args.gitdir, args.until, "/nonexistent", True, [args.skills], judge.remember)
     shas = tree.repo.git.rev_list("--reverse", "--first-parent", f"{args.since}..{args.until}").split()
     flagged: collections.Counter[str] = collections.Counter()

@@ -171,12 +171,16 @@ class GitHistory:
         return {p: (str(was), str(sha), new, day) for p, (was, sha, new, day) in answer.items()}
 
     def _days(self, shas: list[str]) -> dict[str, str]:
-        """The UTC day (YYYY-MM-DD) each commit was committed, in one git call."""
+        """The UTC day (YYYY-MM-DD) each commit was committed, in one git call (remembered by the commits)."""
         if not shas:
             return {}
-        out = self.repo.git.show("-s", "--format=%H %ct", *shas)
-        pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
-        return {sha: time.strftime("%Y-%m-%d", time.gmtime(int(stamp))) for sha, stamp in pairs}
+
+        def ask() -> dict[str, str]:
+            out = self.repo.git.show("-s", "--format=%H %ct", *shas)
+            pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
+            return {sha: time.strftime("%Y-%m-%d", time.gmtime(int(stamp))) for sha, stamp in pairs}
+
+        return dict(self._remembered("days", list(shas), [], ask))
 
     def tags(self) -> list[tuple[str, str]]:
         """(name, the commit it names) of every tag of the repository, an annotated tag peeled to its commit."""
@@ -205,10 +209,15 @@ class GitHistory:
         return found
 
     def _renames(self, sha: str) -> list[tuple[str, str]]:
-        """(old path, new path) of each rename commit ``sha`` made (against its first parent)."""
-        out = self.repo.git.diff_tree("-r", "-z", "--name-status", "-M50%", "--diff-filter=R", f"{sha}^", sha)
-        fields = out.split("\0")
-        return [(fields[i + 1], fields[i + 2]) for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")]
+        """(old path, new path) of each rename commit ``sha`` made (against its first parent); remembered by
+        ``sha``, which every commit after it asks about alike (an impact replayed over a history)."""
+
+        def ask() -> list[list[str]]:
+            out = self.repo.git.diff_tree("-r", "-z", "--name-status", "-M50%", "--diff-filter=R", f"{sha}^", sha)
+            fields = out.split("\0")
+            return [[fields[i + 1], fields[i + 2]] for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")]
+
+        return [(old, new) for old, new in self._remembered("renames", [sha], [], ask)]
 
     def changed_paths(self, base: str) -> set[str]:
         """Paths whose blob differs between ``base`` and this commit (tree-level: no blob is read)."""

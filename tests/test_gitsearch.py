@@ -80,3 +80,41 @@ def test_texts_that_can_overlap_in_a_line_are_never_answered_from_a_wider_search
     tree = open_git(str(repo.path), shas[1])
     assert tree.search_many(TEXTS, ".py")["class Planner"] == []  # hidden by the longer, in that search
     assert tree.search_many(["class Planner", "def build("], ".py")["class Planner"] == ["a/two.py"]
+
+
+DEFINITIONS = ["def build(", "class Planner:", "def other(", "class PlannerBase:"]
+
+
+def test_definitions_asked_along_a_walk_are_as_a_whole_search_of_each_commit(tmp_path) -> None:
+    """One index of every definition asked so far follows the walk (forwards, back, out of order), questions
+    growing as it goes: each answer is a whole search's of that commit."""
+    repo, shas = history(tmp_path)
+    walked = open_git(str(repo.path), shas[0])
+    for order in (shas, list(reversed(shas)), [shas[0], shas[-1], shas[3], shas[3], shas[1]]):
+        for i, sha in enumerate(order):
+            asked = DEFINITIONS[: 1 + i % len(DEFINITIONS)]  # a new definition joins now and then
+            incremental = walked.at(sha).search_many(asked, ".py")
+            assert incremental == open_git(str(repo.path), sha).search_many(asked, ".py"), (sha, asked)
+    assert walked.at(shas[-1]).search_many(DEFINITIONS, ".py") == {
+        "def build(": ["a/one.py/inner.py"], "class Planner:": [], "def other(": [],
+        "class PlannerBase:": ["c/deep/er/three.py"],
+    }  # fmt: skip
+
+
+def test_a_definition_index_greps_changed_files_for_all_it_knows_and_the_tree_for_what_is_new(tmp_path) -> None:
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[0])
+    tree.search_many(["def build("], ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        tree.at(shas[1]).search_many(["class Planner:"], ".py")  # a new one: its own whole search
+        tree.at(shas[2]).search_many(["def build("], ".py")  # known: only the changed file, for both it knows
+    finally:
+        del os.environ["GIT_TRACE"]
+    greps = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
+    assert len(greps) == 3
+    moved, new, changed = greps  # shas[0] -> shas[1]: a/two.py added, searched for def build( alone
+    assert ":(literal)a/two.py" in moved and "'def build('" in moved and "class Planner" not in moved
+    assert "*.py" in new and "'class Planner:'" in new and "def build(" not in new
+    assert ":(literal)a/one.py" in changed and "'def build('" in changed and "'class Planner:'" in changed

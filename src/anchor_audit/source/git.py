@@ -135,7 +135,7 @@ class GitTree:
             return None
         if not texts:
             return {}
-        grep = functools.partial(git_grep, self.repo, self.commit.hexsha, texts, suffix)
+        grep = functools.partial(git_grep, self.repo, self.commit.hexsha, suffix)
         root = self.commit.tree.binsha
         if self.history.memo is None:
             return self._search.search_many(root, texts, suffix, grep)

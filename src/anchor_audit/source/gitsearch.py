@@ -25,66 +25,102 @@ MAX_CHANGED = 200
 _DEFINITION = re.compile(r"(?:def|class) \w+[(:]")  # a name's definition, as symbols searches it
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
-Grep = Callable[[list[str] | None], dict[str, set[str]]]  # paths (None: the whole tree) -> path -> texts found
+Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
+MAX_DEFINITIONS = 20_000  # definitions an index follows at once (past it, the next tree's starts again)
+MAX_INDEXES = 16  # trees a repository keeps a definition index at (the nearest is moved to the tree asked)
+NEAR_ENOUGH = 20  # changed files within which an index is taken without comparing the others
 
 
 class TreeSearch:
     """One repository's last answer to each question, and the tree it was for (shared by the trees ``at()``
-    opens, as their tree objects are)."""
+    opens, as their tree objects are); and one index of every definition asked so far, kept at the last tree
+    it was asked of."""
 
     def __init__(self, trees: TreeObjects) -> None:
         self.trees = trees
         self._last: dict[tuple[tuple[str, ...], str], tuple[bytes, dict[str, set[str]]]] = {}
+        self._definitions: dict[str, list[tuple[bytes, dict[str, set[str]]]]] = {}  # suffix -> [(root, text -> paths)]
 
     def search_many(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, list[str]]:
         """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it."""
+        if all(_DEFINITION.fullmatch(text) for text in texts):
+            known = self._defined(root, texts, suffix, grep)
+            return {text: sorted(known[text]) for text in texts}
         key = (tuple(texts), suffix)
-        wider = self._wider(root, texts, suffix) if key not in self._last else None
-        if wider is not None:  # asked of this tree with more texts (every skill's names at once): a part of that
-            return {text: sorted(path for path, hits in wider.items() if text in hits) for text in texts}
         last = self._last.get(key)
         found: dict[str, set[str]] | None = None
         if last is not None and last[0] != root:
             changed, removed = changes(self.trees, last[0], root, suffix)
             if len(changed) <= MAX_CHANGED:
                 found = {path: hits for path, hits in last[1].items() if path not in changed and path not in removed}
-                found.update(grep(sorted(changed)) if changed else {})
+                found.update(grep(texts, sorted(changed)) if changed else {})
         elif last is not None:
             found = last[1]
         if found is None:
-            found = grep(None)
+            found = grep(texts, None)
         self._last.pop(key, None)
         self._last[key] = (root, found)
         while len(self._last) > MAX_REMEMBERED:
             del self._last[next(iter(self._last))]
         return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
 
+    def _defined(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, set[str]]:
+        """Where each definition asked so far lies at ``root`` (``texts`` among them): from the nearest tree an
+        index was kept at (a history, an impact and a name's past ask of commits far apart), by a search of the
+        files changed since for every definition it holds, and a search of the whole tree for the definitions new
+        to it.  Definitions may share one ``git grep -o``: each begins with ``def`` or ``class`` and ends at ``(``
+        or ``:``, so no two overlap in a line and none hides another (texts that can, such as quoted lines, are
+        searched as asked, above)."""
+        states = self._definitions.setdefault(suffix, [])
+        here = next((known for at, known in states if at == root), None)
+        if here is None:
+            nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
+            for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest
+                changed, removed = changes(self.trees, at, root, suffix, MAX_CHANGED)
+                if len(changed) <= MAX_CHANGED and (nearest is None or len(changed) < len(nearest[1])):
+                    nearest = known, changed, removed
+                if len(changed) <= NEAR_ENOUGH:
+                    break
+            here = {}
+            if nearest is not None and len(nearest[0]) <= MAX_DEFINITIONS:
+                known, changed, removed = nearest
+                here = {text: paths - changed - removed for text, paths in known.items()}
+                for path, hits in (grep(sorted(here), sorted(changed)) if changed and here else {}).items():
+                    for text in hits:
+                        here[text].add(path)
+            states.append((root, here))
+            del states[:-MAX_INDEXES]
+        new = sorted({text for text in texts if text not in here})
+        if new:
+            here.update((text, set()) for text in new)
+            for path, hits in grep(new, None).items():
+                for text in hits:
+                    here[text].add(path)
+        return here
 
-    def _wider(self, root: bytes, texts: list[str], suffix: str) -> dict[str, set[str]] | None:
-        """The answer, at ``root``, to a question that asked every one of ``texts`` and more, when its answer holds
-        for a part of it; None if none did.  ``git grep -o`` names one of two matches that overlap in a line, so
-        only a question whose texts cannot overlap is taken apart: definitions (``def NAME(``, ``class NAME:``)
-        begin with ``def``/``class`` and end at ``(``/``:``, so no two overlap and none holds another."""
-        wanted = set(texts)
-        for (asked, asked_suffix), (at, found) in reversed(self._last.items()):
-            if at == root and asked_suffix == suffix and len(asked) > len(wanted) and wanted.issubset(asked):
-                if all(_DEFINITION.fullmatch(text) for text in asked):
-                    return found
-        return None
+
+class _TooMany(Exception):
+    pass
 
 
-def changes(trees: TreeObjects, old: bytes, new: bytes, suffix: str) -> tuple[set[str], set[str]]:
+def changes(
+    trees: TreeObjects, old: bytes, new: bytes, suffix: str, most: int | None = None
+) -> tuple[set[str], set[str]]:
     """(paths ending in ``suffix`` whose content is new or changed in ``new``, those gone from it) between two
-    root trees; subtrees with the same sha are not entered."""
+    root trees; subtrees with the same sha are not entered.  Past ``most`` changed paths the walk stops (the
+    caller searches the whole tree instead) and what it found so far, more than ``most``, is returned."""
     changed: set[str] = set()
     removed: set[str] = set()
-    _compare(trees, old, new, "", suffix, changed, removed)
+    try:
+        _compare(trees, old, new, "", suffix, changed, removed, most)
+    except _TooMany:
+        pass
     return changed, removed
 
 
 def _compare(
     trees: TreeObjects, old: bytes | None, new: bytes | None, base: str, suffix: str, changed: set[str],
-    removed: set[str],
+    removed: set[str], most: int | None = None,
 ) -> None:  # fmt: skip
     before = trees.entries(old) if old is not None else {}
     after = trees.entries(new) if new is not None else {}
@@ -97,16 +133,18 @@ def _compare(
         now_tree = now is not None and now[0] >> 12 == TREE_KIND
         if was_tree or now_tree:  # a folder on either side: its files are compared with what stands there now
             _compare(trees, was[1] if was_tree and was else None, now[1] if now_tree and now else None,
-                     f"{path}/", suffix, changed, removed)  # fmt: skip
+                     f"{path}/", suffix, changed, removed, most)  # fmt: skip
         if not path.endswith(suffix):
             continue
         if now is not None and not now_tree and now[0] >> 12 != GITLINK_KIND:
             changed.add(path)
+            if most is not None and len(changed) > most:
+                raise _TooMany
         elif was is not None and not was_tree:
             removed.add(path)
 
 
-def git_grep(repo: git.Repo, sha: str, texts: list[str], suffix: str, paths: list[str] | None) -> dict[str, set[str]]:
+def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: list[str] | None) -> dict[str, set[str]]:
     """Path -> which of ``texts`` it holds, for the files ending in ``suffix`` of commit ``sha`` (``paths``: only
     these, named literally), from one ``git grep -F -o`` (binary files skipped, as ``-I`` does)."""
     patterns = [arg for text in texts for arg in ("-e", text)]

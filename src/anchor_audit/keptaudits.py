@@ -1,11 +1,13 @@
-"""A skill's whole audit in a history or an impact, kept by the commit it was audited at.
+"""A skill's whole audit at a commit, kept by that commit: for the commands that compare statuses.
 
 A history audits a skill at every commit that touches it, an impact at both
-ends of every change, and the same commits come back run after run: what a
-skill's audit says at a commit is a function of the commit (its tree, and the
-history behind it), the skill and its registry entry as parsed, and this
-tool.  Kept whole (:mod:`.model.wire`), signed like every result, and only
-when it is the code's whole answer (:func:`unsettled`).
+ends of every change, a diff or a bump at two refs, a matrix at every release,
+and the same commits come back run after run: what a skill's audit says at a
+commit (without the facts of the skill as a whole: its owners, its card's
+dates) is a function of the commit (its tree, and the history behind it), the
+skill and its registry entry as parsed, and this tool.  Kept whole
+(:mod:`.model.wire`), signed like every result, and only when it is the code's
+whole answer (:func:`unsettled`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ MAX_DECODED = 256  # reports held by digest in a run (content-addressed: never s
 
 
 def kept_key(skill: Skill, entry: SkillSpec | None, tree: SourceTree, promises: bool) -> str | None:
-    """The key a skill's whole audit (no facts: a history's or an impact's) is kept under: this tool, the
+    """The key a skill's whole audit (no facts: a history's, an impact's, a diff's) is kept under: this tool, the
     tree's content key (a commit of a whole repository: its tree and the history behind it), the skill and its
     entry as parsed.  None where something else could change the answer: a copy on disk (its links are read
     there), a tree with no content key (a working tree, a packaged copy, a shallow or lean history)."""

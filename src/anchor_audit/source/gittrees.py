@@ -76,7 +76,7 @@ class TreeObjects:
                 at = end + 1
                 continue
             if len(header) != 3 or header[0] != sha.hex().encode():
-                return  # "missing", or an answer out of step: the rest are read one by one
+                return  # an answer out of step: the rest are read one by one, as they are asked
             size = int(header[2])
             data, at = out[end + 1 : end + 1 + size], end + 2 + size
             if header[1] == b"tree" and len(data) == size:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import weakref
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, TypeVar
 
 from .budget import Budget
@@ -44,6 +45,15 @@ from .source import SourceTree
 
 R = TypeVar("R")
 MEMO_SIZE = 8192  # results a run keeps in memory (see Judge._memo)
+@dataclass
+class _TreeState:
+    """What a judge knows of one tree, for as long as the tree lives."""
+
+    listing: Listing | None = None
+    searched: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (text, suffix) -> presearch's files
+    relocations: dict[tuple[str, tuple[str, ...]], Relocated | None] = field(default_factory=dict)
+
+
 class Judge:
     """Judges quotes and conditions, sharing work by content.
 
@@ -56,14 +66,14 @@ class Judge:
         self.store = store
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
         self.budget = budget or Budget()
-        self._relocations: dict[tuple[int, str, tuple[str, ...]], Relocated | None] = {}
-        self._searched: dict[tuple[int, str, str], list[str]] = {}  # (tree, text, suffix) -> files: presearch's
+        # What is known of each tree while it lives (its listing, presearch's answers, its relocations): a replay
+        # over a history opens a tree per commit, and a tree's id may be another's once it is gone.
+        self._trees: weakref.WeakKeyDictionary[SourceTree, _TreeState] = weakref.WeakKeyDictionary()
         # content key -> result fields, the most recently used only: a catalog asks most keys once (one skill's
         # text), so memory stays flat in the number of skills; what falls out is read again from the store.
         self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.computed = 0  # results that had to be computed (misses of both caches)
         self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (keptaudits)
-        self.listings: dict[int, Listing] = {}  # every file path of a tree, by tree, once listed
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         return _guarded(
@@ -98,9 +108,16 @@ class Judge:
     def listing(self, tree: SourceTree) -> Listing:
         """Every file path of ``tree`` (its submodules' too), listed once for all the skills audited against it, and
         where its packages lie (remembered by commit)."""
-        if id(tree) not in self.listings:
-            self.listings[id(tree)] = Listing(tree, self.remember)
-        return self.listings[id(tree)]
+        state = self._state(tree)
+        if state.listing is None:
+            state.listing = Listing(tree, self.remember)
+        return state.listing
+
+    def _state(self, tree: SourceTree) -> _TreeState:
+        state = self._trees.get(tree)
+        if state is None:
+            state = self._trees[tree] = _TreeState()
+        return state
 
     def remember(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
@@ -179,7 +196,7 @@ class Judge:
             except BoundExceeded:
                 continue  # each quote's own search says so, bounded as ever
             for text, paths in (found or {}).items():
-                self._searched[(id(tree), text, suffix)] = paths
+                self._state(tree).searched[(text, suffix)] = paths
 
     def _will_relocate(self, quote: Quote, tree: SourceTree) -> bool:
         """Whether the quote's file lost it (gone, or changed) and no earlier run's search is remembered."""
@@ -201,20 +218,22 @@ class Judge:
         return promise_key(f"relocate|{hashlib.sha256(named.encode()).hexdigest()}")
 
     def _search(self, tree: SourceTree) -> Callable[[str, str], list[str] | None]:
+        searched = self._state(tree).searched
+
         def search(text: str, suffix: str) -> list[str] | None:
-            found = self._searched.get((id(tree), text, suffix))
+            found = searched.get((text, suffix))
             return found if found is not None else tree.search(text, suffix)
 
         return search
 
     def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | None:
         """The quote found in another file of the tree, or None (searched once per tree and quote)."""
-        key = (id(tree), quote.key, quote.body)
-        if key not in self._relocations:
+        key, relocations = (quote.key, quote.body), self._state(tree).relocations
+        if key not in relocations:
             content = self._relocation_key(quote, tree)
             if content is None:  # no commit to name the tree's content by: searched once per run
                 self.budget.check()
-                self._relocations[key] = relocate(quote, tree, self._search(tree))
+                relocations[key] = relocate(quote, tree, self._search(tree))
             else:  # a commit names the whole tree: the search's result is kept by content, like a match
 
                 def search() -> dict[str, Any]:
@@ -224,8 +243,8 @@ class Judge:
 
                 data = self._cached(content, search)
                 found = None if data["found"] is None else load_quote(quote, data["found"])
-                self._relocations[key] = found if isinstance(found, Relocated) else None
-        hit = self._relocations[key]
+                relocations[key] = found if isinstance(found, Relocated) else None
+        hit = relocations[key]
         return replace(hit, quote=quote) if hit else None
 
     def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:

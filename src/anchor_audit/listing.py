@@ -9,6 +9,7 @@ whether a submodule can be opened depends on where the run is.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from .source import SourceTree
@@ -21,10 +22,18 @@ class Listing:
     """A tree's files, listed on first use; callable (every path, submodules' too) as path resolution wants."""
 
     def __init__(self, tree: SourceTree, memo: Memo | None = None) -> None:
-        self.tree, self.memo = tree, memo
+        # Held weakly: the judge keeps a listing for as long as its tree lives, and no longer.
+        self._tree, self.memo = weakref.ref(tree), memo
         self._own: list[str] | None = None
         self._all: list[str] | None = None
         self._roots: dict[bool, dict[str, set[str]]] = {}
+
+    @property
+    def tree(self) -> SourceTree:
+        tree = self._tree()
+        if tree is None:  # a listing is asked for through its tree: it cannot outlive it
+            raise ReferenceError("the tree of this listing is gone")
+        return tree
 
     def __call__(self) -> list[str]:
         if self._all is None:

@@ -275,12 +275,16 @@ class PythonIndex:
 
 
 class IndexCache:
-    """The most recently used indexes, by blob sha (a syntax problem is remembered like an index)."""
+    """The most recently used indexes, by blob sha (a syntax problem is remembered like an index), at most
+    ``size`` of them and ``max_chars`` characters of their sources: an index holds some thirty times its
+    source's size, and a replay over a history meets hundreds of versions of a large file."""
 
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
+    def __init__(self, size: int = 256, max_chars: int = 1024 * 1024) -> None:
+        self.size, self.max_chars = size, max_chars
         self.parses = 0  # how many files this process parsed; the benchmarks read it
         self._entries: OrderedDict[str, PythonIndex | PythonSyntaxProblem] = OrderedDict()
+        self._chars: dict[str, int] = {}
+        self._held = 0  # characters of the sources held
 
     def get(self, source: SourceFile) -> PythonIndex:
         """The index of ``source``; raises :class:`PythonSyntaxProblem`."""
@@ -293,8 +297,11 @@ class IndexCache:
             except PythonSyntaxProblem as problem:
                 hit = problem
             self._entries[key] = hit
-            if len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+            self._chars[key] = len(source.text)
+            self._held += len(source.text)
+            while len(self._entries) > 1 and (len(self._entries) > self.size or self._held > self.max_chars):
+                gone, _ = self._entries.popitem(last=False)
+                self._held -= self._chars.pop(gone)
         else:
             self._entries.move_to_end(key)
         if isinstance(hit, PythonSyntaxProblem):

@@ -1,4 +1,4 @@
-"""parse/index.py's IndexCache: the most recent indexes, bounded by count and by the size of their sources."""
+"""What a run keeps of the files it read (parse/index.py's IndexCache, source/file.py's SourceFiles): the most recent, bounded."""
 
 from __future__ import annotations
 
@@ -40,3 +40,19 @@ def test_a_syntax_problem_is_remembered_like_an_index() -> None:
         with pytest.raises(PythonSyntaxProblem):
             cache.get(broken)
     assert cache.parses == 1
+
+
+def test_files_read_are_kept_by_blob_within_their_characters() -> None:
+    from anchor_audit.source.file import SourceFiles
+
+    files = SourceFiles(max_chars=100)
+    sources = [_source(n, f"{n:040x}") for n in range(4)]  # about 40 characters each
+    for source in sources:
+        files[source.blob] = source
+    assert [files.get(s.blob) is not None for s in sources] == [False, False, True, True]
+    files.get(sources[2].blob)  # used: the newest now, so the next one in pushes sources[3] out
+    files[sources[0].blob] = sources[0]
+    assert files.get(sources[3].blob) is None and files.get(sources[2].blob) is sources[2]
+    huge = SourceFile("h.py", "x" * 500, "e" * 40)
+    files[huge.blob] = huge  # past the bound alone: kept while it is the newest, the rest let go
+    assert files.get(huge.blob) is huge and files.get(sources[0].blob) is None

@@ -91,3 +91,28 @@ class SourceFile:
     @property
     def whole(self) -> LineRange:
         return LineRange(1, max(1, len(self.lines)))
+
+
+class SourceFiles:
+    """Files read, by blob sha, the most recently used only, at most ``max_chars`` of their text (each keeps its
+    lines and their stripped form besides): a replay over a history reads hundreds of versions of large files,
+    and a file asked again is read again from git, not kept for the run."""
+
+    def __init__(self, max_chars: int = 16 * 1024 * 1024) -> None:
+        self.max_chars = max_chars
+        self._files: dict[str, SourceFile] = {}  # in order of use, the oldest first
+        self._held = 0
+
+    def get(self, sha: str) -> SourceFile | None:
+        found = self._files.pop(sha, None)
+        if found is not None:
+            self._files[sha] = found  # now the most recent
+        return found
+
+    def __setitem__(self, sha: str, source: SourceFile) -> None:
+        old = self._files.pop(sha, None)
+        self._held += len(source.text) - (len(old.text) if old is not None else 0)
+        self._files[sha] = source
+        while len(self._files) > 1 and self._held > self.max_chars:
+            gone = self._files.pop(next(iter(self._files)))
+            self._held -= len(gone.text)

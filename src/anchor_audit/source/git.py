@@ -36,7 +36,7 @@ from . import (
 )
 from .cache import cache_root
 from .deletions import DeletionChain
-from .file import SourceFile
+from .file import SourceFile, SourceFiles
 from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo
 from .gitrun import check_ref, check_repo, first_line, is_partial, resolve_commit
@@ -60,7 +60,7 @@ class GitTree:
         repo: git.Repo,
         commit: git.Commit,
         info: SourceInfo,
-        blobs: dict[str, SourceFile] | None = None,
+        blobs: SourceFiles | None = None,
         submodules: "Submodules[GitTree] | None" = None,
         url: str | None = None,
         trees: TreeObjects | None = None,
@@ -73,7 +73,7 @@ class GitTree:
         self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
         self.commit = commit
         self.info = info
-        self._blobs: dict[str, SourceFile] = {} if blobs is None else blobs
+        self._blobs: SourceFiles = SourceFiles() if blobs is None else blobs
         self._entries: dict[str, git.Blob | None] = {}
         self._prefetched: set[str] = set()  # paths already brought (a history's, before each commit's audit)
         self._trees = TreeObjects(repo) if trees is None else trees  # shared by every tree at() opens

@@ -85,7 +85,7 @@ def folder_digest(path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FO
 
     A missing folder has its own digest: that it is missing is what the run saw.
     """
-    from .fsutil import entries_under
+    from .fsutil import InputFileError, entries_under, read_input
 
     if not os.path.isdir(path):
         return hashlib.sha256(b"absent" if not os.path.lexists(path) else b"not a folder").hexdigest()
@@ -102,27 +102,12 @@ def folder_digest(path: str, skip: tuple[str, ...] = (), max_files: int = MAX_FO
                 size += entry.stat(follow_symlinks=False).st_size
                 if count > max_files or size > MAX_WITNESS_BYTES:
                     return None
-                data = _bytes_of(entry.path) if entry.is_file(follow_symlinks=False) else b"?special"
+                regular = entry.is_file(follow_symlinks=False)
+                data = read_input(Path(entry.path), MAX_WITNESS_BYTES, "a witnessed file") if regular else b"?special"
                 digest.update(b"F" + name + b"\0" + hashlib.sha256(data).digest())
-    except OSError:
+    except (OSError, InputFileError):
         return None  # a folder that changes or cannot be read while it is hashed: no witness, no replay
     return None if count > max_files else digest.hexdigest()
-
-
-def _bytes_of(path: str) -> bytes:
-    """A file's bytes by ``os.read`` (a buffered read costs three times as much for a small file); OSError past
-    :data:`MAX_WITNESS_BYTES` (a file that grew while it was hashed: no witness)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        parts, size = [], 0
-        while chunk := os.read(fd, 1 << 20):
-            parts.append(chunk)
-            size += len(chunk)
-            if size > MAX_WITNESS_BYTES:
-                raise OSError(f"{path} grew past the bound of a witness")
-        return b"".join(parts)
-    finally:
-        os.close(fd)
 
 
 def git_state(git_dir: str, common_dir: str, ref: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ LAYERS = [
     {"parse"},
     {"source"},
     {"findings", "rules"},
-    {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions", "parallel"},
+    {"model", "fsutil", "escape", "textlines", "yamltext", "budget", "versions", "parallel", "recent"},
     {"errors", "redact", "toolprint"},
     {""},  # the package itself: __version__
 ]

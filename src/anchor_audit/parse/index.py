@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import OrderedDict
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 from ..errors import BoundExceeded
 from ..model import LineRange
+from ..recent import Recent
 from ..source.file import SourceFile
 from ..textlines import split_lines_keepends
 from .cstview import ScopeView, cst_statements, view
@@ -280,30 +280,20 @@ class IndexCache:
     source's size, and a replay over a history meets hundreds of versions of a large file."""
 
     def __init__(self, size: int = 256, max_chars: int = 1024 * 1024) -> None:
-        self.size, self.max_chars = size, max_chars
         self.parses = 0  # how many files this process parsed; the benchmarks read it
-        self._entries: OrderedDict[str, PythonIndex | PythonSyntaxProblem] = OrderedDict()
-        self._chars: dict[str, int] = {}
-        self._held = 0  # characters of the sources held
+        self._recent: Recent[PythonIndex | PythonSyntaxProblem] = Recent(size, max_chars)
 
     def get(self, source: SourceFile) -> PythonIndex:
         """The index of ``source``; raises :class:`PythonSyntaxProblem`."""
         key = source.blob or f"text:{hash(source.text)}"
-        hit = self._entries.get(key)
+        hit = self._recent.get(key)
         if hit is None:
             self.parses += 1
             try:
                 hit = PythonIndex(source.text)
             except PythonSyntaxProblem as problem:
                 hit = problem
-            self._entries[key] = hit
-            self._chars[key] = len(source.text)
-            self._held += len(source.text)
-            while len(self._entries) > 1 and (len(self._entries) > self.size or self._held > self.max_chars):
-                gone, _ = self._entries.popitem(last=False)
-                self._held -= self._chars.pop(gone)
-        else:
-            self._entries.move_to_end(key)
+            self._recent.put(key, hit, len(source.text))
         if isinstance(hit, PythonSyntaxProblem):
             raise hit
         return hit

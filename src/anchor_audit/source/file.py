@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..model import LineRange
+from ..recent import Recent
 from ..textlines import split_lines
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -95,24 +96,13 @@ class SourceFile:
 
 class SourceFiles:
     """Files read, by blob sha, the most recently used only, at most ``max_chars`` of their text (each keeps its
-    lines and their stripped form besides): a replay over a history reads hundreds of versions of large files,
-    and a file asked again is read again from git, not kept for the run."""
+    lines and their stripped form besides): a file asked again once let go is read again from git."""
 
     def __init__(self, max_chars: int = 16 * 1024 * 1024) -> None:
-        self.max_chars = max_chars
-        self._files: dict[str, SourceFile] = {}  # in order of use, the oldest first
-        self._held = 0
+        self._recent: Recent[SourceFile] = Recent(size=1 << 30, max_chars=max_chars)
 
     def get(self, sha: str) -> SourceFile | None:
-        found = self._files.pop(sha, None)
-        if found is not None:
-            self._files[sha] = found  # now the most recent
-        return found
+        return self._recent.get(sha)
 
     def __setitem__(self, sha: str, source: SourceFile) -> None:
-        old = self._files.pop(sha, None)
-        self._held += len(source.text) - (len(old.text) if old is not None else 0)
-        self._files[sha] = source
-        while len(self._files) > 1 and self._held > self.max_chars:
-            gone = self._files.pop(next(iter(self._files)))
-            self._held -= len(gone.text)
+        self._recent.put(sha, source, len(source.text))

@@ -126,18 +126,26 @@ class Judge:
         """
         return self._cached(promise_key(key), compute, bounded=False)
 
-    def recall(self, key: str) -> dict[str, Any] | None:
-        """What is kept under ``key`` (memory, then the store), or None: nothing computed."""
+    def recall(self, key: str, hold: bool = True) -> dict[str, Any] | None:
+        """What is kept under ``key`` (memory, then the store), or None: nothing computed.  Read from the store, it
+        is held in memory unless ``hold`` is False (a whole report: the caller holds what it decoded)."""
         found = self._memo.get(key)
-        return found if found is not None or self.store is None else self.store.get(key)
+        if found is None and self.store is not None:
+            found = self.store.get(key)
+            if found is not None and hold:
+                self._hold(key, found)
+        return found
+
+    def _hold(self, key: str, value: dict[str, Any]) -> None:
+        self._memo[key] = value
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
 
     def keep(self, key: str, value: dict[str, Any], hold: bool = True) -> None:
         """Keep ``value`` under ``key`` (a result the caller knows to be settled): in the store, and in memory unless
         ``hold`` is False (a whole report: the caller holds what it decoded)."""
         if hold:
-            self._memo[key] = value
-            if len(self._memo) > MEMO_SIZE:
-                self._memo.popitem(last=False)
+            self._hold(key, value)
         if self.store is not None:
             self.store.put(key, value)
 
@@ -155,9 +163,7 @@ class Judge:
             found = compute()
             if self.store is not None:
                 self.store.put(key, found)
-        self._memo[key] = found
-        if len(self._memo) > MEMO_SIZE:
-            self._memo.popitem(last=False)
+        self._hold(key, found)
         return found
 
     def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:

@@ -49,7 +49,7 @@ def recalled(judge: Judge, key: str) -> SkillReport | None:
         return None
     decoded = judge.reports
     if digest not in decoded:
-        kept = judge.recall(_report_key(digest))
+        kept = judge.recall(_report_key(digest), hold=False)
         try:
             found = wire.load(kept["report"]) if kept is not None else None
         except (KeyError, TypeError, ValueError):

@@ -115,6 +115,34 @@ def test_a_definition_index_greps_changed_files_for_all_it_knows_and_the_tree_fo
     greps = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
     assert len(greps) == 3
     moved, new, changed = greps  # shas[0] -> shas[1]: a/two.py added, searched for def build( alone
-    assert ":(literal)a/two.py" in moved and "'def build('" in moved and "class Planner" not in moved
-    assert "*.py" in new and "'class Planner:'" in new and "def build(" not in new
-    assert ":(literal)a/one.py" in changed and "'def build('" in changed and "'class Planner:'" in changed
+    assert ":(literal)a/two.py" in moved and "(def) (build)[(:]" in moved and "Planner" not in moved
+    assert "*.py" in new and "(class) (Planner)[(:]" in new and "build" not in new
+    assert ":(literal)a/one.py" in changed and "(class|def) (Planner|build)[(:]" in changed
+
+
+def test_definitions_share_one_expression_and_answer_only_what_was_asked(tmp_path) -> None:
+    """One ``git grep -E`` for every definition (git tries each ``-e`` on every line): a kind not asked (``def
+    Planner(`` where ``class Planner:`` was) is not reported, a name that begins another's is told apart, and a
+    name outside ASCII is searched as a fixed string, as before."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("pkg/a.py", "def Planner(x):\n    pass\nclass build_all(object):\n    pass\n")
+    repo.write("pkg/b.py", "class Planner:\n    pass\ndef build(y): return y\ndef größe(z):\n    pass\n")
+    tree = open_git(str(repo.path), repo.commit("two files"))
+    asked = ["class Planner:", "class Planner(", "def build(", "class build_all(", "def build_all("]
+    assert tree.search_many(asked, ".py") == {
+        "class Planner:": ["pkg/b.py"], "class Planner(": [], "def build(": ["pkg/b.py"],
+        "class build_all(": ["pkg/a.py"], "def build_all(": [],
+    }  # fmt: skip
+    again = open_git(str(repo.path), "HEAD")
+    assert again.search_many(["def Planner(", "def größe("], ".py") == {"def Planner(": ["pkg/a.py"], "def größe(": ["pkg/b.py"]}
+
+
+def test_thousands_of_definitions_are_searched_in_several_expressions(tmp_path) -> None:
+    """No argument past the kernel's 128 KiB, and a name in any chunk found (the last chunk's too)."""
+    repo = empty_repo(tmp_path / "code")
+    names = [f"name_{i:05d}_{'x' * 130}" for i in range(2_500)]
+    repo.write("pkg/a.py", f"def {names[0]}():\n    pass\nclass {names[-1]}:\n    pass\n")
+    tree = open_git(str(repo.path), repo.commit("one file"))
+    asked = [f"def {name}(" for name in names] + [f"class {names[-1]}:"]
+    found = tree.search_many(asked, ".py")
+    assert {text for text, paths in found.items() if paths} == {f"def {names[0]}(", f"class {names[-1]}:"}

@@ -23,6 +23,8 @@ SEARCH_TIMEOUT = 20  # seconds one search (git grep over a tree) may take
 # stays short).
 MAX_CHANGED = 200
 _DEFINITION = re.compile(r"(?:def|class) \w+[(:]")  # a name's definition, as symbols searches it
+_PLAIN_DEFINITION = re.compile(r"(def|class) ([A-Za-z0-9_]+)[(:]")  # one whose name needs no locale to match
+NAMES_AT_ONCE = 1_000  # names in one expression (the fastest chunk, measured at 250 to 2,000)
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
@@ -146,21 +148,44 @@ def _compare(
 
 def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: list[str] | None) -> dict[str, set[str]]:
     """Path -> which of ``texts`` it holds, for the files ending in ``suffix`` of commit ``sha`` (``paths``: only
-    these, named literally), from one ``git grep -F -o`` (binary files skipped, as ``-I`` does)."""
-    patterns = [arg for text in texts for arg in ("-e", text)]
+    these, named literally), from one ``git grep -o`` (binary files skipped, as ``-I`` does)."""
     where = [f"*{suffix}"] if paths is None else [f":(literal){path}" for path in paths]
     try:
         out = repo.git.grep(
-            "-F", "-o", "-z", "-I", "--no-color", *patterns, sha, "--", *where,
+            "-o", "-z", "-I", "--no-color", *_patterns(texts), sha, "--", *where,
             kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
         )  # fmt: skip
     except git.GitCommandError as exc:
         if exc.status is None or (isinstance(exc.status, int) and exc.status < 0) or "Timeout" in str(exc):
             raise BoundExceeded(f"the search for {len(texts)} names ran past {SEARCH_TIMEOUT} s") from None
         out = ""  # status 1: no file holds any of them
+    asked = set(texts)
     found: dict[str, set[str]] = {}
     for record in out.split("\n"):
         at, _, text = record.partition("\0")
-        if ":" in at and text:
+        if ":" in at and text in asked:
             found.setdefault(at.split(":", 1)[1], set()).add(text)
     return found
+
+
+def _patterns(texts: list[str]) -> list[str]:
+    """``git grep``'s patterns for ``texts``: definitions as extended expressions naming up to ``NAMES_AT_ONCE``
+    names each, since git tries each ``-e`` in turn on every line (252 definitions over Megatron-Bridge's tree:
+    0.40 s as fixed strings, 0.08 s as one expression; 5,000 names: 0.32 s in chunks of 1,000, 0.96 s as one). An
+    expression may match a kind of definition not asked (``def X(`` where ``class X(`` was), which the caller
+    drops; none hides another (each starts at its keyword and ends at ``(`` or ``:``).  Anything else is searched
+    as fixed strings."""
+    parts = [_PLAIN_DEFINITION.fullmatch(text) for text in texts]
+    if not texts or not all(parts):
+        return ["-F", *(arg for text in texts for arg in ("-e", text))]
+    names = sorted({part.group(2) for part in parts if part})
+    kinds = "|".join(sorted({part.group(1) for part in parts if part}))
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for name in names:  # and an argument is at most 128 KiB to the kernel
+        if len(chunks[-1]) >= NAMES_AT_ONCE or size + len(name) > 60_000:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(name)
+        size += len(name) + 1
+    return ["-E", *(arg for chunk in chunks for arg in ("-e", f"({kinds}) ({'|'.join(chunk)})[(:]"))]

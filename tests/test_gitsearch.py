@@ -115,9 +115,9 @@ def test_a_definition_index_greps_changed_files_for_all_it_knows_and_the_tree_fo
     greps = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
     assert len(greps) == 3
     moved, new, changed = greps  # shas[0] -> shas[1]: a/two.py added, searched for def build( alone
-    assert ":(literal)a/two.py" in moved and "(def) (build)[(:]" in moved and "Planner" not in moved
-    assert "*.py" in new and "(class) (Planner)[(:]" in new and "build" not in new
-    assert ":(literal)a/one.py" in changed and "(class|def) (Planner|build)[(:]" in changed
+    assert ":(literal)a/two.py" in moved and "'def build('" in moved and "class Planner" not in moved
+    assert "*.py" in new and "'class Planner:'" in new and "def build(" not in new
+    assert ":(literal)a/one.py" in changed and "'def build('" in changed and "'class Planner:'" in changed
 
 
 def test_definitions_share_one_expression_and_answer_only_what_was_asked(tmp_path) -> None:
@@ -128,11 +128,20 @@ def test_definitions_share_one_expression_and_answer_only_what_was_asked(tmp_pat
     repo.write("pkg/a.py", "def Planner(x):\n    pass\nclass build_all(object):\n    pass\n")
     repo.write("pkg/b.py", "class Planner:\n    pass\ndef build(y): return y\ndef größe(z):\n    pass\n")
     tree = open_git(str(repo.path), repo.commit("two files"))
-    asked = ["class Planner:", "class Planner(", "def build(", "class build_all(", "def build_all("]
-    assert tree.search_many(asked, ".py") == {
+    others = [f"def absent_{i}(" for i in range(20)]  # enough for one expression, not fixed strings
+    asked = ["class Planner:", "class Planner(", "def build(", "class build_all(", "def build_all(", *others]
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        found = tree.search_many(asked, ".py")
+    finally:
+        del os.environ["GIT_TRACE"]
+    assert found == {
         "class Planner:": ["pkg/b.py"], "class Planner(": [], "def build(": ["pkg/b.py"],
-        "class build_all(": ["pkg/a.py"], "def build_all(": [],
+        "class build_all(": ["pkg/a.py"], "def build_all(": [], **{text: [] for text in others},
     }  # fmt: skip
+    (grep,) = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line]
+    assert " -E -e '(class|def) (Planner|absent_0|" in grep and "-F" not in grep
     again = open_git(str(repo.path), "HEAD")
     assert again.search_many(["def Planner(", "def größe("], ".py") == {"def Planner(": ["pkg/a.py"], "def größe(": ["pkg/b.py"]}
 

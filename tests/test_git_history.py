@@ -347,3 +347,38 @@ def test_a_history_fetches_a_remote_submodules_commits_at_once(tmp_path: Path, m
                       if "built-in: git fetch" in line and "refs/anchor-audit/" in line]  # fmt: skip
     assert len(commit_fetches) == 1 and all(sha in commit_fetches[0] for sha in shas)
     assert fetches(trace) == (1, 0)  # and the three versions of lib.py in one fetch
+
+
+def _blame(repo: Path, sha: str, path: str) -> list[str]:
+    out = git(repo, "blame", "--porcelain", sha, "--", path)
+    return [line.split(" ", 1)[0] for line in out.split("\n") if line[:1].isalnum() and len(line.split(" ")) in (3, 4)
+            and len(line.split(" ", 1)[0]) == 40]  # fmt: skip
+
+
+def test_a_files_blame_is_asked_of_git_once_per_version_along_a_walk(make_repo, tmp_path: Path, monkeypatch) -> None:
+    """Where a commit's first parent holds the same blob, git passes it the whole blame: the answer is the
+    parent's, asked once.  A merge whose first parent holds it too; a commit that changes it is asked again."""
+    repo = make_repo("blamed")
+    repo.write("SKILL.md", "one\ntwo\n")
+    shas = [repo.commit("written", date="2026-01-01T00:00:00")]
+    repo.write("other.py", "x = 1\n")
+    shas.append(repo.commit("another file", date="2026-01-02T00:00:00"))
+    git(repo.path, "checkout", "-q", "-b", "side", shas[0])
+    repo.write("side.py", "y = 2\n")
+    repo.commit("on a side branch", date="2026-01-03T00:00:00")
+    git(repo.path, "checkout", "-q", "-")
+    git(repo.path, "merge", "-q", "--no-edit", "side")
+    shas.append(git(repo.path, "rev-parse", "HEAD").strip())
+    repo.write("SKILL.md", "one\nthree\ntwo\n")
+    shas.append(repo.commit("a line added", date="2026-01-04T00:00:00"))
+    repo.write("other.py", "x = 3\n")
+    shas.append(repo.commit("the skill left alone", date="2026-01-05T00:00:00"))
+    tree = open_git(str(repo.path), shas[-1])
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    answers = [tree.at(sha).line_commits("SKILL.md") for sha in shas]
+    monkeypatch.delenv("GIT_TRACE")
+    assert answers == [_blame(repo.path, sha, "SKILL.md") for sha in shas]
+    assert answers[-1] == [shas[0], shas[3], shas[0]]
+    blames = [line for line in trace.read_text().splitlines() if "built-in: git blame" in line]
+    assert len(blames) == 2 and shas[0] in blames[0] and shas[3] in blames[1]

@@ -35,7 +35,6 @@ from . import (
     too_large,
 )
 from .cache import cache_root
-from .deletions import DeletionChain
 from .file import SourceFile, SourceFiles
 from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo
@@ -65,11 +64,11 @@ class GitTree:
         url: str | None = None,
         trees: TreeObjects | None = None,
         memo: Memo | None = None,
-        chain: DeletionChain | None = None,
+        kin: GitHistory | None = None,
         search: TreeSearch | None = None,
     ) -> None:
         self.repo = repo
-        self.history = GitHistory(repo, commit, memo, chain)  # rev-list, log and diff questions, remembered by sha
+        self.history = GitHistory(repo, commit, memo, kin)  # rev-list, log and diff questions, remembered by sha
         self.url = url or info.repo  # as given, credentials included: only for resolving submodule URLs
         self.commit = commit
         self.info = info
@@ -84,7 +83,7 @@ class GitTree:
         """The tree of another commit of this repository."""
         commit = self.repo.commit(sha)
         info = SourceInfo(self.info.repo, ref or sha, commit.hexsha, SourceKind.GIT, date=_date(commit))
-        shared = self.history.memo, self.history.chain, self._search
+        shared = self.history.memo, self.history, self._search
         return GitTree(self.repo, commit, info, self._blobs, self.submodules, self.url, self._trees, *shared)
 
     def blob_id(self, path: str) -> str | None:
@@ -203,7 +202,11 @@ class GitTree:
         return None
 
     def line_commits(self, path: str) -> list[str] | None:  # git blame; None for a shallow or lean history
-        return _asked(lambda: self.history.blame(path)) if self._deep() else None
+        if not self._deep():
+            return None
+        parent, here = next(iter(self.commit.parents), None), self._walk(path)
+        same = parent is not None and here is not None and self._trees.walk(parent.tree.binsha, path) == here
+        return _asked(lambda: self.history.blame(path, parent.hexsha if same and parent else None))
 
     def at_commit(self, sha: str) -> GitTree | None:
         return _asked(lambda: self if sha == self.commit.hexsha else self.at(sha))

@@ -21,6 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import git
 
+from ..recent import Recent
 from .deletions import DeletionChain
 from .gitenv import DIFF_FLAGS, git_env
 from .gitrun import resolve_commit
@@ -31,6 +32,7 @@ _BLAMED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+")  # a porcelain b
 MAX_AUTHOR_COMMITS = 200  # commits to a folder read for its recent authors
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
 MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
+MAX_BLAMED = 4_096  # (commit, path) -> its blame, kept for the latest of a run (a shared list per version)
 
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
@@ -40,13 +42,16 @@ class GitHistory:
     """History questions about a repository, asked from one of its commits: a git tree's ``history``."""
 
     def __init__(
-        self, repo: git.Repo, commit: git.Commit, memo: Memo | None = None, chain: DeletionChain | None = None
+        self, repo: git.Repo, commit: git.Commit, memo: Memo | None = None, kin: "GitHistory | None" = None
     ) -> None:
+        """``kin``: the history of another commit of ``repo`` (the tree at() was asked of), whose shared answers
+        this one shares."""
         self.repo = repo
         self.commit = commit
         self.memo = memo  # a persistent memo by content key (the run's); None in a bare library use
         # what the first-parent line deleted, listed once for every tree at() opens from this one
-        self.chain = chain if chain is not None else DeletionChain(repo, commit.hexsha, self._remembered)
+        self.chain: DeletionChain = kin.chain if kin else DeletionChain(repo, commit.hexsha, self._remembered)
+        self._blamed: Recent[list[str]] = kin._blamed if kin is not None else Recent(MAX_BLAMED, 64 * MAX_BLAMED)
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
@@ -60,14 +65,22 @@ class GitHistory:
         """Whether the history ends early (a shallow clone): what it says of the past may be wrong."""
         return os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
 
-    def blame(self, path: str) -> list[str]:
-        """For each line of ``path`` at this commit, the commit that last changed it (``git blame``)."""
+    def blame(self, path: str, parent_holds_it: str | None = None) -> list[str]:
+        """For each line of ``path`` at this commit, the commit that last changed it (``git blame``).
+
+        ``parent_holds_it``: the first parent, where ``path`` is the same blob.  git then passes the whole blame
+        to that parent, so the answer is the parent's where it was asked (a replay over a history asks each
+        SKILL.md at every commit: git is asked once per version of it)."""
+        found = self._blamed.get(f"{parent_holds_it}\0{path}") if parent_holds_it is not None else None
 
         def ask() -> list[str]:
             out = self.repo.git.blame("--porcelain", self.commit.hexsha, "--", path)
             return [line.split(" ", 1)[0] for line in out.split("\n") if _BLAMED.match(line)]
 
-        return self._remembered("blame", [self.commit.hexsha], [path], ask)  # type: ignore[no-any-return]
+        if found is None:
+            found = self._remembered("blame", [self.commit.hexsha], [path], ask)
+        self._blamed.put(f"{self.commit.hexsha}\0{path}", found, len(found))
+        return found
 
     def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
         """(sha, UTC day) of the newest commit in ``since``..this one whose diff of ``path`` adds or removes a

@@ -308,7 +308,7 @@ def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
     """``[project.scripts]`` of the repository's pyproject.toml and of its subprojects' (a monorepo's
     ``infra/tool/pyproject.toml``, three folders deep at most): program -> module; the root's first."""
     found: dict[str, str] = {}
-    nested = sorted(p for p in listing() if p.endswith("/pyproject.toml") and p.count("/") <= 3)
+    nested = sorted(p for p in listing.named("pyproject.toml") if 1 <= p.count("/") <= 3)
     for path in ["pyproject.toml", *(p for p in nested if not p.startswith(("tests/", "test/")))][:MAX_PROJECTS]:
         meta = project_meta(tree, path)
         found = {**(meta.scripts if meta is not None else {}), **found}

@@ -9,7 +9,9 @@ whether a submodule can be opened depends on where the run is.
 
 from __future__ import annotations
 
+import bisect
 import weakref
+from functools import cached_property
 from typing import Any, Callable
 
 from .source import SourceTree
@@ -39,6 +41,54 @@ class Listing:
         if self._all is None:
             self._all = self.own() + self.tree.submodule_files()
         return self._all
+
+    def named(self, name: str) -> list[str]:
+        """Every path (submodules' too) whose last part is ``name``, in listing order: what a scan of the listing
+        for a file's name finds, from an index built on first use (a history judges a missing path at every
+        commit)."""
+        return self._by_name.get(name, [])
+
+    def in_folder(self, folder: str) -> list[str]:
+        """Every path right in ``folder`` (``""``: the top), in listing order."""
+        return self._by_folder.get(folder, [])
+
+    def under_folders_named(self, name: str) -> set[str]:
+        """Every path under a folder called ``name``, anywhere (``"/name/" in "/" + path``)."""
+        ordered, out = self._sorted, set()
+        for folder in self._folders_by_name.get(name, []):
+            start = bisect.bisect_left(ordered, folder + "/")
+            end = bisect.bisect_left(ordered, folder + "0")  # "0" sorts right after "/": the folder's paths end here
+            out.update(ordered[start:end])
+        return out
+
+    @cached_property
+    def _by_name(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for path in self():
+            out.setdefault(path.rpartition("/")[2], []).append(path)
+        return out
+
+    @cached_property
+    def _by_folder(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for path in self():
+            out.setdefault(path.rpartition("/")[0], []).append(path)
+        return out
+
+    @cached_property
+    def _sorted(self) -> list[str]:
+        return sorted(self())
+
+    @cached_property
+    def _folders_by_name(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for folder in self._by_folder:  # each folder holding a file, and the folders above it
+            while folder and folder not in seen:
+                seen.add(folder)
+                out.setdefault(folder.rpartition("/")[2], []).append(folder)
+                folder = folder.rpartition("/")[0]
+        return out
 
     def own(self) -> list[str]:
         if self._own is None:

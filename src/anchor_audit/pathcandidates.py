@@ -141,24 +141,23 @@ def _sole_candidate(c: Citation, listing: Listing, moved: str | None) -> str | N
         return None
     if moved is not None:
         return moved
-    beside = _same_stem_beside(path, listing())
+    beside = _same_stem_beside(path, listing)
     if beside:
         return beside[0] if len(beside) == 1 else None
-    named = _same_name(path, listing())
+    named = _same_name(path, listing)
     return named[0] if len(named) == 1 and _same_place(path, named[0]) else None
 
 
-def _same_stem_beside(path: str, files: list[str]) -> list[str]:
+def _same_stem_beside(path: str, listing: Listing) -> list[str]:
     """Files beside ``path`` with its stem and another extension (``index.md`` that became ``index.mdx``)."""
     folder, _, name = path.rstrip("/").rpartition("/")
     stem = name.rsplit(".", 1)[0]
-    return sorted(p for p in files if p.rpartition("/")[0] == folder and p.rpartition("/")[2].startswith(f"{stem}."))
+    return sorted(p for p in listing.in_folder(folder) if p.rpartition("/")[2].startswith(f"{stem}."))
 
 
-def _same_name(path: str, files: list[str]) -> list[str]:
+def _same_name(path: str, listing: Listing) -> list[str]:
     """Files anywhere with ``path``'s file name."""
-    name = path.rstrip("/").rpartition("/")[2]
-    return sorted(p for p in files if p.rpartition("/")[2] == name)
+    return sorted(listing.named(path.rstrip("/").rpartition("/")[2]))
 
 
 def _same_place(old: str, new: str) -> bool:
@@ -177,11 +176,11 @@ def namesakes(path: str, listing: Listing) -> str | None:
     name = path.rstrip("/").rsplit("/", 1)[-1]
     if "*" in name:
         return "nothing here matches it"
-    renamed = _same_stem_beside(path, listing())
+    renamed = _same_stem_beside(path, listing)
     if renamed:  # index.md that became index.mdx, an .rst that became .md
         return f"not at the ref; {', '.join(renamed[:MAX_CANDIDATES])} is there, in the same folder"
-    in_folders = {p for p in listing() if f"/{name}/" in f"/{p}"}  # a folder of that name, for a folder's path
-    same = sorted(set(_same_name(path, listing())) | in_folders)
+    in_folders = listing.under_folders_named(name)  # a folder of that name, for a folder's path
+    same = sorted(set(_same_name(path, listing)) | in_folders)
     if not same:
         return None
     shown = ", ".join(same[:MAX_CANDIDATES]) + (f" (+{len(same) - MAX_CANDIDATES} more)" if len(same) > 3 else "")

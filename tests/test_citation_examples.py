@@ -104,9 +104,15 @@ def test_citations_survive_the_result_cache(tmp_path: Path) -> None:
             store[key] = json.dumps(compute())
         return json.loads(store[key])
 
+    from anchor_audit.spec.skill import forget_built_skills
+
+    def load(**memo):  # type: ignore[no-untyped-def]
+        forget_built_skills()  # what the memo gives back, not the skill kept built
+        return load_skill(folder, **memo)
+
     body = "".join(e.body for e in EXAMPLES)
     folder = make_skill(tmp_path / "skill", body)
-    fresh, first, remembered = load_skill(folder), load_skill(folder, memo=memo), load_skill(folder, memo=memo)
+    fresh, first, remembered = load(), load(memo=memo), load(memo=memo)
     assert fresh.citations == first.citations == remembered.citations and len(store) == 1
     assert any(c.flags for c in remembered.citations)
 

@@ -89,7 +89,7 @@ def test_not_a_skill_directory(tmp_path: Path) -> None:
 
 def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     """What a memo keeps of a SKILL.md (quotes, @references, test promises, code examples) rebuilds it whole."""
-    from anchor_audit.spec.skill import parse_promises, python_examples, skill_from_text
+    from anchor_audit.spec.skill import forget_built_skills, parse_promises, python_examples, skill_from_text
 
     folder = Path(__file__).resolve().parent.parent / "fixtures" / "reference" / "tp-dp-comm-overlap-reference"
     text = (folder / "SKILL.md").read_text() + dedent("""
@@ -117,6 +117,7 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
         return store[key]
 
     def read(memo=None):  # type: ignore[no-untyped-def]
+        forget_built_skills()  # what the memo alone gives back, not the skill kept built
         return skill_from_text("ref", "skills/ref", text, Path("skills/ref/SKILL.md"), card, Path("card.yaml"), memo)
 
     fresh = read()
@@ -130,6 +131,24 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
     assert sorted(k.split("|")[0] for k in store) == ["card/1", "skill-md/6"] and calls[:2] == calls[2:4]
+
+
+def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:
+    """A history meets the same SKILL.md and card.yaml at every commit: the skill is built once, and never given
+    for another card, another name or another folder."""
+    from anchor_audit.spec.skill import skill_from_text
+
+    text = "# S\n\n```1:2:src/a.py\nx = 1\ny = 2\n```\n"
+    cards = ["validation_status:\n  one: [doc_only]\n", "validation_status:\n  two: [doc_only]\n"]
+
+    def read(card: str | None, name: str = "s", shown: str = "skills/s"):  # type: ignore[no-untyped-def]
+        return skill_from_text(name, shown, text, Path(f"{shown}/SKILL.md"), card, Path(f"{shown}/card.yaml"))
+
+    first = read(cards[0])
+    assert [c.id for c in first.card.claims] == ["one"] and read(cards[0]) is first  # kept, not built again
+    assert [c.id for c in read(cards[1]).card.claims] == ["two"] and read(None).card is None
+    assert read(cards[0], name="t").name == "t" and read(cards[0], shown="skills/u").path == "skills/u"
+    assert read(cards[0]) == first
 
 
 def test_a_skill_in_a_tree_whose_parse_is_remembered_is_not_read(make_repo, monkeypatch) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 import os
 import re
 import stat
@@ -28,6 +29,7 @@ from ..model import (
     Skill,
     TestPromise,
 )
+from ..recent import Recent
 from ..textlines import split_lines
 from .card import Content, Memo, remembered_card
 from .citations import MAKES, parse_citations
@@ -43,6 +45,7 @@ from .yamldoc import load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_QUOTES = 2_000
+MAX_BUILT = 1_024  # skills kept built, the latest of a run (a history meets the same texts at every commit)
 MAX_LINE_DIGITS = 9  # int() of thousands of digits is slow, and Python refuses past 4,300
 _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
 
@@ -127,6 +130,29 @@ def skill_from_text(
     """A skill from the text of its files, or their :class:`~.card.Content` (``card`` None: it has no card.yaml)."""
     where = f"{shown.rstrip('/')}/SKILL.md"  # messages name the skill as reports do
     content = skill_md if isinstance(skill_md, Content) else Content.of(skill_md)
+    card_content = card if card is None or isinstance(card, Content) else Content.of(card)
+    card_said = [card_content.blob, card_content.identity] if card_content is not None else None
+    same = json.dumps([name, shown, str(skill_md_path), str(card_path), content.blob, content.identity, card_said])
+    built = _BUILT.get(same)
+    if built is None:
+        built = _built(name, shown, where, content, card_content, card_path, memo)
+        _BUILT.put(same, built, len(content.identity) + (len(card_content.identity) if card_content else 0))
+    return built
+
+
+_BUILT: Recent[Skill] = Recent(MAX_BUILT, 16 * 1024 * 1024)
+
+
+def forget_built_skills() -> None:
+    """Drop the skills kept built (a test of what the memo alone rebuilds)."""
+    global _BUILT
+    _BUILT = Recent(MAX_BUILT, 16 * 1024 * 1024)
+
+
+def _built(
+    name: str, shown: str, where: str, content: Content, card: Content | None, card_path: Path, memo: Memo | None
+) -> Skill:
+    """:func:`skill_from_text`, built (its parse remembered by ``memo``, by content)."""
 
     def read() -> dict[str, Any]:
         skill_md = content.load()

@@ -95,7 +95,7 @@ def test_trees_read_many_at_once_are_the_trees_read_one_by_one(make_repo, monkey
     blob = bytes.fromhex(git(repo.path, "rev-parse", "v9:kit/a-b.py"))
     batch = TreeObjects(tree.repo)
     batch.read_many([shas[0], b"\x07" * 20, blob, *shas[1:]])  # an absent object and a blob among the trees
-    assert set(batch._read) == set(shas)
+    assert batch.held() == set(shas)
     one_by_one = TreeObjects(tree.repo)
     assert all(batch.entries(sha) == one_by_one.entries(sha) for sha in shas)
 
@@ -111,10 +111,33 @@ def test_a_preload_reads_the_folders_of_each_path_at_each_commit_and_nothing_bes
     roots = [bytes.fromhex(git(repo.path, "rev-parse", f"{c}^{{tree}}")) for c in (first, second)]
     objects.preload(roots, ["kit/a/b.py", "kit/a/deep/ünï.md", "nowhere/x.py"])
     folders = ("", "kit", "kit/a", "kit/a/deep")
-    assert set(objects._read) == {bytes.fromhex(git(repo.path, "rev-parse", f"{c}:{f}")) for c in (first, second)
+    assert objects.held() == {bytes.fromhex(git(repo.path, "rev-parse", f"{c}:{f}")) for c in (first, second)
                                   for f in folders}  # fmt: skip
     assert objects.walk(roots[1], "kit/a/b.py") == TreeObjects(tree.repo).walk(roots[1], "kit/a/b.py")
     objects.read_many([])  # nothing asked: nothing read, nothing run
     objects.read_many([b"\x07" * 20])  # one absent object: left to entries(), which says so
     with pytest.raises(ValueError):
         objects.entries(b"\x07" * 20)
+
+
+def test_trees_read_from_git_are_held_for_the_latest_turnovers_and_trees_built_for_good(make_repo, monkeypatch) -> None:
+    """A replay over a long history meets tens of thousands of trees: those read from git are held between two
+    turnovers (a tree used since the last one survives the next), those built in-process (git cannot read them
+    again) always; a tree let go is read again, the same."""
+    monkeypatch.setattr(gittrees, "MAX_RECENT_TREES", 2)
+    repo = _names_sorting_apart(make_repo)
+    tree = open_git(str(repo.path), "v9")
+    shas = [bytes.fromhex(git(repo.path, "rev-parse", f"v9:{folder}")) for folder in ("", "kit", "kit/a", "src")]
+    fresh = TreeObjects(tree.repo)
+    objects = TreeObjects(tree.repo)
+    files = {"x.md": ("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", 0o100644)}
+    built = tree_objects(files)[0]
+    assert not objects.holds(None, files)
+    for sha in shas:
+        objects.entries(sha)
+        objects.entries(shas[0])  # used at every step: never let go
+        assert len(objects.held() - {built}) <= 4
+    assert shas[0] in objects.held() and built in objects.held() and shas[1] not in objects.held()
+    assert all(objects.entries(sha) == fresh.entries(sha) for sha in shas)
+    assert objects.walk(shas[0], "kit/a") == fresh.walk(shas[0], "kit/a")
+    assert objects.entries(built) == {"x.md": (0o100644, bytes.fromhex(files["x.md"][0]))}

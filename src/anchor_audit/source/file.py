@@ -98,7 +98,7 @@ class SourceFiles:
     """Files read, by blob sha, the most recently used only, at most ``max_chars`` of their text (each keeps its
     lines and their stripped form besides): a file asked again once let go is read again from git."""
 
-    def __init__(self, max_chars: int = 16 * 1024 * 1024) -> None:
+    def __init__(self, max_chars: int = 4 * 1024 * 1024) -> None:
         self._recent: Recent[SourceFile] = Recent(size=1 << 30, max_chars=max_chars)
 
     def get(self, sha: str) -> SourceFile | None:

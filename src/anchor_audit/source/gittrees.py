@@ -19,23 +19,49 @@ import git
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
 MIN_BATCH = 32  # trees asked at once worth a git process of their own (its start costs ~40 reads one by one)
+MAX_RECENT_TREES = 8_192  # tree objects read from git kept between two turnovers (at most twice this at once)
 BLOB_MODE, EXECUTABLE_MODE = 0o100644, 0o100755
 
 Entry = tuple[int, bytes]  # (mode, binary sha)
 
 
 class TreeObjects:
+    """Tree objects by sha: those read from git, the most recently used (two generations: a tree used since the
+    last turnover survives the next; a replay over a long history meets tens of thousands of trees), and those
+    built in-process, all of them (git does not have them to read again)."""
+
     def __init__(self, repo: git.Repo) -> None:
         self.repo = repo
-        self._read: dict[bytes, dict[str, Entry]] = {}
+        self._recent: dict[bytes, dict[str, Entry]] = {}
+        self._older: dict[bytes, dict[str, Entry]] = {}
+        self._built: dict[bytes, dict[str, Entry]] = {}
 
     def entries(self, sha: bytes) -> dict[str, Entry]:
         """The entries of tree object ``sha``, name -> (mode, sha), in the tree's own order."""
-        found = self._read.get(sha)
+        found = self._known(sha)
         if found is None:
             found = parse_tree(self.repo.odb.stream(sha).read())
-            self._read[sha] = found
+            self._keep(sha, found)
         return found
+
+    def held(self) -> set[bytes]:
+        """The shas of the tree objects held now (read or built)."""
+        return {*self._recent, *self._older, *self._built}
+
+    def _known(self, sha: bytes) -> dict[str, Entry] | None:
+        found = self._recent.get(sha)
+        if found is None:
+            found = self._older.pop(sha, None)
+            if found is not None:
+                self._keep(sha, found)
+            else:
+                found = self._built.get(sha)
+        return found
+
+    def _keep(self, sha: bytes, entries: dict[str, Entry]) -> None:
+        if len(self._recent) >= MAX_RECENT_TREES:  # a turnover: what was not used since the last one goes
+            self._older, self._recent = self._recent, {}
+        self._recent[sha] = entries
 
     def preload(self, roots: Iterable[bytes], paths: Iterable[str]) -> None:
         """Read the tree objects a walk of each of ``paths`` (its folders) from each of ``roots`` needs, a depth at
@@ -47,7 +73,7 @@ class TreeObjects:
             self.read_many(node for node, _ in frontier)
             deeper = set()
             for node, rest in frontier:
-                found = self._read.get(node, {}).get(rest[0]) if rest else None
+                found = (self._known(node) or {}).get(rest[0]) if rest else None
                 if found is not None and found[0] >> 12 == TREE_KIND:
                     deeper.add((found[1], rest[1:]))
             frontier = deeper
@@ -55,7 +81,7 @@ class TreeObjects:
     def read_many(self, shas: Iterable[bytes]) -> None:
         """Read each tree object of ``shas`` not read yet, in one ``git cat-file --batch``.  One that git does not
         give (absent, not a tree) is left to :meth:`entries`, which says what is wrong as it always did."""
-        wanted = [sha for sha in dict.fromkeys(shas) if sha not in self._read]
+        wanted = [sha for sha in dict.fromkeys(shas) if self._known(sha) is None]
         if len(wanted) < MIN_BATCH:  # the open cat-file process answers a few sooner than a new process starts
             for sha in wanted:
                 with contextlib.suppress(ValueError, OSError, git.GitError):
@@ -81,7 +107,7 @@ class TreeObjects:
             data, at = out[end + 1 : end + 1 + size], end + 2 + size
             if header[1] == b"tree" and len(data) == size:
                 try:
-                    self._read[sha] = parse_tree(data)
+                    self._keep(sha, parse_tree(data))
                 except ValueError:
                     pass  # entries() reads it again and refuses it there
 
@@ -91,7 +117,7 @@ class TreeObjects:
         kept by their sha (content-addressed: whatever asks for one later gets the tree it is)."""
         root, built = tree_objects(files)
         for sha, entries in built.items():
-            self._read.setdefault(sha, entries)
+            self._built.setdefault(sha, entries)
         return entry is not None and entry[0] >> 12 == TREE_KIND and entry[1] == root
 
     def walk(self, root: bytes, path: str) -> Entry | None:
@@ -111,8 +137,8 @@ class TreeObjects:
         level = [start[1]]
         while level:  # every tree below, a depth at a time (a whole repository's: a dozen git round trips, not 700)
             self.read_many(level)
-            level = [child for sha in level for mode, child in self._read.get(sha, {}).values()
-                     if mode >> 12 == TREE_KIND and child not in self._read]  # fmt: skip
+            level = [child for sha in level for mode, child in (self._known(sha) or {}).values()
+                     if mode >> 12 == TREE_KIND and self._known(child) is None]  # fmt: skip
         out: list[tuple[str, int, bytes]] = []
         self._visit(folder.strip("/") + "/" if folder.strip("/") else "", start[1], out)
         return out

@@ -266,3 +266,20 @@ def test_help_describes_every_argument_and_the_exit_codes(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["history", "--help"])
     assert "--all ROOT" not in capsys.readouterr().out  # history follows named skills
+
+
+def test_the_command_collects_cycles_seldom_and_main_leaves_the_collector_alone() -> None:
+    """The installed command and ``python -m anchor_audit`` go through ``program()``, which freezes what the imports
+    made and collects seldom; ``main()`` (a caller's process, this test run's) changes nothing of the collector."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"anchor-audit": "anchor_audit.cli:program"}
+    assert (ROOT / "src" / "anchor_audit" / "__main__.py").read_text().count("program()") == 1
+    probe = (
+        "import gc, sys\nfrom anchor_audit import cli\nbefore = gc.get_threshold()\nsys.argv = ['anchor-audit', '--version']\n"
+        "try:\n    cli.{}\nexcept SystemExit:\n    pass\nprint(before != gc.get_threshold(), gc.get_freeze_count() > 0)\n"
+    )  # fmt: skip
+    said = [subprocess.run([sys.executable, "-c", probe.format(call)], capture_output=True, text=True, check=True,
+                           cwd=ROOT).stdout.split("\n")[-2] for call in ("program()", "main(['--version'])")]  # fmt: skip
+    assert said == ["True True", "False False"]

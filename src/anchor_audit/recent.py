@@ -1,7 +1,7 @@
 """The most recently used values of a run, bounded by how many and by the characters of what they were made from.
 
 A replay over a history meets hundreds of versions of a large file: what is kept for each (its text, its
-parse, some thirty times the text) is kept for the latest ones only, never for the run.
+parse, some seventy times the text) is kept for the latest ones only, never for the run.
 """
 
 from __future__ import annotations

@@ -276,7 +276,7 @@ class PythonIndex:
 
 class IndexCache:
     """The most recently used indexes, by blob sha (a syntax problem is remembered like an index), at most
-    ``size`` of them and ``max_chars`` characters of their sources: an index holds some thirty times its
+    ``size`` of them and ``max_chars`` characters of their sources: an index holds some seventy times its
     source's size, and a replay over a history meets hundreds of versions of a large file."""
 
     def __init__(self, size: int = 256, max_chars: int = 1024 * 1024) -> None:

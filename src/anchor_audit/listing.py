@@ -46,11 +46,11 @@ class Listing:
         """Every path (submodules' too) whose last part is ``name``, in listing order: what a scan of the listing
         for a file's name finds, from an index built on first use (a history judges a missing path at every
         commit)."""
-        return self._by_name.get(name, [])
+        return self._indexes[0].get(name, [])
 
     def in_folder(self, folder: str) -> list[str]:
         """Every path right in ``folder`` (``""``: the top), in listing order."""
-        return self._by_folder.get(folder, [])
+        return self._indexes[1].get(folder, [])
 
     def under_folders_named(self, name: str) -> set[str]:
         """Every path under a folder called ``name``, anywhere (``"/name/" in "/" + path``)."""
@@ -62,18 +62,15 @@ class Listing:
         return out
 
     @cached_property
-    def _by_name(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
+    def _indexes(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(paths by their last part, paths by their folder), in listing order: one pass over the listing."""
+        by_name: dict[str, list[str]] = {}
+        by_folder: dict[str, list[str]] = {}
         for path in self():
-            out.setdefault(path.rpartition("/")[2], []).append(path)
-        return out
-
-    @cached_property
-    def _by_folder(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for path in self():
-            out.setdefault(path.rpartition("/")[0], []).append(path)
-        return out
+            folder, _, name = path.rpartition("/")
+            by_name.setdefault(name, []).append(path)
+            by_folder.setdefault(folder, []).append(path)
+        return by_name, by_folder
 
     @cached_property
     def _sorted(self) -> list[str]:
@@ -83,7 +80,7 @@ class Listing:
     def _folders_by_name(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         seen: set[str] = set()
-        for folder in self._by_folder:  # each folder holding a file, and the folders above it
+        for folder in self._indexes[1]:  # each folder holding a file, and the folders above it
             while folder and folder not in seen:
                 seen.add(folder)
                 out.setdefault(folder.rpartition("/")[2], []).append(folder)

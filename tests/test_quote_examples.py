@@ -94,3 +94,24 @@ def test_real_shape_of_region_spanning_two_methods() -> None:
     quote = Quote("p.py", LineRange(1, 6), ('ex.env["A"] = "1"', "...", 'ex.env["B"] = "2"'), 1)
     match = match_quote(quote, SourceFile("p.py", code))
     assert isinstance(match, Exact) and (match.found, match.region) == (LineRange(3, 6), LineRange(1, 6))
+
+
+@pytest.mark.parametrize("example", HOLDS + DRIFTS, ids=[e.name for e in HOLDS + DRIFTS])
+def test_whether_a_quote_holds_is_what_the_matcher_says_and_a_letter_for_letter_one_parses_nothing(
+    example: QuoteExample,
+) -> None:
+    """quote_holds (a validation day's older file) reads the file as text first: its answer is match_quote's,
+    and a quote found to the letter builds no parse of the file."""
+    from anchor_audit.match.quote import quote_holds
+    from anchor_audit.parse.index import INDEXES
+
+    lines = dedent(example.fence).splitlines()
+    start, end = (int(x) for x in lines[0].split(":"))
+    quote = Quote(example.path, LineRange(start, end), tuple(lines[1:]), skill_line=1)
+    source = SourceFile(example.path, example.code + "\n# a different blob from the other tests'\n")
+    paraphrase = "paraphrase" in run(example).detail
+    parses = INDEXES.parses
+    holds = quote_holds(quote, source)
+    if holds and not paraphrase:
+        assert INDEXES.parses == parses  # to the letter: text alone
+    assert holds == isinstance(match_quote(quote, source, closest=False), (Exact, Moved))

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from .errors import AuditError
 from .findings import skill_findings
-from .match.quote import match_quote
+from .match.quote import quote_holds
 from .model import (
     AnchorStatus,
     ClaimVerdict,
@@ -44,7 +44,6 @@ from .versions import contains, version_key
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _KINDS = (PromiseKind.EVIDENCE, PromiseKind.PATH, PromiseKind.REFERENCE)
-_HELD = (AnchorStatus.EXACT, AnchorStatus.MOVED, AnchorStatus.RELOCATED)
 
 
 def with_skill_facts(report: SkillReport, skill: Skill, entry: SkillSpec | None, tree: SourceTree) -> SkillReport:
@@ -126,7 +125,7 @@ def _changed_by_then(anchors: tuple[QuoteMatch, ...], tree: SourceTree, day: str
         try:
             source = then.read(quote.path)
             # Only whether it held: no search for the closest code of a quote that did not (its status is the same)
-            held = source is not None and not same and match_quote(quote, source, closest=False).status in _HELD
+            held = source is not None and not same and quote_holds(quote, source)
         except AuditError:
             continue  # unreadable then: nothing said
         if source is not None and not held:

@@ -29,7 +29,7 @@ from .closest import changed
 from .find import Found, Work, find_logical, find_text
 from .shape import ELISION, QuoteShape, shape_of
 
-__all__ = ["ELISION", "QuoteShape", "match_quote", "shape_of"]
+__all__ = ["ELISION", "QuoteShape", "match_quote", "quote_holds", "shape_of"]
 
 
 def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -> QuoteMatch:
@@ -86,6 +86,15 @@ def match_quote(quote: Quote, source: SourceFile | None, closest: bool = True) -
     if exact:
         return Exact(quote, span, region, tuple(runs), "; ".join(notes))
     return Moved(quote, span, LineRange(span.start, end), region, tuple(runs), "; ".join(notes))
+
+
+def quote_holds(quote: Quote, source: SourceFile) -> bool:
+    """Whether :func:`match_quote` finds ``quote`` in ``source`` (exact or moved, to the letter or paraphrased):
+    read as text first, so a quote there to the letter parses nothing (a validation day's older file)."""
+    shape = shape_of(quote.body)
+    if shape.runs and find_text(shape, source, quote.declared.start, Work()) is not None:
+        return True  # match_quote would find these runs too, whatever the parse says: exact or moved
+    return isinstance(match_quote(quote, source, closest=False), (Exact, Moved))
 
 
 def _clause_body(lines: Sequence[str], start: int) -> LineRange | None:

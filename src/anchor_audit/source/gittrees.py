@@ -19,7 +19,7 @@ import git
 SYMLINK_KIND, TREE_KIND, GITLINK_KIND = 0o12, 0o04, 0o16
 TREE_MODE = 0o040000
 MIN_BATCH = 32  # trees asked at once worth a git process of their own (its start costs ~40 reads one by one)
-MAX_RECENT_TREES = 8_192  # tree objects read from git kept between two turnovers (at most twice this at once)
+MAX_RECENT_TREES = 4_096  # tree objects read from git kept between two turnovers (at most twice this at once)
 BLOB_MODE, EXECUTABLE_MODE = 0o100644, 0o100755
 
 Entry = tuple[int, bytes]  # (mode, binary sha)

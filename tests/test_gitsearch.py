@@ -155,3 +155,17 @@ def test_thousands_of_definitions_are_searched_in_several_expressions(tmp_path) 
     asked = [f"def {name}(" for name in names] + [f"class {names[-1]}:"]
     found = tree.search_many(asked, ".py")
     assert {text for text, paths in found.items() if paths} == {f"def {names[0]}(", f"class {names[-1]}:"}
+
+
+def test_an_expression_finds_a_definition_on_a_line_that_is_not_utf8(tmp_path, monkeypatch) -> None:
+    """Fixed strings match bytes; so must the expression, whatever the locale git runs in (C, C.UTF-8)."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("pkg/a.py", "placeholder\n")
+    (repo.path / "pkg" / "a.py").write_bytes(b'x = "\xff\xfe"; class Planner(object):\n# caf\xe9\nclass Other(\xe9):\n')
+    tree = open_git(str(repo.path), repo.commit("latin-1 and stray bytes"))
+    asked = ["class Planner(", "class Other(", *(f"def absent_{i}(" for i in range(20))]
+    for locale in ("C", "C.UTF-8"):
+        monkeypatch.setenv("LC_ALL", locale)
+        found = open_git(str(repo.path), "HEAD").search_many(asked, ".py")
+        assert found["class Planner("] == ["pkg/a.py"] and found["class Other("] == ["pkg/a.py"], locale
+    assert tree.search_many(asked, ".py")["class Planner("] == ["pkg/a.py"]

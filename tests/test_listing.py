@@ -27,6 +27,8 @@ def test_the_indexes_answer_as_a_scan_of_every_path(tmp_path) -> None:
     for name in NAMES:
         assert listing.named(name) == [p for p in every if p.rpartition("/")[2] == name], name
         assert listing.under_folders_named(name) == {p for p in every if f"/{name}/" in f"/{p}"}, name
+        for tail in (f"/{name}", f"/a/{name}", f"/c/a/{name}"):
+            assert listing.ending_in(tail) == [p for p in every if p.endswith(tail)], tail
     for folder in ["", "a", "a/b", "c/a/b", "x/y/z/w", "nowhere", "a/b/x.py"]:
         assert listing.in_folder(folder) == [p for p in every if p.rpartition("/")[0] == folder], folder
     assert listing.under_folders_named("b") == {"a/b/x.py", "c/a/b/y.md", "c/a/b/deep/z.md"}

@@ -161,8 +161,8 @@ def _path(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged
         tail = "/" + path.strip("/")
         if path.endswith("/"):
             longer = [p for p in listing() if p.endswith(tail) or f"{tail}/" in f"/{p}"]
-        else:  # a file's: one of those of its name (the listing's index), in listing order
-            longer = [p for p in listing.named(tail.rpartition("/")[2]) if p.endswith(tail)]
+        else:
+            longer = listing.ending_in(tail)
         if longer:
             return PromiseStatus.EXISTS, path, f"as {min(longer, key=len)}"
     first = path.split("/", 1)[0]
@@ -185,9 +185,7 @@ def _lines(c: Citation, skill: Skill, tree: SourceTree, listing: Listing) -> Jud
     if status is not PromiseStatus.EXISTS:
         return status, shown, detail
     tail = "/" + c.target
-    found = [c.target] if tree.blob_id(c.target) is not None else [
-        p for p in listing.named(tail.rpartition("/")[2]) if p.endswith(tail)
-    ]
+    found = [c.target] if tree.blob_id(c.target) is not None else listing.ending_in(tail)
     if len(found) != 1:
         return PromiseStatus.UNVERIFIABLE, shown, f"{len(found)} files end in {c.target}: which one is meant?"
     source = tree.read(found[0])

@@ -48,6 +48,11 @@ class Listing:
         commit)."""
         return self._indexes[0].get(name, [])
 
+    def ending_in(self, tail: str) -> list[str]:
+        """Every path that ends in ``tail`` (``/pkg/x.py``: a file of that name, at the end of a longer path), in
+        listing order: those of its name looked at, not every path."""
+        return [path for path in self.named(tail.rpartition("/")[2]) if path.endswith(tail)]
+
     def in_folder(self, folder: str) -> list[str]:
         """Every path right in ``folder`` (``""``: the top), in listing order."""
         return self._indexes[1].get(folder, [])

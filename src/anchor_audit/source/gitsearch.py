@@ -26,6 +26,7 @@ _DEFINITION = re.compile(r"(?:def|class) \w+[(:]")  # a name's definition, as sy
 _PLAIN_DEFINITION = re.compile(r"(def|class) ([A-Za-z0-9_]+)[(:]")  # one whose name needs no locale to match
 FIXED_AT_MOST = 16  # texts searched as fixed strings all the same (as fast as an expression up to about here)
 NAMES_AT_ONCE = 1_000  # names in one expression (the fastest chunk, measured at 250 to 2,000)
+MAX_EXPRESSION_CHARS = 60_000  # and characters: the kernel refuses one argument past 128 KiB
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
@@ -183,8 +184,8 @@ def _patterns(texts: list[str]) -> list[str]:
     kinds = "|".join(sorted({part.group(1) for part in parts if part}))
     chunks: list[list[str]] = [[]]
     size = 0
-    for name in names:  # and an argument is at most 128 KiB to the kernel
-        if len(chunks[-1]) >= NAMES_AT_ONCE or size + len(name) > 60_000:
+    for name in names:
+        if len(chunks[-1]) >= NAMES_AT_ONCE or size + len(name) > MAX_EXPRESSION_CHARS:
             chunks.append([])
             size = 0
         chunks[-1].append(name)

@@ -3,10 +3,12 @@ every commit of a history, by name, by folder and by the folders of a name."""
 
 from __future__ import annotations
 
+import shutil
+
 from anchor_audit.listing import Listing
 from anchor_audit.source.git import open_git
 
-from .conftest import empty_repo
+from .conftest import empty_repo, git
 
 PATHS = [
     "README.md", "b", "a/b", "a/b/x.py", "a/bb/x.py", "a/b0/x.py", "a/b-c/x.py", "a/b.c/x.py", "c/a/b/y.md",
@@ -32,3 +34,88 @@ def test_the_indexes_answer_as_a_scan_of_every_path(tmp_path) -> None:
     for folder in ["", "a", "a/b", "c/a/b", "x/y/z/w", "nowhere", "a/b/x.py"]:
         assert listing.in_folder(folder) == [p for p in every if p.rpartition("/")[0] == folder], folder
     assert listing.under_folders_named("b") == {"a/b/x.py", "c/a/b/y.md", "c/a/b/deep/z.md"}
+
+
+def _steps(repo) -> list[str]:
+    """Commits that change what files say, and commits that change which files there are (added, removed, a file
+    made a folder, a folder made a file, a gitlink added and moved to another commit, a mode or a link)."""
+    shas = []
+    for i, path in enumerate(["a/x.py", "a/b/y.py", "c/z.md", "d"]):
+        repo.write(path, f"{i}\n")
+    shas.append(repo.commit("first"))
+    repo.write("a/b/y.py", "changed\n")
+    shas.append(repo.commit("a file changed deep down"))
+    repo.write("a/b/w.py", "new\n")
+    shas.append(repo.commit("a file added"))
+    repo.write("c/z.md", "changed again\n")
+    shas.append(repo.commit("changed"))
+    repo.remove("c/z.md")
+    repo.write("c/y.md", "renamed\n")
+    shas.append(repo.commit("a file renamed in its folder"))
+    repo.remove("d")
+    repo.write("d/inside.py", "a folder where a file was\n")
+    shas.append(repo.commit("a file made a folder"))
+    inner = empty_repo(repo.path / "e" / "sub")  # a repository inside: git records it as a gitlink
+    inner.write("f", "1\n")
+    inner.commit("one")
+    shas.append(repo.commit("a gitlink"))
+    inner.write("f", "2\n")
+    inner.commit("two")
+    shas.append(repo.commit("the gitlink moved"))
+    (repo.path / "a" / "x.py").chmod(0o755)
+    shas.append(repo.commit("a mode changed"))
+    (repo.path / "a" / "b" / "y.py").unlink()
+    (repo.path / "a" / "b" / "y.py").symlink_to("w.py")
+    shas.append(repo.commit("a file made a link"))
+    repo.remove("d/inside.py")
+    repo.write("d", "a file again\n")
+    shas.append(repo.commit("a folder made a file"))
+    git(repo.path, "rm", "-q", "--cached", "e/sub")
+    shutil.rmtree(repo.path / "e" / "sub")
+    repo.write("e/sub", "a file where a gitlink was\n")
+    shas.append(repo.commit("a gitlink made a file"))
+    return shas
+
+
+def test_a_whole_listing_is_the_last_ones_exactly_when_no_path_was_added_or_removed(tmp_path) -> None:
+    import git as gitpython
+
+    from anchor_audit.source.gittrees import GITLINK_KIND, TreeObjects
+
+    repo = empty_repo(tmp_path / "code")
+    shas = _steps(repo)
+    objects, handle = TreeObjects(gitpython.Repo(repo.path)), gitpython.Repo(repo.path)
+    last: list[str] | None = None
+    shared = []
+    for sha in shas:
+        root = handle.commit(sha).tree.binsha
+        listed = objects.paths(root, "")
+        rows = [line.split(None, 3) for line in git(repo.path, "ls-tree", "-r", sha).split("\n")]
+        assert listed == [row[3] for row in rows], sha
+        links = [(row[3], bytes.fromhex(row[2])) for row in rows if int(row[0], 8) >> 12 == GITLINK_KIND]
+        assert objects.gitlinks(root) == links, sha
+        shared.append(listed is last)
+        last = listed
+    # the content changes, the gitlink's move, the mode and the link keep the list; the others make a new one (a
+    # gitlink made a file too, whose paths are the same: the list also says which of them are gitlinks)
+    assert shared == [False, True, False, True, False, False, False, True, True, True, False, False]
+    assert objects.paths(handle.commit(shas[0]).tree.binsha, "a") == ["a/b/y.py", "a/x.py"]
+
+
+def test_listings_of_trees_with_the_same_paths_share_their_indexes_and_answer_as_a_scan(tmp_path) -> None:
+    from anchor_audit.judge import Judge
+
+    repo = empty_repo(tmp_path / "code")
+    shas = _steps(repo)
+    judge, tree = Judge(), open_git(str(repo.path), shas[-1])
+    trees = [tree.at(sha) for sha in shas]  # held: a judge keeps a tree's listing while the tree lives
+    listings = [judge.listing(t) for t in trees]
+    for listing in listings:
+        every = listing()
+        for name in ["x.py", "y.py", "z.md", "y.md", "sub", "d", "inside.py"]:
+            assert listing.named(name) == [p for p in every if p.rpartition("/")[2] == name], name
+        assert listing.in_folder("a/b") == [p for p in every if p.rpartition("/")[0] == "a/b"]
+        assert listing.package_roots("x") == ["a/"]
+    first, changed = listings[0], listings[1]
+    assert changed.named("y.py") is first.named("y.py")  # one index for both: their paths are the same
+    assert listings[2].named("y.py") is not first.named("y.py")

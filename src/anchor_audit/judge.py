@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from .budget import Budget
 from .errors import BoundExceeded, NotCarried, UnreadableFile
-from .listing import Listing
+from .listing import ListedBefore, Listing
 from .match.quote import match_quote
 from .match.relocate import needle_of, relocate
 from .model import (
@@ -69,6 +69,7 @@ class Judge:
         # What is known of each tree while it lives (its listing, presearch's answers, its relocations): a replay
         # over a history opens a tree per commit, and a tree's id may be another's once it is gone.
         self._trees: weakref.WeakKeyDictionary[SourceTree, _TreeState] = weakref.WeakKeyDictionary()
+        self._listed = ListedBefore()  # the last tree's paths: the next tree with the same paths shares their indexes
         # content key -> result fields, the most recently used only: a catalog asks most keys once (one skill's
         # text), so memory stays flat in the number of skills; what falls out is read again from the store.
         self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -110,7 +111,7 @@ class Judge:
         where its packages lie (remembered by commit)."""
         state = self._state(tree)
         if state.listing is None:
-            state.listing = Listing(tree, self.remember)
+            state.listing = Listing(tree, self.remember, self._listed)
         return state.listing
 
     def _state(self, tree: SourceTree) -> _TreeState:

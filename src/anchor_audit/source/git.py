@@ -144,7 +144,7 @@ class GitTree:
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (walked in-process)."""
-        return [path for path, _, _ in self._trees.under(self.commit.tree.binsha, folder)]
+        return self._trees.paths(self.commit.tree.binsha, folder)
 
     def submodule_files(self) -> list[str]:
         """Every file path inside the submodules at this commit (those that can be opened), prefixed."""
@@ -160,8 +160,7 @@ class GitTree:
     def _gitlinks(self) -> list[tuple[str, str]]:
         """(path, commit) of every submodule this commit records: its whole tree walked once, remembered by sha."""
         def walk() -> dict[str, list[list[str]]]:
-            found = self._trees.under(self.commit.tree.binsha, "")
-            return {"links": [[path, sha.hex()] for path, mode, sha in found if mode >> 12 == GITLINK_KIND]}
+            return {"links": [[path, sha.hex()] for path, sha in self._trees.gitlinks(self.commit.tree.binsha)]}
 
         said = walk() if self.history.memo is None else self.history.memo(f"gitlinks|{self.commit.hexsha}", walk)
         return [(path, sha) for path, sha in said["links"]]

@@ -35,6 +35,7 @@ class TreeObjects:
         self._recent: dict[bytes, dict[str, Entry]] = {}
         self._older: dict[bytes, dict[str, Entry]] = {}
         self._built: dict[bytes, dict[str, Entry]] = {}
+        self._listed: tuple[bytes, list[str], list[str]] | None = None  # the last whole tree: root, paths, gitlinks
 
     def entries(self, sha: bytes) -> dict[str, Entry]:
         """The entries of tree object ``sha``, name -> (mode, sha), in the tree's own order."""
@@ -142,6 +143,51 @@ class TreeObjects:
         out: list[tuple[str, int, bytes]] = []
         self._visit(folder.strip("/") + "/" if folder.strip("/") else "", start[1], out)
         return out
+
+    def paths(self, root: bytes, folder: str) -> list[str]:
+        """Every file path under ``folder`` (``""``: the whole tree), as :meth:`under` lists them.  A whole tree's
+        list is the very list of the last whole tree listed when no path was added, removed or made a folder or
+        a gitlink between the two (compared tree object by tree object, an unchanged folder not entered): a
+        history's commits mostly change what files say, not which files there are, and what a caller works out
+        from a listing it can then keep by the list's identity."""
+        if folder.strip("/"):
+            return [path for path, _, _ in self.under(root, folder)]
+        return self._whole(root)[1]
+
+    def gitlinks(self, root: bytes) -> list[tuple[str, bytes]]:
+        """(path, commit sha) of every gitlink (a submodule's commit) of the tree ``root``, in listing order."""
+        links = self._whole(root)[2]
+        found = [(path, self.walk(root, path)) for path in links] if links else []
+        return [(path, entry[1]) for path, entry in found if entry is not None]
+
+    def _whole(self, root: bytes) -> tuple[bytes, list[str], list[str]]:
+        last = self._listed
+        if last is None or (last[0] != root and not self._same_paths(last[0], root)):
+            entries = self.under(root, "")
+            links = [path for path, mode, _ in entries if mode >> 12 == GITLINK_KIND]
+            last = (root, [path for path, _, _ in entries], links)
+        self._listed = (root, last[1], last[2])
+        return self._listed
+
+    def _same_paths(self, old: bytes, new: bytes) -> bool:
+        """Whether the trees ``old`` and ``new`` list the same paths in the same order, the same of them gitlinks."""
+        try:
+            before, after = self.entries(old), self.entries(new)
+        except (ValueError, OSError, git.GitError):  # not readable: the caller lists the tree and says what is wrong
+            return False
+        if list(before) != list(after):
+            return False
+        for name, now in after.items():
+            was = before[name]
+            kinds = (was[0] >> 12, now[0] >> 12)
+            if was == now:
+                continue
+            if kinds == (TREE_KIND, TREE_KIND):
+                if not self._same_paths(was[1], now[1]):
+                    return False
+            elif kinds[0] != kinds[1] and (TREE_KIND in kinds or GITLINK_KIND in kinds):
+                return False  # a file made a folder or a gitlink, or back (a file's content, mode or link: the same)
+        return True
 
     def files_in(self, root: bytes, folder: str) -> dict[str, str]:
         """Every entry under ``folder`` but trees: its path under the folder -> its sha, as ``git ls-tree -r``."""

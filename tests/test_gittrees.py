@@ -141,3 +141,42 @@ def test_trees_read_from_git_are_held_for_the_latest_turnovers_and_trees_built_f
     assert all(objects.entries(sha) == fresh.entries(sha) for sha in shas)
     assert objects.walk(shas[0], "kit/a") == fresh.walk(shas[0], "kit/a")
     assert objects.entries(built) == {"x.md": (0o100644, bytes.fromhex(files["x.md"][0]))}
+
+
+DEPTH = 1_500  # folders inside folders: deeper than Python's recursion limit (git 2.39 writes and reads them)
+
+
+def _deep_commit(repo, leaf: str, parent: str) -> str:
+    """A commit of ``parent``'s tree with ``deep/d/d/.../d/leaf.py`` (``DEPTH`` folders) in place of its ``deep``,
+    made with git's plumbing (no work tree holds so long a path)."""
+    blob = subprocess.run(["git", "-C", str(repo.path), "hash-object", "-w", "--stdin"], input=leaf,
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+
+    def mktree(listing: str) -> str:
+        return subprocess.run(["git", "-C", str(repo.path), "mktree"], input=listing, capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+
+    tree = mktree(f"100644 blob {blob}\tleaf.py\n")
+    for _ in range(DEPTH - 1):
+        tree = mktree(f"040000 tree {tree}\td\n")
+    top = "\n".join(line for line in git(repo.path, "ls-tree", parent).split("\n") if not line.endswith("\tdeep"))
+    root = mktree(f"{top}\n040000 tree {tree}\tdeep\n")
+    return git(repo.path, "commit-tree", root, "-p", parent, "-m", "deep")
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_listed_compared_and_built(make_repo) -> None:
+    from anchor_audit.source.gitsearch import changes
+
+    repo = make_repo()
+    first = _deep_commit(repo, "x = 1\n", git(repo.path, "rev-parse", "v1"))
+    second = _deep_commit(repo, "x = 2\n", first)
+    deep_path = "deep/" + "d/" * (DEPTH - 1) + "leaf.py"
+    tree = open_git(str(repo.path), second)
+    for sha in (first, second):  # the second shares the first's list: the same paths
+        assert tree.at(sha).files_under("") == git(repo.path, "ls-tree", "-r", "--name-only", sha).split("\n")
+    assert deep_path in tree.files_under("") and tree.files_under("deep/d") == [deep_path]
+    objects, roots = TreeObjects(tree.repo), [tree.at(s).commit.tree.binsha for s in (first, second)]
+    assert changes(objects, roots[0], roots[1], ".py") == ({deep_path}, set())
+    files = _listed(repo.path, second)
+    root, built = tree_objects(files)
+    assert root.hex() == git(repo.path, "rev-parse", f"{second}^{{tree}}") and len(built) > DEPTH

@@ -116,36 +116,40 @@ def changes(
     changed: set[str] = set()
     removed: set[str] = set()
     try:
-        _compare(trees, old, new, "", suffix, changed, removed, most)
+        _compare(trees, old, new, suffix, changed, removed, most)
     except _TooMany:
         pass
     return changed, removed
 
 
 def _compare(
-    trees: TreeObjects, old: bytes | None, new: bytes | None, base: str, suffix: str, changed: set[str],
-    removed: set[str], most: int | None = None,
+    trees: TreeObjects, old: bytes, new: bytes, suffix: str, changed: set[str], removed: set[str],
+    most: int | None = None,
 ) -> None:  # fmt: skip
-    before = trees.entries(old) if old is not None else {}
-    after = trees.entries(new) if new is not None else {}
-    for name in before.keys() | after.keys():
-        was, now = before.get(name), after.get(name)
-        if was == now:
-            continue
-        path = base + name
-        was_tree = was is not None and was[0] >> 12 == TREE_KIND
-        now_tree = now is not None and now[0] >> 12 == TREE_KIND
-        if was_tree or now_tree:  # a folder on either side: its files are compared with what stands there now
-            _compare(trees, was[1] if was_tree and was else None, now[1] if now_tree and now else None,
-                     f"{path}/", suffix, changed, removed, most)  # fmt: skip
-        if not path.endswith(suffix):
-            continue
-        if now is not None and not now_tree and now[0] >> 12 != GITLINK_KIND:
-            changed.add(path)
-            if most is not None and len(changed) > most:
-                raise _TooMany
-        elif was is not None and not was_tree:
-            removed.add(path)
+    """Fill ``changed`` and ``removed`` for the trees ``old`` and ``new``: a stack of the folders to compare
+    (either side None: absent there), not recursion (a repository may nest folders thousands deep)."""
+    todo: list[tuple[bytes | None, bytes | None, str]] = [(old, new, "")]
+    while todo:
+        old_tree, new_tree, base = todo.pop()
+        before = trees.entries(old_tree) if old_tree is not None else {}
+        after = trees.entries(new_tree) if new_tree is not None else {}
+        for name in before.keys() | after.keys():
+            was, now = before.get(name), after.get(name)
+            if was == now:
+                continue
+            path = base + name
+            was_tree = was is not None and was[0] >> 12 == TREE_KIND
+            now_tree = now is not None and now[0] >> 12 == TREE_KIND
+            if was_tree or now_tree:  # a folder on either side: its files are compared with what stands there now
+                todo.append((was[1] if was_tree and was else None, now[1] if now_tree and now else None, f"{path}/"))
+            if not path.endswith(suffix):
+                continue
+            if now is not None and not now_tree and now[0] >> 12 != GITLINK_KIND:
+                changed.add(path)
+                if most is not None and len(changed) > most:
+                    raise _TooMany
+            elif was is not None and not was_tree:
+                removed.add(path)
 
 
 def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: list[str] | None) -> dict[str, set[str]]:

@@ -171,22 +171,24 @@ class TreeObjects:
 
     def _same_paths(self, old: bytes, new: bytes) -> bool:
         """Whether the trees ``old`` and ``new`` list the same paths in the same order, the same of them gitlinks."""
-        try:
-            before, after = self.entries(old), self.entries(new)
-        except (ValueError, OSError, git.GitError):  # not readable: the caller lists the tree and says what is wrong
-            return False
-        if list(before) != list(after):
-            return False
-        for name, now in after.items():
-            was = before[name]
-            kinds = (was[0] >> 12, now[0] >> 12)
-            if was == now:
-                continue
-            if kinds == (TREE_KIND, TREE_KIND):
-                if not self._same_paths(was[1], now[1]):
-                    return False
-            elif kinds[0] != kinds[1] and (TREE_KIND in kinds or GITLINK_KIND in kinds):
-                return False  # a file made a folder or a gitlink, or back (a file's content, mode or link: the same)
+        pairs = [(old, new)]
+        while pairs:
+            old, new = pairs.pop()
+            try:
+                before, after = self.entries(old), self.entries(new)
+            except (ValueError, OSError, git.GitError):  # unreadable: the caller lists the tree, says what is wrong
+                return False
+            if list(before) != list(after):
+                return False
+            for name, now in after.items():
+                was = before[name]
+                kinds = (was[0] >> 12, now[0] >> 12)
+                if was == now:
+                    continue
+                if kinds == (TREE_KIND, TREE_KIND):
+                    pairs.append((was[1], now[1]))
+                elif kinds[0] != kinds[1] and (TREE_KIND in kinds or GITLINK_KIND in kinds):
+                    return False  # a file made a folder or a gitlink, or back (a file's content, mode or link: same)
         return True
 
     def files_in(self, root: bytes, folder: str) -> dict[str, str]:
@@ -195,11 +197,18 @@ class TreeObjects:
         return {path[cut:]: sha.hex() for path, _, sha in self.under(root, folder)}
 
     def _visit(self, base: str, sha: bytes, out: list[tuple[str, int, bytes]]) -> None:
-        for name, (mode, child) in self.entries(sha).items():
-            if mode >> 12 == TREE_KIND:
-                self._visit(f"{base}{name}/", child, out)
-            else:
+        """Every entry but trees under the tree ``sha``, depth first in each tree's order, as ``git ls-tree -r``
+        lists them; a stack of the trees begun, not recursion (a repository may nest folders thousands deep)."""
+        begun = [(base, iter(self.entries(sha).items()))]
+        while begun:
+            base, entries = begun[-1]
+            for name, (mode, child) in entries:
+                if mode >> 12 == TREE_KIND:  # its entries come here: the rest of this tree's after them
+                    begun.append((f"{base}{name}/", iter(self.entries(child).items())))
+                    break
                 out.append((base + name, mode, child))
+            else:
+                begun.pop()
 
 
 _KINDS = (0o04, 0o10, 0o12, 0o16)  # tree, blob, link, gitlink: the kinds of entry a tree may hold
@@ -245,16 +254,28 @@ def tree_objects(files: dict[str, tuple[str, int]]) -> tuple[bytes, dict[bytes, 
 
 
 def _tree_object(folder: dict[str, object], built: dict[bytes, dict[str, Entry]]) -> bytes:
-    entries: list[tuple[bytes, str, Entry]] = []
-    for name, item in folder.items():
-        raw = name.encode("utf-8", "surrogateescape")
-        if isinstance(item, dict):
-            entries.append((raw + b"/", name, (TREE_MODE, _tree_object(item, built))))
-        else:
-            entries.append((raw, name, item))  # type: ignore[arg-type]
-    entries.sort()
-    body = b"".join(b"%o %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), sha)
-                    for _, name, (mode, sha) in entries)  # fmt: skip
-    sha = hashlib.sha1(b"tree %d\0%s" % (len(body), body)).digest()
-    built[sha] = {name: entry for _, name, entry in entries}
-    return sha
+    """The sha of the tree object of ``folder`` (name -> entry, or a folder's own dict), each tree below it built
+    first: a stack, not recursion (a catalog's copy may nest folders thousands deep)."""
+    done: dict[int, bytes] = {}  # id of a folder's dict -> its tree's sha, once built
+    todo = [folder]
+    while todo:
+        here = todo[-1]
+        waiting = [item for item in here.values() if isinstance(item, dict) and id(item) not in done]
+        if waiting:
+            todo += waiting
+            continue
+        todo.pop()
+        entries: list[tuple[bytes, str, Entry]] = []
+        for name, item in here.items():
+            raw = name.encode("utf-8", "surrogateescape")
+            if isinstance(item, dict):
+                entries.append((raw + b"/", name, (TREE_MODE, done[id(item)])))
+            else:
+                entries.append((raw, name, item))  # type: ignore[arg-type]
+        entries.sort()
+        body = b"".join(b"%o %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), sha)
+                        for _, name, (mode, sha) in entries)  # fmt: skip
+        sha = hashlib.sha1(b"tree %d\0%s" % (len(body), body)).digest()
+        built[sha] = {name: entry for _, name, entry in entries}
+        done[id(here)] = sha
+    return done[id(folder)]

@@ -31,6 +31,7 @@ class Listing:
         self._before = before or ListedBefore()
         self._own: Paths | None = None
         self._all: Paths | None = None
+        self._submodule_files: list[str] | None = None
         self._submodules: dict[str, set[str]] | None = None
 
     @property
@@ -78,13 +79,18 @@ class Listing:
 
     def _every(self) -> Paths:
         if self._all is None:
-            self._all = self._before.every(self._owned(), self.tree.submodule_files())
+            self._all = self._before.every(self._owned(), self._inside_submodules())
         return self._all
+
+    def _inside_submodules(self) -> list[str]:
+        if self._submodule_files is None:
+            self._submodule_files = self.tree.submodule_files()
+        return self._submodule_files
 
     def package_roots(self, top: str) -> list[str]:
         """Where the package or module ``top`` lies (``""``, ``"src/"``, ``"python/cuopt/"``), nearest first."""
         if self._submodules is None:
-            self._submodules = roots_of(self.tree.submodule_files())
+            self._submodules = roots_of(self._inside_submodules())
         found = set(self._own_roots(top)) | self._submodules.get(top, set())
         kept = (r for r in found if not r.startswith(("tests/", "test/")))
         return sorted(kept, key=lambda r: (len(r), r))[:MAX_ROOTS]

@@ -156,8 +156,7 @@ class TreeObjects:
 
     def gitlinks(self, root: bytes) -> list[tuple[str, bytes]]:
         """(path, commit sha) of every gitlink (a submodule's commit) of the tree ``root``, in listing order."""
-        links = self._whole(root)[2]
-        found = [(path, self.walk(root, path)) for path in links] if links else []
+        found = [(path, self.walk(root, path)) for path in self._whole(root)[2]]
         return [(path, entry[1]) for path, entry in found if entry is not None]
 
     def _whole(self, root: bytes) -> tuple[bytes, list[str], list[str]]:
@@ -182,9 +181,9 @@ class TreeObjects:
                 return False
             for name, now in after.items():
                 was = before[name]
-                kinds = (was[0] >> 12, now[0] >> 12)
                 if was == now:
                     continue
+                kinds = (was[0] >> 12, now[0] >> 12)
                 if kinds == (TREE_KIND, TREE_KIND):
                     pairs.append((was[1], now[1]))
                 elif kinds[0] != kinds[1] and (TREE_KIND in kinds or GITLINK_KIND in kinds):

@@ -80,8 +80,9 @@ class TreeSearch:
         if here is None:
             nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
             for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest
-                changed, removed = changes(self.trees, at, root, suffix, MAX_CHANGED)
-                if len(changed) <= MAX_CHANGED and (nearest is None or len(changed) < len(nearest[1])):
+                most = MAX_CHANGED if nearest is None else len(nearest[1]) - 1  # no farther than the nearest yet
+                changed, removed = changes(self.trees, at, root, suffix, most)
+                if len(changed) <= most:
                     nearest = known, changed, removed
                 if len(changed) <= NEAR_ENOUGH:
                     break

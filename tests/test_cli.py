@@ -277,9 +277,29 @@ def test_the_command_collects_cycles_seldom_and_main_leaves_the_collector_alone(
     assert scripts == {"anchor-audit": "anchor_audit.cli:program"}
     assert (ROOT / "src" / "anchor_audit" / "__main__.py").read_text().count("program()") == 1
     probe = (
-        "import gc, sys\nfrom anchor_audit import cli\nbefore = gc.get_threshold()\nsys.argv = ['anchor-audit', '--version']\n"
-        "try:\n    cli.{}\nexcept SystemExit:\n    pass\nprint(before != gc.get_threshold(), gc.get_freeze_count() > 0)\n"
+        "import gc, sys\nfrom anchor_audit import cli\nbefore = gc.get_threshold()\n"
+        "cli.main = lambda: print(before != gc.get_threshold(), gc.get_freeze_count() > 0) or 0\ncli.program()\n"
     )  # fmt: skip
-    said = [subprocess.run([sys.executable, "-c", probe.format(call)], capture_output=True, text=True, check=True,
-                           cwd=ROOT).stdout.split("\n")[-2] for call in ("program()", "main(['--version'])")]  # fmt: skip
-    assert said == ["True True", "False False"]
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert run.stdout == "True True\n"
+    probe = (
+        "import gc\nfrom anchor_audit import cli\nbefore = gc.get_threshold()\n"
+        "try:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
+    )  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", probe + "print(before != gc.get_threshold(), gc.get_freeze_count() > 0)"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+    assert run.stdout.split("\n")[-2] == "False False"
+
+
+def test_the_command_ends_its_process_with_mains_code_and_every_output_flushed() -> None:
+    """``program()`` ends the process itself (an interpreter's exit would free every object the run's caches
+    hold, one at a time): with main()'s exit code, what it left in stdout's and stderr's buffers written (a pipe
+    is block-buffered), and nothing run after it, not even an ``atexit`` hook."""
+    probe = (
+        "import atexit, sys\nfrom anchor_audit import cli\natexit.register(print, 'atexit ran')\n"
+        "cli.main = lambda: print('the report', end='') or sys.stderr.write('a warning') and 3\n"
+        "cli.program()\nprint('after program()')\n"
+    )  # fmt: skip
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, env=buffered)
+    assert (run.returncode, run.stdout, run.stderr) == (3, "the report", "a warning")

@@ -57,7 +57,7 @@ def audit_catalog(
     infos: list[ComponentInfo] = []
     opened = open_components(components, mirrors, open_repository, progress)
     dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
-    work: list[tuple[CatalogSkill, SourceTree, SourceInfo]] = []  # every skill whose repository opened
+    work: list[tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]] = []  # every skill whose repo opened
     for component, (tree, why) in zip(components, opened, strict=True):
         names = tuple(s.catalog_dir for s in component.skills)
         if tree is None:
@@ -66,13 +66,14 @@ def audit_catalog(
             continue
         info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
         infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
-        work += [(item, tree, info) for item in component.skills]
+        folders = tuple(item.path for item in component.skills)  # what its sync checks ask of its history
+        work += [(item, tree, info, folders) for item in component.skills]
 
     real_root = root.resolve()
 
     def one(i: int) -> SkillReport:
-        item, tree, info = work[i]
-        return _audit_one(root, real_root, item, spec, tree, judge, info, dates.get(item.catalog_dir))
+        item, tree, info, folders = work[i]
+        return _audit_one(root, real_root, item, spec, tree, judge, info, dates.get(item.catalog_dir), folders)
 
     def step(i: int) -> str:
         return f"skill {i + 1} of {len(work)}: {work[i][0].catalog_dir}"
@@ -97,14 +98,14 @@ def audit_catalog(
 
 def _audit_one(
     root: Path, real_root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge,
-    info: SourceInfo, catalog_date: str | None,
+    info: SourceInfo, catalog_date: str | None, siblings: tuple[str, ...] = (),
 ) -> SkillReport:  # fmt: skip
     try:
         skill = load_catalog_skill(root, item, judge, real_root)
     except SpecError as exc:
         return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(exc), source=info)
     # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
-    sync = sync_facts(root / "skills" / item.catalog_dir, tree, item.path, catalog_date)
+    sync = sync_facts(root / "skills" / item.catalog_dir, tree, item.path, catalog_date, siblings)
     result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
     return replace(result, source=info, sync=sync)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Sequence
 
 from .errors import AuditError, UnreadableFile
 from .fsutil import entries_under, read_input
@@ -19,8 +20,11 @@ from .source import MAX_FILE_BYTES, SourceTree, git_blob_sha
 from .source.gittrees import BLOB_MODE, EXECUTABLE_MODE
 
 
-def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str | None = None) -> SyncFacts:
-    """The catalog's copy in ``folder`` against the repository's folder ``repo_path`` in ``tree``."""
+def sync_facts(
+    folder: Path, tree: SourceTree, repo_path: str, catalog_date: str | None = None, siblings: Sequence[str] = ()
+) -> SyncFacts:
+    """The catalog's copy in ``folder`` against the repository's folder ``repo_path`` in ``tree``; ``siblings``:
+    the repository folders of the catalog's other copies from ``tree`` (their histories are looked up at once)."""
     if not tree.is_folder(repo_path.strip("/")):
         return SyncFacts(absent=True, catalog_date=catalog_date)
     copy = _copy(folder)
@@ -43,7 +47,7 @@ def sync_facts(folder: Path, tree: SourceTree, repo_path: str, catalog_date: str
     if not files:
         return SyncFacts(catalog_date=catalog_date)
     known = {rel: sha for rel, sha in ours.items() if sha is not None}
-    version = tree.version_matching(repo_path, known) if len(known) == len(ours) else None
+    version = tree.version_matching(repo_path, known, siblings) if len(known) == len(ours) else None
     if version is None or version.commit is None:
         return SyncFacts(tuple(files), searched=version.searched if version else 0, catalog_date=catalog_date)
     return SyncFacts(tuple(files), matches=version.commit, matches_date=version.date, behind=version.behind,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
 
 from ..errors import BoundExceeded, UnreadableFile
 
@@ -104,9 +104,11 @@ class SourceTree(Protocol):
         where to, for those it did; none where this kind of tree has no history."""
         ...
 
-    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+    def version_matching(self, folder: str, files: dict[str, str], siblings: Sequence[str] = ()) -> FolderVersion:
         """The newest commit up to this one whose ``folder`` holds exactly ``files`` (path under the folder ->
-        git blob sha): what an out-of-date copy of the folder is a copy of; no commit where there is no history."""
+        git blob sha): what an out-of-date copy of the folder is a copy of; no commit where there is no history.
+        ``siblings``: other folders the caller will ask about (a catalog's copies of one repository), which a
+        tree may look up along with this one."""
         ...
 
     def authors(self, folder: str, limit: int) -> list[str]:

@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, Sequence, TypeVar
 
 import git
 from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
@@ -229,9 +229,9 @@ class GitTree:
         except (ValueError, TypeError, git.GitCommandError):  # an unborn or detached-to-nothing HEAD
             return None
 
-    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+    def version_matching(self, folder: str, files: dict[str, str], siblings: Sequence[str] = ()) -> FolderVersion:
         now = self._trees.files_in(self.commit.tree.binsha, folder)  # listed in-process, not by git ls-tree
-        return FolderVersion(*self.history.version_matching(folder, files, now))
+        return FolderVersion(*self.history.version_matching(folder, files, now, siblings))
 
     def authors(self, folder: str, limit: int) -> list[str]:
         return self.history.authors(folder, limit)

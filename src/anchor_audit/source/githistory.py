@@ -17,12 +17,13 @@ import os
 import re
 import subprocess
 import time
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 import git
 
 from ..recent import Recent
 from .deletions import DeletionChain
+from .folderlog import log_folders
 from .gitenv import DIFF_FLAGS, git_env
 from .gitrun import resolve_commit
 
@@ -32,6 +33,8 @@ _BLAMED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+")  # a porcelain b
 MAX_AUTHOR_COMMITS = 200  # commits to a folder read for its recent authors
 MAX_MOVE_COMMITS = 32  # commits whose renames one ``removals`` question reads
 MAX_SYNC_COMMITS = 500  # commits to a folder one ``version_matching`` question compares with a copy
+# A folder logged with others: no pathspec magic or glob, which would match paths the records are not sorted by.
+_PLAIN_FOLDER = re.compile(r"[^:*?\[\\][^*?\[\\]*/")
 MAX_BLAMED = 4_096  # (commit, path) -> its blame, kept for the latest of a run (a shared list per version)
 
 
@@ -52,6 +55,7 @@ class GitHistory:
         # what the first-parent line deleted, listed once for every tree at() opens from this one
         self.chain: DeletionChain = kin.chain if kin else DeletionChain(repo, commit.hexsha, self._remembered)
         self._blamed: Recent[list[str]] = kin._blamed if kin is not None else Recent(MAX_BLAMED, 64 * MAX_BLAMED)
+        self._folder_logs: dict[str, list[str] | None] = {}  # folder -> its records at this commit (folderlog)
 
     def _remembered(self, question: str, shas: list[str], args: list[Any], ask: Callable[[], Any]) -> Any:
         """``ask()``, or its remembered answer when every ref in ``shas`` is a full commit sha."""
@@ -271,22 +275,19 @@ class GitHistory:
         return [(sha, list(names)) for sha, names in self._remembered("versions_of", [until], paths, ask)]
 
     def version_matching(
-        self, folder: str, wanted: dict[str, str], now: dict[str, str]
+        self, folder: str, wanted: dict[str, str], now: dict[str, str], siblings: Sequence[str] = ()
     ) -> tuple[str | None, str | None, int, int]:
         """(commit, its date, commits to ``folder`` after it, commits compared): the newest first-parent commit
         whose ``folder`` holds exactly ``wanted`` (path under it -> blob sha), ``now`` being what it holds at
-        this commit; (None, None, 0, n) when none of the last :data:`MAX_SYNC_COMMITS` does.  One git command:
-        each commit's changes to the folder, undone one by one (no blob is read)."""
+        this commit; (None, None, 0, n) when none of the last :data:`MAX_SYNC_COMMITS` does.  Each commit's
+        changes to the folder, undone one by one (no blob is read), from one ``git log`` of the folder and its
+        ``siblings`` (folders the caller asks about too, from the same commit: :mod:`.folderlog`)."""
         prefix = folder.strip("/") + "/"
         tip = self.commit.hexsha
 
         def ask() -> list[Any]:
             state = dict(now)
-            log = self.repo.git.log(
-                "-z", "--first-parent", "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev",
-                "--format=%x01%H %cs", f"-n{MAX_SYNC_COMMITS}", *DIFF_FLAGS, tip, "--", prefix,
-            )  # fmt: skip
-            chunks = log.split("\x01")[1:]  # \x01SHA DATE \0 \n:META \0 PATH \0 :META \0 PATH ...
+            chunks = self._folder_records(prefix, siblings)  # SHA DATE \0 \n:META \0 PATH \0 :META \0 PATH ...
             for k, chunk in enumerate(chunks):
                 head, *fields = chunk.split("\0")
                 if state == wanted:
@@ -308,6 +309,20 @@ class GitHistory:
         except git.GitCommandError:  # a shallow history's end, a lean copy that cannot list a tree
             return None, None, 0, 0
         return sha, date, behind, searched
+
+    def _folder_records(self, prefix: str, siblings: Sequence[str]) -> list[str]:
+        """The log records of the last :data:`MAX_SYNC_COMMITS` first-parent commits that changed ``prefix``:
+        from the one log of it and its ``siblings`` (made on the first question of them), or of it alone."""
+        if prefix not in self._folder_logs and siblings and _PLAIN_FOLDER.fullmatch(prefix):
+            folders = sorted({prefix, *(f for s in siblings if _PLAIN_FOLDER.fullmatch(f := s.strip("/") + "/"))})
+            try:
+                self._folder_logs.update(log_folders(self.repo, self.commit.hexsha, folders, MAX_SYNC_COMMITS))
+            except git.GitCommandError:  # each is then logged alone: one folder's fault stays its own
+                self._folder_logs.update(dict.fromkeys(folders))
+        logged = self._folder_logs.get(prefix)
+        if logged is None:  # not among the folders logged together, or cut short there: logged alone
+            logged = log_folders(self.repo, self.commit.hexsha, [prefix], MAX_SYNC_COMMITS)[prefix] or []
+        return logged
 
 
 def _moved(path: str, renamed: list[tuple[str, str]]) -> str | None:

@@ -7,7 +7,7 @@ is something this copy cannot show (unverifiable), never broken.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ..errors import NotCarried
 from ..model import ReleaseSpec, SourceInfo
@@ -92,7 +92,7 @@ class MappedTree:
     def holds_folder(self, path: str, files: dict[str, tuple[str, int]]) -> bool:
         return False  # no tree objects to compare: file by file
 
-    def version_matching(self, folder: str, files: dict[str, str]) -> FolderVersion:
+    def version_matching(self, folder: str, files: dict[str, str], siblings: Sequence[str] = ()) -> FolderVersion:
         return FolderVersion(None)  # nor earlier versions of a folder
 
     def authors(self, folder: str, limit: int) -> list[str]:

@@ -6,9 +6,9 @@ SQLite connection would garble reads or lose results, and these tests would see 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -38,18 +38,24 @@ def test_parts_cover_the_items_in_order_and_even(count: int, wanted: int) -> Non
     assert max(map(len, parts)) - min(map(len, parts)) <= 1
 
 
-def test_workers_are_other_processes_and_results_keep_their_order() -> None:
-    # Each part waits for a part of the other worker: one fast worker cannot take every part alone.
-    meet = multiprocessing.get_context("fork").Barrier(2, timeout=60)
+def _slow_here(parent: int) -> None:
+    """This process slower than its worker: the worker begins the first parts, this one the last."""
+    if os.getpid() == parent:
+        time.sleep(0.01)
+
+
+def test_two_jobs_are_this_process_and_one_worker_and_results_keep_their_order() -> None:
+    """The run's process takes parts from the last back while its one worker takes them from the first."""
+    parent = os.getpid()
 
     def work(span: range) -> list[tuple[int, int]]:
-        meet.wait()
+        _slow_here(parent)
         return [(i, os.getpid()) for i in span]
 
     seen = Spread(work, lambda: None).run(40, 2)
     assert [i for i, _ in seen] == list(range(40))
     pids = {pid for _, pid in seen}
-    assert os.getpid() not in pids and len(pids) == 2
+    assert len(pids) == 2 and seen[-1][1] == parent and seen[0][1] != parent
 
 
 def test_a_small_run_stays_in_this_process() -> None:
@@ -136,10 +142,16 @@ def test_a_worker_forgets_the_git_processes_of_every_repository_opened_twice(tmp
         assert tree.read("pkg/plan.py") is not None  # each one's cat-file process running here
     inherited = [(t.repo.git.cat_file_all, t.repo.git.cat_file_header) for t in trees]
 
-    def work(span: range) -> list[bool]:
-        return [all(t.repo.git.cat_file_all is None for t in trees) for _ in span]
+    parent = os.getpid()
 
-    assert Spread(work, Judge().after_fork).run(8, 2) == [True] * 8
+    def work(span: range) -> list[tuple[bool, bool]]:
+        _slow_here(parent)
+        fresh = all(t.repo.git.cat_file_all is None for t in trees)
+        return [(os.getpid() == parent, fresh) for _ in span]
+
+    seen = Spread(work, Judge().after_fork).run(8, 2)
+    assert (False, True) in seen and (True, False) in seen  # each worker's its own; this process's as they were
+    assert set(seen) == {(False, True), (True, False)}
     assert [(t.repo.git.cat_file_all, t.repo.git.cat_file_header) for t in trees] == inherited  # the parent's kept
 
 

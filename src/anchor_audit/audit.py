@@ -102,25 +102,22 @@ def spread(
     step: Callable[[int], str],
     unit: str,
 ) -> list[R]:
-    """``one(i)`` for each of ``count`` items, over ``jobs`` forked workers (:class:`~anchor_audit.parallel.Spread`),
-    in order.  The run's display is the parent's: ``step(i)`` is shown for each item done here, and ``N of
-    COUNT UNIT`` after each part a worker returns.  Before the fork the judge's results are stored (a worker's
-    reads find them) and the display is stopped (its refresh thread would hold locks a worker inherits); each
-    worker stores what it computed before returning its part."""
-    in_worker = False
+    """``one(i)`` for each of ``count`` items, over ``jobs`` processes (:class:`~anchor_audit.parallel.Spread`),
+    in order.  The run's display is the parent's: ``step(i)`` is shown for each item while no worker runs, and
+    ``N of COUNT UNIT`` after each part once they do.  Before the fork the judge's results are stored (a
+    worker's reads find them) and the display is stopped (its refresh thread would hold locks a worker
+    inherits); each process stores what it computed before returning its part."""
 
     def part(span: range) -> list[R]:
         out = []
         for i in span:
-            if not in_worker:
+            if not spreading.forked:
                 progress(step(i), i / count)
             out.append(one(i))
         judge.flush()
         return out
 
     def worker() -> None:
-        nonlocal in_worker
-        in_worker = True
         judge.after_fork()
 
     def before_fork() -> None:
@@ -128,7 +125,8 @@ def spread(
         progress("", None)
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
-    return Spread(part, worker, before_fork).run(count, jobs, done)
+    spreading = Spread(part, worker, before_fork)
+    return spreading.run(count, jobs, done)
 
 
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:

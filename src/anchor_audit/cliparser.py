@@ -358,8 +358,8 @@ def _worktree_option(command: argparse.ArgumentParser, more: str) -> None:
 def _jobs_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--jobs", "-j", type=job_count, metavar="N",
-        help="worker processes for a catalog's or --all's skills, a history's commits (default: the cores; "
-        "the same report for any N)",
+        help="processes (this one and N-1 forked) for a catalog's or --all's skills, a history's commits (default: "
+        "the cores; the same report for any N)",
     )  # fmt: skip
 
 

@@ -4,10 +4,13 @@ A worker is forked from the run once its repositories are open, so it starts
 with everything the run has read (trees, remembered answers, the one search
 of each tree) and computes nothing twice that the run already knew.  What a
 forked process must not share it makes anew before its first part (git's
-processes, the result store's connection: ``after_fork``).  Parts are
-contiguous runs of the items and are joined in order, and every item's
-result depends on its own inputs only, so the output is the same bytes for
-any number of jobs.  Forking needs a POSIX system; elsewhere, and for runs
+processes, the result store's connection: ``after_fork``).  The run's own
+process is one of the ``jobs``: it forks one worker fewer and takes parts
+from the last one back while the workers take them from the first (a part
+no worker has begun is taken off their queue), its caches and git processes
+already warm.  Parts are contiguous runs of the items and are joined in
+order, and every item's result depends on its own inputs only, so the output
+is the same bytes for any number of jobs.  Forking needs a POSIX system; elsewhere, and for runs
 too small to gain, or from a process running other threads (a caller's, or
 a progress display not stopped by ``before_fork``), the parts run here, one
 after another.
@@ -24,7 +27,9 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 MIN_PER_WORKER = 4  # fewer items than this per worker gain less than the fork costs
-PARTS_PER_WORKER = 4  # smaller parts than jobs: a slow part does not leave the other workers idle
+# Many small parts: a slow part does not leave the others idle, and the two a worker has queued (which the run's
+# own process cannot take) are a small share of the whole (4 a worker left it idle a fifth of the time).
+PARTS_PER_WORKER = 16
 
 
 def default_jobs() -> int:
@@ -48,9 +53,11 @@ class Spread(Generic[R]):
         self.work = work
         self.after_fork = after_fork
         self.before_fork = before_fork
+        self.forked = False  # workers are running (or ran): a part's own display is theirs, not per item
 
     def run(self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None) -> list[R]:
-        """The results of every item, in order; ``done(n)`` after each part with the items done so far."""
+        """The results of every item, in order; ``done(n)`` after each part with the items done so far, when
+        workers share them."""
         workers = min(jobs, count // MIN_PER_WORKER)
         if workers < 2:
             return self.work(range(count))
@@ -65,8 +72,9 @@ class Spread(Generic[R]):
             return self.work(range(count))
         global _SPREAD
         _SPREAD = self  # a forked worker finds the work here: closures need no pickling
+        self.forked = True
         try:
-            with ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), _start_worker) as pool:
+            with ProcessPoolExecutor(workers - 1, multiprocessing.get_context("fork"), _start_worker) as pool:
                 futures: list[Future[list[R]]] = [pool.submit(_run_part, p.start, p.stop) for p in parts]
                 return self._joined(parts, futures, done)
         finally:
@@ -75,13 +83,23 @@ class Spread(Generic[R]):
     def _joined(self, parts: Sequence[range], futures: list["Future[list[R]]"], done: Callable[[int], None]) -> list[R]:
         from concurrent.futures.process import BrokenProcessPool
 
+        here: dict[int, list[R]] = {}
+
+        def finished() -> int:
+            return sum(len(p) for k, p in enumerate(parts) if k in here or futures[k].done())
+
+        for k in reversed(range(len(parts))):  # this process's share: a part no worker has begun, from the last
+            if futures[k].cancel():
+                here[k] = self.work(parts[k])
+                done(finished())
         out: list[R] = []
-        for part, future in zip(parts, futures, strict=True):
+        for k, (part, future) in enumerate(zip(parts, futures, strict=True)):
             try:
-                out += future.result()
+                out += here[k] if k in here else future.result()
             except BrokenProcessPool:  # a worker was killed (out of memory, a signal): its part is done here
                 out += self.work(part)
-            done(len(out))
+                here[k] = []
+            done(finished())
         return out
 
 

@@ -56,3 +56,48 @@ def test_files_read_are_kept_by_blob_within_their_characters() -> None:
     huge = SourceFile("h.py", "x" * 500, "e" * 40)
     files[huge.blob] = huge  # past the bound alone: kept while it is the newest, the rest let go
     assert files.get(huge.blob) is huge and files.get(sources[0].blob) is None
+
+
+NESTED = '''\
+import os
+
+
+@decorated
+@twice(
+    1,
+)
+class Plan:
+    size = (1,
+            2); flag = (3,
+                        4)
+
+    def step(self, cfg):
+        if cfg.size > 2:
+            cfg.flag = True; cfg.other = False
+        for item in cfg:
+            try:
+                pass
+            except ValueError:
+                return [x
+                        for x in item]
+        return cfg
+'''
+
+
+def test_the_enclosing_statement_is_the_first_smallest_holding_the_lines() -> None:
+    """Every span of the file, against every statement looked at: nested, decorated, two on a line, one ending on
+    the line the next begins."""
+    from anchor_audit.model import LineRange
+    from anchor_audit.parse.index import PythonIndex
+
+    index = PythonIndex(NESTED)
+    lines = NESTED.count("\n")
+    for start in range(1, lines + 1):
+        for end in range(start, lines + 1):
+            span = LineRange(start, end)
+            best = None
+            for rng in index.statements:
+                if span in rng and (best is None or rng.end - rng.start < best.end - best.start):
+                    best = rng
+            assert index.enclosing(span) == best, span
+    assert index.enclosing(LineRange(11, 11)) == LineRange(10, 11)  # size's, not flag's (10-12 ... 11-12)

@@ -18,6 +18,7 @@ libcst parses it whole instead.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Mapping
@@ -175,11 +176,17 @@ class PythonIndex:
                 out.setdefault(unit.key[0], []).append(i)
         return out
 
+    @cached_property
+    def _statement_starts(self) -> list[int]:
+        return [rng.start for rng in self.statements]
+
     def enclosing(self, span: LineRange) -> LineRange | None:
-        """The smallest statement whose lines contain ``span``."""
+        """The smallest statement whose lines contain ``span`` (the first of them, in statement order)."""
         best: LineRange | None = None
-        for rng in self.statements:
-            if span in rng and (best is None or rng.end - rng.start < best.end - best.start):
+        # Statements are in order of their first line: none after those starting by span's first line holds it.
+        for k in range(bisect.bisect_right(self._statement_starts, span.start)):
+            rng = self.statements[k]
+            if span.end <= rng.end and (best is None or rng.end - rng.start < best.end - best.start):
                 best = rng
         return best
 

@@ -85,3 +85,32 @@ def test_a_broken_result_cache_is_turned_off_not_fatal(tmp_path: Path, make_repo
     out, err = capsys.readouterr()
     assert code == 0 and out.splitlines()[-1].endswith("exit 0 (all hold)")
     assert err.startswith("anchor-audit: warning: the result cache is off for this run (")
+
+
+def test_a_store_empty_when_opened_answers_what_it_put_and_misses_the_rest_without_asking(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A new cache holds only what this run puts: other keys are misses, a concurrent run's rows among them (they
+    are computed again, never wrong); past MAX_OWN_KEYS, and in a store that had rows, SQLite is asked."""
+    from anchor_audit import resultstore
+    from anchor_audit.resultstore import ResultStore
+
+    path, key = tmp_path / "cache" / "results.sqlite3", b"k" * 32
+    mine, theirs = ResultStore(path, key), ResultStore(path, key)
+    theirs.put("theirs", {"n": 1})
+    theirs.flush()
+    mine.put("mine", {"n": 2})
+    mine.flush()
+    assert mine.get("mine") == {"n": 2} and mine.get("theirs") is None  # not put here: not asked of SQLite
+    assert ResultStore(path, key).get("theirs") == {"n": 1}  # opened on rows: each key asked
+    monkeypatch.setattr(resultstore, "MAX_OWN_KEYS", 2)
+    bounded = ResultStore(tmp_path / "other" / "results.sqlite3", key)
+    theirs_too = ResultStore(tmp_path / "other" / "results.sqlite3", key)
+    theirs_too.put("theirs", {"n": 1})
+    theirs_too.flush()
+    for n in range(3):
+        bounded.put(f"mine{n}", {"n": n})
+    bounded.flush()
+    assert bounded.get("theirs") == {"n": 1}  # too many keys to remember: SQLite is asked again
+    for store in (mine, theirs, bounded, theirs_too):
+        store.close()

@@ -27,6 +27,7 @@ from .errors import SourceError
 from .source.cache import locked, refuse_link
 
 _COMMIT_EVERY = 200
+MAX_OWN_KEYS = 100_000  # keys a run that began with an empty store remembers putting (past them: SQLite is asked)
 _INHERITED: list[object] = []  # a forked worker's copies of its parent's stores: kept, never touched
 
 
@@ -71,6 +72,9 @@ class ResultStore:
         self.misses = 0
         self._db: sqlite3.Connection | None = None
         self._key = b""
+        # A store empty when opened (a new cache, a CI job's first run) holds only what this run put: a key not
+        # among those is a miss without asking SQLite (a concurrent run's rows are then not seen: computed again).
+        self._own: set[str] | None = None
         try:
             self._key = key if key is not None else _read_or_make_key()
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,13 +87,17 @@ class ResultStore:
                     db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                if db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None:
+                    self._own = set()
             self._db = db
         except (sqlite3.Error, OSError, ValueError, SourceError) as exc:
             self._off(exc)
 
     def get(self, key: str) -> dict[str, Any] | None:
         row = None
-        if self._db is not None:
+        if self._own is not None and key not in self._own:
+            pass  # not put by this run, into a store that was empty
+        elif self._db is not None:
             try:
                 row = self._db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
             except sqlite3.Error as exc:
@@ -120,6 +128,10 @@ class ResultStore:
     def put(self, key: str, value: dict[str, Any]) -> None:
         body = json.dumps(value, sort_keys=True)
         self._pending.append((key, f"{self._tag(key, body)} {body}"))
+        if self._own is not None:
+            self._own.add(key)
+            if len(self._own) > MAX_OWN_KEYS:
+                self._own = None
         if len(self._pending) >= _COMMIT_EVERY:
             self.flush()
 

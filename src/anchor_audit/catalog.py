@@ -11,6 +11,7 @@ audit, each catalog copy is compared with the repository's own copy at
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,7 +117,7 @@ def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: 
     (once for a whole catalog)."""
     folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
     inside = real_root or root.resolve()
-    real = refuse_links_out(folder, inside, shown)
+    real = refuse_links_out(folder, inside, shown, ["skills", *item.catalog_dir.split("/")])
     skill = load_skill(folder, shown_as=shown, memo=judge.remember, real=real)
     return replace(skill, disk_root=str(inside), repo_folder=item.path.strip("/"))
 
@@ -200,19 +201,31 @@ def _open(
 
 
 
-def refuse_links_out(folder: Path, inside: Path, shown: str) -> Path:
+def refuse_links_out(folder: Path, inside: Path, shown: str, below: list[str] | None = None) -> Path:
     """``folder``'s real path; :class:`SpecError` when ``folder``, or a file or folder in it, is a link that
-    leaves the catalog whose real path is ``inside``.
+    leaves the catalog whose real path is ``inside``.  ``below``: the parts of ``folder`` under the catalog.
 
     A catalog arrives in pull requests: a skill folder linked to ``/home/someone`` would have that folder's
     names listed in the report.  A link that stays inside the catalog is an ordinary file.
     """
-    real = folder.resolve()
+    real = _real_below(inside, below) if below else None
+    real = real or folder.resolve()
     if not real.is_relative_to(inside):  # the folder, or skills/ above it, is a link out
         raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
     for rel, entry in entries_under(folder):
         if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(inside):
             raise SpecError(f"{shown}/{rel}: a link to a place outside the catalog; not followed")
+    return real
+
+
+def _real_below(inside: Path, parts: list[str]) -> Path | None:
+    """The real path of ``parts`` under the real folder ``inside`` when no part is a link (one lstat each, not
+    ``resolve()``'s of every folder from the file system's root); None when one is, or is ``.`` or ``..``."""
+    real = inside
+    for part in parts:
+        real = real / part
+        if part in ("", ".", "..") or os.path.islink(real):
+            return None
     return real
 
 

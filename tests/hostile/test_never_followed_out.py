@@ -71,6 +71,17 @@ def test_a_catalog_skill_folder_linked_outside_is_an_error_for_that_skill(tmp_pa
     assert [a["status"] for a in skills["plain"]["anchors"]] == ["exact"]  # the other skill is audited as ever
 
 
+def test_a_catalog_whose_skills_folder_is_a_link_outside_audits_none_of_it(tmp_path: Path) -> None:
+    catalog, args = catalog_with(tmp_path)
+    make_skill(catalog / "skills" / "demo", QUOTE)
+    (catalog / "skills").rename(tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", catalog / "skills")
+    (tmp_path / "elsewhere" / "private-notes-name.txt").write_text("x")
+    done = run_cli(*args)
+    assert done.code == 2 and done.out == "" and "private-notes-name" not in done.err
+    assert done.one_error_line().endswith("nothing could be audited (every component was skipped or unreadable)")
+
+
 def test_a_file_in_a_catalog_skill_linked_outside_is_an_error(tmp_path: Path) -> None:
     catalog, args = catalog_with(tmp_path)
     make_skill(catalog / "skills" / "demo", QUOTE)

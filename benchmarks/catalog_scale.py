@@ -8,8 +8,10 @@ It prints, measured in this one run, end to end: ``check --catalog --jobs 1`` co
 match results cached, the report computed), the naive script (one process too), per skill, their ratios (goals:
 warm <= 2x, cold <= 3x), and peak memory; the same command once more with nothing changed (its report remembered
 whole and replayed, :mod:`anchor_audit.runmemo`); then
-the cold run with ``--jobs`` left to its default (one worker per core) against ``--jobs 1`` (goal <= 0.65x on
-two cores), its report compared byte for byte with the one-process report.
+the cold run with ``--jobs`` left to its default (one process per core) against ``--jobs 1`` (goal <= 0.65x on
+two cores), its report compared byte for byte with the one-process report.  Medians of max(--runs, --cold-runs)
+rounds, each round running every kind once, one after another, so that the machine's drift falls on both sides
+of every ratio.
 
 With ``--memory`` it measures instead the peak memory of a cold and a warm ``--jobs 1`` run in each format a
 catalog's CI writes (JSON, SARIF, JUnit, Markdown), against the goal of 150 MB at 5,000 skills (issue 28, goal
@@ -107,13 +109,15 @@ def main() -> int:
         shutil.rmtree(cache, ignore_errors=True)
         return measure(command, env)
 
-    colds = [cold() for _ in range(args.cold_runs)]
-    t_spread = statistics.median(cold(spread)[0] for _ in range(args.cold_runs))
     same = _report(check, env, cache) == _report(spread, env, cache)
-    measure(check, env)
-    warms = [forget_runs(cache) and measure(check, env) for _ in range(args.runs)]  # computed from the results
-    remembered = [measure(check, env) for _ in range(args.runs)]  # the whole report replayed (runmemo)
-    naives = [measure(naive, env) for _ in range(args.runs)]
+    colds, spreads, warms, remembered, naives = [], [], [], [], []
+    for _ in range(max(args.runs, args.cold_runs)):  # each kind beside the others: the machine's drift (10-40%
+        colds.append(cold())  # from one minute to the next here) touches every ratio's two sides alike
+        warms.append(forget_runs(cache) and measure(check, env))  # computed from the cached results
+        remembered.append(measure(check, env))  # the whole report replayed (runmemo)
+        naives.append(measure(naive, env))
+        spreads.append(cold(spread)[0])
+    t_spread = statistics.median(spreads)
     t_cold, t_warm = statistics.median(t for t, _ in colds), statistics.median(t for t, _ in warms)
     t_naive, t_kept = statistics.median(t for t, _ in naives), statistics.median(t for t, _ in remembered)
     n = args.skills // args.components * args.components
@@ -128,7 +132,7 @@ def main() -> int:
           f"({t_kept / n * 1000:.2f} ms a skill)")  # fmt: skip
     print(verdict("remembered per skill / naive per skill", t_kept / t_naive, GOAL_WARM))
     print(verdict("cold / naive", t_cold / t_naive, GOAL_COLD))
-    print(f"check --catalog cold, --jobs default ({os.cpu_count()} workers): {t_spread:.3f} s; "
+    print(f"check --catalog cold, --jobs default ({os.cpu_count()} processes): {t_spread:.3f} s; "
           f"the same report as --jobs 1: {'yes' if same else 'NO'}")  # fmt: skip
     print(verdict("cold --jobs default / --jobs 1", t_spread / t_cold, GOAL_JOBS))
     shutil.rmtree(work, ignore_errors=True)

@@ -40,7 +40,7 @@ from .model import (
     UnreadableSkill,
     Verdict,
 )
-from .parallel import Spread
+from .parallel import Spread, spreading
 from .promises import check_promises
 from .reads import reads
 from .source import Progress, SourceTree, no_progress
@@ -111,7 +111,7 @@ def spread(
     def part(span: range) -> list[R]:
         out = []
         for i in span:
-            if not spreading.forked:
+            if not spreading():  # the run's own process, no worker running: each item shown
                 progress(step(i), i / count)
             out.append(one(i))
         judge.flush()
@@ -125,8 +125,7 @@ def spread(
         progress("", None)
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
-    spreading = Spread(part, worker, before_fork)
-    return spreading.run(count, jobs, done)
+    return Spread(part, worker, before_fork).run(count, jobs, done)
 
 
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:

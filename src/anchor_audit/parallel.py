@@ -53,7 +53,6 @@ class Spread(Generic[R]):
         self.work = work
         self.after_fork = after_fork
         self.before_fork = before_fork
-        self.forked = False  # workers are running (or ran): a part's own display is theirs, not per item
 
     def run(self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None) -> list[R]:
         """The results of every item, in order; ``done(n)`` after each part with the items done so far, when
@@ -72,7 +71,6 @@ class Spread(Generic[R]):
             return self.work(range(count))
         global _SPREAD
         _SPREAD = self  # a forked worker finds the work here: closures need no pickling
-        self.forked = True
         try:
             with ProcessPoolExecutor(workers - 1, multiprocessing.get_context("fork"), _start_worker) as pool:
                 futures: list[Future[list[R]]] = [pool.submit(_run_part, p.start, p.stop) for p in parts]
@@ -104,6 +102,11 @@ class Spread(Generic[R]):
 
 
 _SPREAD: Spread | None = None  # type: ignore[type-arg]  # the run's work, while its workers run
+
+
+def spreading() -> bool:
+    """Whether parts are being run over forked workers now (asked in the run's process or in a worker)."""
+    return _SPREAD is not None
 
 
 def _start_worker() -> None:

@@ -101,6 +101,14 @@ def test_version_matching_with_siblings_answers_as_alone_with_one_git_log(tmp_pa
     finally:
         del os.environ["GIT_TRACE"]
     assert sum("built-in: git log" in line for line in trace.read_text().splitlines()) == 1
+    os.environ["GIT_TRACE"] = str(trace)
+    try:  # a folder asked again (its records were let go once used): logged alone, the same answer
+        again = tree.version_matching("skills/b", versions[2]["skills/b/"], FOLDERS)
+    finally:
+        del os.environ["GIT_TRACE"]
+    logs = [line for line in trace.read_text().splitlines() if "built-in: git log" in line]
+    assert len(logs) == 2 and logs[-1].endswith("-- skills/b/")
+    assert again == open_git(str(repo.path), "main").version_matching("skills/b", versions[2]["skills/b/"])
 
 
 def test_a_sibling_git_would_read_as_a_pattern_or_refuse_is_not_logged_with_the_others(tmp_path) -> None:

@@ -74,7 +74,7 @@ class ResultStore:
         self._key = b""
         # A store empty when opened (a new cache, a CI job's first run) holds only what this run put: a key not
         # among those is a miss without asking SQLite (a concurrent run's rows are then not seen: computed again).
-        self._own: set[str] | None = None
+        self._own: set[int] | None = None  # hashes of the keys put: a collision costs one query, never a wrong answer
         try:
             self._key = key if key is not None else _read_or_make_key()
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +95,7 @@ class ResultStore:
 
     def get(self, key: str) -> dict[str, Any] | None:
         row = None
-        if self._own is not None and key not in self._own:
+        if self._own is not None and hash(key) not in self._own:
             pass  # not put by this run, into a store that was empty
         elif self._db is not None:
             try:
@@ -129,7 +129,7 @@ class ResultStore:
         body = json.dumps(value, sort_keys=True)
         self._pending.append((key, f"{self._tag(key, body)} {body}"))
         if self._own is not None:
-            self._own.add(key)
+            self._own.add(hash(key))
             if len(self._own) > MAX_OWN_KEYS:
                 self._own = None
         if len(self._pending) >= _COMMIT_EVERY:

@@ -228,3 +228,23 @@ def test_what_a_spread_s_items_refer_to_is_freed_when_it_returns_not_by_the_coll
         assert done == list(range(8)) and gone() is None
     finally:
         gc.enable()
+
+
+def test_after_a_fork_the_run_reads_what_its_workers_stored_in_a_store_that_was_empty(tmp_path: Path) -> None:
+    """A store opened empty answers misses from what its run put; once workers write to it too, it asks."""
+    from anchor_audit.audit import spread
+    from anchor_audit.source import no_progress
+
+    parent = os.getpid()
+    store = ResultStore(tmp_path / "results.sqlite3", key=b"k" * 32)
+    judge = Judge(store)
+
+    def one(i: int) -> int:
+        _slow_here(parent)
+        judge.keep(f"item {i}", {"by": os.getpid()})
+        return os.getpid()
+
+    pids = spread(8, one, judge, no_progress, 2, str, "items")
+    by_worker = [i for i, pid in enumerate(pids) if pid != parent]
+    assert by_worker and all(store.get(f"item {i}") is not None for i in by_worker)
+    store.close()

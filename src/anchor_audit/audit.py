@@ -121,7 +121,7 @@ def spread(
         judge.after_fork()
 
     def before_fork() -> None:
-        judge.flush()
+        judge.before_fork()
         progress("", None)
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731

@@ -98,9 +98,16 @@ class Judge:
             self.store = self.store.reopened()
 
     def flush(self) -> None:
-        """Results computed so far written to the store (before a fork, and at the end of a worker's part)."""
+        """Results computed so far written to the store (at the end of a worker's part)."""
         if self.store is not None:
             self.store.flush()
+
+    def before_fork(self) -> None:
+        """Before workers are forked: results so far written to the store (a worker's reads find them), which
+        from now on holds rows other processes wrote."""
+        if self.store is not None:
+            self.store.flush()
+            self.store.shared()
 
     def begin_skill(self) -> None:
         """Start the bound of one skill's checks (each check also has its own work bound)."""

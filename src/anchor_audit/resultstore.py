@@ -146,6 +146,10 @@ class ResultStore:
             self._off(exc)
         self._pending = []
 
+    def shared(self) -> None:
+        """Other processes (the run's workers) write here from now on: every key is asked of SQLite."""
+        self._own = None
+
     def reopened(self) -> "ResultStore":
         """The same store through a connection of this process's own: for a worker forked from the run, where
         the inherited connection must be neither used nor closed (closing it would drop the parent's locks)."""

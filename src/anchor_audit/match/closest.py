@@ -181,12 +181,20 @@ def _best_window(
             continue
         pairs = [(a, b) for a, (_, b) in zip(want, window, strict=False)]  # a short file: fewer lines
         floor = (CANDIDATE_THRESHOLD if best is None else best[0]) * n - 1e-9 * n
-        if sum(_length_bound(a, b) for a, b in pairs) < floor:
+        lengths = [_length_bound(a, b) for a, b in pairs]
+        left = sum(lengths)
+        if left < floor:
             continue  # lost on line lengths alone
-        bounds = [counted(a, b) for a, b in pairs]
-        left = sum(bounds)
+        bounds = []
+        for (a, b), length in zip(pairs, lengths, strict=True):  # each line's length bound made a character
+            bound = counted(a, b)  # count bound, until the window cannot reach the floor
+            bounds.append(bound)
+            left -= length - bound
+            if left < floor:
+                break
         if left < floor:
             continue  # lost on character counts: no alignment computed
+        left = sum(bounds)  # as summed before (the same rounding, the same windows dropped below)
         total = 0.0
         for (a, b), bound in zip(pairs, bounds, strict=True):
             total += similar(a, b)

@@ -171,8 +171,7 @@ def _best_window(
     the bounds of the lines left.  The window nearest ``near`` is scored first.
     """
     n = len(want)
-    similar = functools.lru_cache(maxsize=65536)(_similar)
-    counted = functools.lru_cache(maxsize=65536)(_similar_at_most)
+    similar, counted = _similar, _similar_at_most
     best: tuple[float, int, int] | None = None  # (score, k, distance)
     seed = min(windows, key=lambda k: abs(code[k][0] - near) if k < len(code) else len(code) + abs(near))
     for k in [seed, *(k for k in windows if k != seed)]:
@@ -219,6 +218,12 @@ def _length_bound(a: str, b: str) -> float:
     return bound if bound >= CANDIDATE_THRESHOLD else 0.0
 
 
+# Pairs of lines kept scored across searches: a history or an impact replay searches the same quote in each new
+# version of its file, most of whose lines are the last version's (a 300-commit replay's search 2.6 -> 0.8 s).
+MAX_PAIRS = 16_384
+
+
+@functools.lru_cache(maxsize=MAX_PAIRS)
 def _similar_at_most(a: str, b: str) -> float:
     """An upper bound of :func:`_similar`: difflib's ``quick_ratio`` (shared characters, in any order)."""
     if a == b:
@@ -237,6 +242,7 @@ def _characters(line: str) -> Counter[str]:
     return Counter(line)
 
 
+@functools.lru_cache(maxsize=MAX_PAIRS)
 def _similar(a: str, b: str) -> float:
     if a == b:
         return 1.0

@@ -10,10 +10,10 @@ from the last one back while the workers take them from the first (a part
 no worker has begun is taken off their queue), its caches and git processes
 already warm.  Parts are contiguous runs of the items and are joined in
 order, and every item's result depends on its own inputs only, so the output
-is the same bytes for any number of jobs.  Forking needs a POSIX system; elsewhere, and for runs
-too small to gain, or from a process running other threads (a caller's, or
-a progress display not stopped by ``before_fork``), the parts run here, one
-after another.
+is the same bytes for any number of jobs.  Forking needs a POSIX system;
+elsewhere, and for runs too small to gain, or from a process running other
+threads (a caller's, or a progress display not stopped by ``before_fork``),
+the parts run here, one after another.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 MIN_PER_WORKER = 4  # fewer items than this per worker gain less than the fork costs
 # Many small parts: a slow part does not leave the others idle, and the two a worker has queued (which the run's
-# own process cannot take) are a small share of the whole (4 a worker left it idle a fifth of the time).
+# own process cannot take) are a small share of the whole (with 4 a worker, it sat idle 0.5 s of a 1.2 s spread).
 PARTS_PER_WORKER = 16
 
 

@@ -95,9 +95,8 @@ class ResultStore:
 
     def get(self, key: str) -> dict[str, Any] | None:
         row = None
-        if self._own is not None and hash(key) not in self._own:
-            pass  # not put by this run, into a store that was empty
-        elif self._db is not None:
+        put_here = self._own is None or hash(key) in self._own  # else a miss: not put into a store that was empty
+        if self._db is not None and put_here:
             try:
                 row = self._db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
             except sqlite3.Error as exc:

@@ -320,7 +320,7 @@ class GitHistory:
             except git.GitCommandError:  # each is then logged alone: one folder's fault stays its own
                 self._folder_logs.update(dict.fromkeys(folders))
         logged = self._folder_logs.get(prefix)
-        if prefix in self._folder_logs:
+        if logged is not None:
             self._folder_logs[prefix] = None  # each copy's folder is asked once: a catalog holds no log it used
         if logged is None:  # not among the folders logged together, cut short there, or asked again: alone
             logged = log_folders(self.repo, self.commit.hexsha, [prefix], MAX_SYNC_COMMITS)[prefix] or []

@@ -88,6 +88,55 @@ def test_a_killed_worker_s_parts_are_done_here() -> None:
     assert Spread(work, lambda: None).run(16, 2) == list(range(16))
 
 
+def test_a_worker_killed_while_parts_are_given_out_leaves_them_to_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool's workers start with its first part; one that dies at once (out of memory) breaks the pool
+    before the rest are handed over, and the parts never handed over are done here (CI saw the hand-over
+    raise BrokenProcessPool under load; waiting for the break after the first part makes that certain)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    given = ProcessPoolExecutor.submit
+
+    def give_then_wait_for_the_break(pool: ProcessPoolExecutor, *args: object) -> object:
+        future = given(pool, *args)
+        deadline = time.monotonic() + 10
+        while not pool._broken and time.monotonic() < deadline:  # type: ignore[attr-defined]
+            time.sleep(0.01)
+        return future
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", give_then_wait_for_the_break)
+    assert Spread(lambda span: list(span), lambda: os._exit(9)).run(16, 2) == list(range(16))
+
+
+def test_a_worker_killed_after_this_process_took_parts_ends_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker dies once this process has taken its first part from the end: every part is still done once,
+    and the pool's own thread ends without an error (Python 3.11's pool fails on a part it had given back,
+    leaving its other workers running) and no worker outlives the run."""
+    parent = os.getpid()
+    taken = tmp_path / "taken"
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+
+    def work(span: range) -> list[int]:
+        if os.getpid() == parent:
+            taken.touch()
+        elif span.start == 0:
+            deadline = time.monotonic() + 10
+            while not taken.exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            os._exit(9)
+        return list(span)
+
+    assert Spread(work, lambda: None).run(64, 3) == list(range(64))
+    assert errors == []
+    import multiprocessing
+
+    assert multiprocessing.active_children() == []
+
+
 def _repo_with_skills(root: Path, count: int) -> tuple[GitRepo, list[Path]]:
     repo_path = root / "code"
     repo_path.mkdir()

@@ -11,12 +11,13 @@ turning a device or a link into a regular file, and a set of files
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Callable, Iterator, TextIO, Union
 
 from .errors import AuditError
 
@@ -113,13 +114,26 @@ def _new_file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def _stage(path: Path, data: bytes) -> Path:
+# What a file will hold: its bytes, or a renderer that writes its text to a stream (UTF-8; a lone surrogate
+# written as a backslash escape), called as the file is written, so a large report is never held whole.
+Content = Union[bytes, Callable[[TextIO], object]]
+
+
+def _stage(path: Path, data: Content) -> Path:
     """Write ``data`` to a new temporary file beside ``path``, with the mode ``path`` has (or a new file gets)."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                text = _text_stream(handle)
+                try:
+                    data(text)
+                    text.flush()
+                finally:
+                    text.detach()  # the file stays the handle's to close
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -197,16 +211,32 @@ class WriteFailed(Exception):
         self.index, self.path, self.strerror = index, path, strerror
 
 
-def write_all(files: list[tuple[Path, bytes]]) -> None:
+def _text_stream(handle: BinaryIO) -> io.TextIOWrapper:
+    """Text written to ``handle`` as a report's text always became bytes: UTF-8, ``\\n`` as written, a lone
+    surrogate as its backslash escape (as :func:`rendered`)."""
+    return io.TextIOWrapper(handle, encoding="utf-8", errors="backslashreplace", newline="")
+
+
+def rendered(data: Content) -> bytes:
+    """``data``'s bytes (a renderer run into memory)."""
+    if isinstance(data, bytes):
+        return data
+    buffer = io.StringIO(newline="")
+    data(buffer)
+    return buffer.getvalue().encode("utf-8", "backslashreplace")
+
+
+def write_all(files: list[tuple[Path, Content]]) -> None:
     """Write each of a run's output files, all or none (:class:`WriteFailed` names the first that failed).
 
     Regular files (and new paths) are staged and renamed in as :func:`apply_edits` does, a file that was
-    not there is removed again on a rollback; a device or pipe (``/dev/stdout``) is written last, in place.
-    A folder is refused before anything is written.
+    not there is removed again on a rollback; a renderer writes straight into its staged file.  A device or
+    pipe (``/dev/stdout``) is rendered first and written last, in place.  A folder is refused before anything
+    is written.
     """
-    regular: list[tuple[Path, bytes | None, bytes]] = []
+    regular: list[tuple[Path, bytes | None, Content]] = []
     index_of: list[int] = []  # regular's position -> files'
-    in_place: list[tuple[int, Path, bytes]] = []
+    in_place: list[tuple[int, Path, Content]] = []
     for i, (path, data) in enumerate(files):
         target = Path(os.path.realpath(path)) if path.is_symlink() else path
         try:
@@ -220,8 +250,12 @@ def write_all(files: list[tuple[Path, bytes]]) -> None:
         if info is not None and not stat.S_ISREG(info.st_mode):
             in_place.append((i, target, data))
         else:
-            regular.append((target, _current(target), data))
+            regular.append((target, None, data))
             index_of.append(i)
+    in_place = [(i, target, rendered(data)) for i, target, data in in_place]  # before anything is written
+    # What each file held, to put back should a later rename fail; the last renamed has none after it.
+    regular = [(target, _current(target) if k + 1 < len(regular) else None, data)
+               for k, (target, _, data) in enumerate(regular)]  # fmt: skip
     try:
         _replace_all(regular)
     except WriteFailed as exc:
@@ -230,12 +264,12 @@ def write_all(files: list[tuple[Path, bytes]]) -> None:
     for i, target, data in in_place:
         try:
             with open(target, "wb") as handle:  # no rename over a device node, no truncation games
-                handle.write(data)
+                handle.write(rendered(data))
         except OSError as exc:
             raise WriteFailed(i, files[i][0], exc.strerror or type(exc).__name__) from None
 
 
-def _replace_all(files: list[tuple[Path, bytes | None, bytes]]) -> None:
+def _replace_all(files: list[tuple[Path, bytes | None, Content]]) -> None:
     """(path, its bytes now or None, new bytes): stage every one, then rename each in; on a failure, undo."""
     staged: list[tuple[Path, bytes | None, Path]] = []
     try:

@@ -99,9 +99,8 @@ def remember(store: ResultStore | None, record: RunRecord, code: int, stdout: Te
         name = hashlib.sha256(record.key.encode()).hexdigest()[:40]
         kept = []
         for i, path in enumerate(files):
-            data = Path(path).read_bytes()
-            (stdout.spool / f"{name}.{i}.out").write_bytes(data)
-            kept.append([os.path.abspath(path), f"{name}.{i}.out", hashlib.sha256(data).hexdigest()])
+            sha = _copied(Path(path), stdout.spool / f"{name}.{i}.out")
+            kept.append([os.path.abspath(path), f"{name}.{i}.out", sha])
         if spooled is not None:
             os.replace(spooled, stdout.spool / f"{name}.out")
             spooled = None
@@ -113,6 +112,16 @@ def remember(store: ResultStore | None, record: RunRecord, code: int, stdout: Te
     finally:
         if spooled is not None:
             spooled.unlink(missing_ok=True)
+
+
+def _copied(source: Path, target: Path) -> str:
+    """The sha256 of ``source``, copied to ``target`` a chunk at a time (a catalog's report is not held whole)."""
+    digest = hashlib.sha256()
+    with open(source, "rb") as read, open(target, "wb") as write:
+        while chunk := read.read(1 << 20):
+            digest.update(chunk)
+            write.write(chunk)
+    return digest.hexdigest()
 
 
 def replay(key: str, cache_dir: str | None) -> int | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,18 +244,14 @@ def emit(
 ) -> None:
     """The report to stdout or to ``output``, and each of ``also`` (render, file, the flag that named it) to its file.
 
-    Every file of the run is written or none is: all are rendered first, then
-    staged and renamed in together (:func:`~anchor_audit.fsutil.write_all`);
-    stdout comes last, once the files are in place.
+    Every file of the run is written or none is: each is rendered straight into
+    a file staged beside it (a catalog's report is never held whole), then all
+    are renamed in together (:func:`~anchor_audit.fsutil.write_all`); stdout
+    comes last, once the files are in place.
     """
     named = ([(write, output, "--output")] if output is not None else []) + list(also)
-    files = []
-    for render, path, _ in named:
-        buffer = io.StringIO()
-        render(buffer)
-        files.append((Path(path), buffer.getvalue().encode("utf-8", "backslashreplace")))
     try:
-        write_all(files)
+        write_all([(Path(path), render) for render, path, _ in named])
     except WriteFailed as exc:
         flag, path = named[exc.index][2], named[exc.index][1]
         raise UsageError(f"{flag} {path}: cannot write: {exc.strerror}; nothing written") from None

@@ -14,8 +14,9 @@ rounds, each round running every kind once, one after another, so that the machi
 of every ratio.
 
 With ``--memory`` it measures instead the peak memory of a cold and a warm ``--jobs 1`` run in each format a
-catalog's CI writes (JSON, SARIF, JUnit, Markdown), against the goal of 150 MB at 5,000 skills (issue 28, goal
-5); run it at two sizes to read the cost of one more skill.
+catalog's CI writes (JSON, SARIF, JUnit, Markdown), to stdout, remembered, and warm to a file (``--output``),
+against the goal of 150 MB at 5,000 skills (issue 28, goal 5); run it at two sizes to read the cost of one
+more skill.
 """
 
 from __future__ import annotations
@@ -149,8 +150,11 @@ def _memory(catalog: Path, mirrors: list[str], env: dict[str, str], cache: Path,
         cold = measure(command, env)[1] / 1024
         warm = forget_runs(cache) and measure(command, env)[1] / 1024  # the report computed from cached results
         kept = measure(command, env)[1] / 1024  # the report remembered whole
-        worst = max(worst, cold, warm, kept)
-        print(f"--format {fmt}: cold {cold:.0f} MB, warm {warm:.0f} MB, remembered {kept:.0f} MB")
+        written = [*command, "--output", str(cache.parent / f"report.{fmt}")]  # a file, as a CI job keeps it
+        filed = forget_runs(cache) and measure(written, env)[1] / 1024
+        worst = max(worst, cold, warm, kept, filed)
+        print(f"--format {fmt}: cold {cold:.0f} MB, warm {warm:.0f} MB, remembered {kept:.0f} MB, "
+              f"warm to a file (--output) {filed:.0f} MB")
     goal = f"goal <= {GOAL_MEMORY_MB} MB at 5000 skills"
     print(f"worst: {worst:.0f} MB ({goal}: {'met' if worst <= GOAL_MEMORY_MB else 'NOT met'}"
           f"{'' if n == 5000 else ', measured at ' + str(n)})")

@@ -38,18 +38,27 @@ def test_parts_cover_the_items_in_order_and_even(count: int, wanted: int) -> Non
     assert max(map(len, parts)) - min(map(len, parts)) <= 1
 
 
-def _slow_here(parent: int) -> None:
-    """This process slower than its worker: the worker begins the first parts, this one the last."""
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 10
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _a_worker_first(parent: int, begun: Path) -> None:
+    """This process waits until a worker has begun a part: however slow the worker is to start (a loaded CI
+    machine), it gets the first part and this process the last."""
     if os.getpid() == parent:
-        time.sleep(0.01)
+        _wait_for(begun)
+    else:
+        begun.touch()
 
 
-def test_two_jobs_are_this_process_and_one_worker_and_results_keep_their_order() -> None:
+def test_two_jobs_are_this_process_and_one_worker_and_results_keep_their_order(tmp_path: Path) -> None:
     """The run's process takes parts from the last back while its one worker takes them from the first."""
-    parent = os.getpid()
+    parent, begun = os.getpid(), tmp_path / "begun"
 
     def work(span: range) -> list[tuple[int, int]]:
-        _slow_here(parent)
+        _a_worker_first(parent, begun)
         return [(i, os.getpid()) for i in span]
 
     seen = Spread(work, lambda: None).run(40, 2)
@@ -120,13 +129,15 @@ def test_a_worker_killed_after_this_process_took_parts_ends_cleanly(
     errors: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
 
+    begun = tmp_path / "begun"
+
     def work(span: range) -> list[int]:
-        if os.getpid() == parent:
+        if os.getpid() == parent:  # its first part (the last): once a worker holds the first
+            _wait_for(begun)
             taken.touch()
         elif span.start == 0:
-            deadline = time.monotonic() + 10
-            while not taken.exists() and time.monotonic() < deadline:
-                time.sleep(0.005)
+            begun.touch()
+            _wait_for(taken)
             os._exit(9)
         return list(span)
 
@@ -194,7 +205,7 @@ def test_a_worker_forgets_the_git_processes_of_every_repository_opened_twice(tmp
     parent = os.getpid()
 
     def work(span: range) -> list[tuple[bool, bool]]:
-        _slow_here(parent)
+        _a_worker_first(parent, tmp_path / "begun")
         fresh = all(t.repo.git.cat_file_all is None for t in trees)
         return [(os.getpid() == parent, fresh) for _ in span]
 
@@ -289,7 +300,7 @@ def test_after_a_fork_the_run_reads_what_its_workers_stored_in_a_store_that_was_
     judge = Judge(store)
 
     def one(i: int) -> int:
-        _slow_here(parent)
+        _a_worker_first(parent, tmp_path / "begun")
         judge.keep(f"item {i}", {"by": os.getpid()})
         return os.getpid()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from anchor_audit.audit import Judge  # noqa: E402
+from anchor_audit.cli import collect_seldom  # noqa: E402
 from anchor_audit.impact import impact  # noqa: E402
 from anchor_audit.inputs import load_inputs  # noqa: E402
 from anchor_audit.model import UnreadableSkill  # noqa: E402
@@ -32,6 +33,7 @@ def main() -> None:
     parser.add_argument("until", nargs="?", default="HEAD")
     parser.add_argument("--skills", default="skills")
     args = parser.parse_args()
+    collect_seldom()  # one process auditing 1,415 commits' skills: its collector set as the command's is
     # The judge's memo given to the tree, as the command line's open_sources does: each SKILL.md parsed once per
     # text, and git's answers about a commit (its renames, its day, the deletions up to it) asked once.
     judge = Judge()

@@ -24,11 +24,7 @@ from .reporter import Reporter
 
 def program() -> NoReturn:
     """``anchor-audit`` and ``python -m anchor_audit``: :func:`main`, in a process of its own, which ends with it."""
-    # An audit allocates millions of objects (syntax trees) and frees nearly all by reference count; the cyclic
-    # collector, scanning every live object each time 700 more were made, cost a cold run some 5% (Megatron-
-    # Bridge's 33 skills, median of four: 5.5 -> 5.2 s).  What the imports made is never garbage: left out.
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 100)
+    collect_seldom()
     code = main()
     # main() has written, flushed and closed every output and the result store.  An interpreter's exit frees
     # each object the run's caches hold, one at a time: 0.6 s of a 3.8 s cold catalog of 1,000 skills.  The
@@ -37,6 +33,17 @@ def program() -> NoReturn:
         with contextlib.suppress(OSError, ValueError):  # a failed write was main()'s to report, and it did
             stream.flush()
     os._exit(code)
+
+
+def collect_seldom() -> None:
+    """Set this process's cyclic collector as the command's own process has it: for a caller that runs many
+    audits in one process (the impact replay of ``benchmarks/``), not for :func:`main`, which leaves it alone."""
+    # An audit allocates millions of objects (syntax trees) and frees nearly all by reference count; the cyclic
+    # collector, scanning every live object each time 700 more were made, cost a cold run some 5% (Megatron-
+    # Bridge's 33 skills, median of four: 5.5 -> 5.2 s) and the impact replay 13% (14 s of 106).  What the
+    # imports made is never garbage: left out.
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,7 @@ from ..recent import Recent
 from ..source.file import SourceFile
 from ..textlines import split_lines_keepends
 from .cstview import ScopeView, cst_statements, view
-from .tokens import LogicalLine, logical_lines
+from .tokens import LogicalLine, logical_lines, module_logical_lines
 from .walk import ast_bindings, ast_qualnames, ast_scopes, cst_scopes
 
 if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
@@ -157,7 +157,9 @@ class PythonIndex:
 
     @cached_property
     def logical(self) -> list[LogicalLine]:
-        return logical_lines(self.text) or []
+        if self._ast is None:
+            return logical_lines(self.text) or []
+        return module_logical_lines(self.text, self._lines, self._ast.body) or []
 
     @cached_property
     def logical_by_loose_key(self) -> dict[tuple, list[int]]:

@@ -107,6 +107,24 @@ def test_a_report_left_unsettled_is_never_kept(tmp_path: Path) -> None:
     assert unsettled(opened) == "s: a submodule could not be opened"
 
 
+def test_a_judge_with_no_store_keeps_a_report_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With nothing to write to (``--no-cache``, a library's replay), a report is held by its key, never
+    serialized to be named by its content; an unsettled one is still not kept."""
+    from anchor_audit.model import wire
+
+    def refuse(report: object) -> object:
+        raise AssertionError("serialized with nowhere to write it")
+
+    monkeypatch.setattr(wire, "dump", refuse)
+    judge = Judge()
+    quote = Quote("src/a.py", LineRange(1, 2), ("x = 1",), 3)
+    settled = SkillReport("s", "s", (Unchecked(quote, UncheckedReason.UNVERIFIABLE, "why"),), ())
+    keep(judge, "settled", settled)
+    assert recalled(judge, "settled") is settled and recalled(judge, "other") is None
+    keep(judge, "unsettled", SkillReport("s", "s", (Unchecked(quote, UncheckedReason.INCOMPLETE, "why"),), ()))
+    assert recalled(judge, "unsettled") is None
+
+
 def test_a_file_the_prose_names_by_its_tail_brings_its_commits_warm_as_cold(code: GitRepo, capsys, cache_dir: Path) -> None:
     """A partial ``demo/runner.py`` in the prose stands for src/demo/runner.py: a commit that changes only it is walked;
     the tail's files at the range's end are remembered by commit, and a warm run walks the same commits."""

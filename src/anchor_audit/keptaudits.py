@@ -78,8 +78,13 @@ def unsettled(skill: SkillReport) -> str | None:
 
 
 def keep(judge: Judge, key: str, report: SkillReport) -> None:
-    """Keep ``report`` under ``key`` when it is settled (the report itself once, by its digest)."""
+    """Keep ``report`` under ``key`` when it is settled (the report itself once, by its digest; with no store to
+    write to, by ``key`` as it is: its digest would cost a serialization and a hash of the whole report)."""
     if unsettled(report) is not None:
+        return
+    if judge.store is None:  # nothing is written (--no-cache, a library's replay): held by its key, not serialized
+        _hold(judge, key, report)
+        judge.keep(key, {"digest": key})
         return
     data = wire.dump(report)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()

@@ -12,12 +12,13 @@ already warm.  Who does a part is settled by a claim in memory the processes
 share (not by cancelling the pool's queued calls: Python 3.11's pool, broken
 by a killed worker, fails on a call given back and leaves its other workers
 running).  A worker killed (out of memory, a signal) breaks the pool: every
-part it did not return, or never handed over, is done here.  Parts are contiguous runs of the items and are joined in
-order, and every item's result depends on its own inputs only, so the output
-is the same bytes for any number of jobs.  Forking needs a POSIX system;
-elsewhere, and for runs too small to gain, or from a process running other
-threads (a caller's, or a progress display not stopped by ``before_fork``),
-the parts run here, one after another.
+part not returned, or never handed over, is done here.  Parts are contiguous
+runs of the items and are joined in order, and every item's result depends
+on its own inputs only, so the output is the same bytes for any number of
+jobs.  Forking needs a POSIX system; elsewhere, and for runs too small to
+gain, or from a process running other threads (a caller's, or a progress
+display not stopped by ``before_fork``), the parts run here, one after
+another.
 """
 
 from __future__ import annotations

@@ -128,12 +128,7 @@ def _stage(path: Path, data: Content) -> Path:
             if isinstance(data, bytes):
                 handle.write(data)
             else:
-                text = _text_stream(handle)
-                try:
-                    data(text)
-                    text.flush()
-                finally:
-                    text.detach()  # the file stays the handle's to close
+                _render_into(handle, data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -211,19 +206,24 @@ class WriteFailed(Exception):
         self.index, self.path, self.strerror = index, path, strerror
 
 
-def _text_stream(handle: BinaryIO) -> io.TextIOWrapper:
-    """Text written to ``handle`` as a report's text always became bytes: UTF-8, ``\\n`` as written, a lone
-    surrogate as its backslash escape (as :func:`rendered`)."""
-    return io.TextIOWrapper(handle, encoding="utf-8", errors="backslashreplace", newline="")
+def _render_into(handle: BinaryIO, render: Callable[[TextIO], object]) -> None:
+    """Run ``render`` on a text stream over ``handle``, its text becoming bytes as a report's always did:
+    UTF-8, ``\\n`` as written, a lone surrogate as its backslash escape."""
+    text = io.TextIOWrapper(handle, encoding="utf-8", errors="backslashreplace", newline="")
+    try:
+        render(text)
+        text.flush()
+    finally:
+        text.detach()  # the file stays the handle's to close
 
 
 def rendered(data: Content) -> bytes:
     """``data``'s bytes (a renderer run into memory)."""
     if isinstance(data, bytes):
         return data
-    buffer = io.StringIO(newline="")
-    data(buffer)
-    return buffer.getvalue().encode("utf-8", "backslashreplace")
+    buffer = io.BytesIO()
+    _render_into(buffer, data)
+    return buffer.getvalue()
 
 
 def write_all(files: list[tuple[Path, Content]]) -> None:
@@ -234,7 +234,7 @@ def write_all(files: list[tuple[Path, Content]]) -> None:
     pipe (``/dev/stdout``) is rendered first and written last, in place.  A folder is refused before anything
     is written.
     """
-    regular: list[tuple[Path, bytes | None, Content]] = []
+    regular: list[tuple[Path, Content]] = []
     index_of: list[int] = []  # regular's position -> files'
     in_place: list[tuple[int, Path, Content]] = []
     for i, (path, data) in enumerate(files):
@@ -250,14 +250,14 @@ def write_all(files: list[tuple[Path, Content]]) -> None:
         if info is not None and not stat.S_ISREG(info.st_mode):
             in_place.append((i, target, data))
         else:
-            regular.append((target, None, data))
+            regular.append((target, data))
             index_of.append(i)
     in_place = [(i, target, rendered(data)) for i, target, data in in_place]  # before anything is written
     # What each file held, to put back should a later rename fail; the last renamed has none after it.
-    regular = [(target, _current(target) if k + 1 < len(regular) else None, data)
-               for k, (target, _, data) in enumerate(regular)]  # fmt: skip
+    staged = [(target, _current(target) if k + 1 < len(regular) else None, data)
+              for k, (target, data) in enumerate(regular)]  # fmt: skip
     try:
-        _replace_all(regular)
+        _replace_all(staged)
     except WriteFailed as exc:
         index = index_of[exc.index]
         raise WriteFailed(index, files[index][0], exc.strerror) from None

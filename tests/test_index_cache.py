@@ -101,3 +101,37 @@ def test_the_enclosing_statement_is_the_first_smallest_holding_the_lines() -> No
                     best = rng
             assert index.enclosing(span) == best, span
     assert index.enclosing(LineRange(11, 11)) == LineRange(10, 11)  # size's, not flag's (10-12 ... 11-12)
+
+
+def test_what_the_command_check_works_out_of_a_module_is_let_go_with_its_index(tmp_path, monkeypatch) -> None:
+    """The flags and parser shape read from a module are kept with its index, never holding its syntax tree past
+    the parsed-file cache's bound (a replay meets hundreds of versions of a script)."""
+    import ast
+    import gc
+    import weakref
+
+    from anchor_audit import commandcheck
+    from anchor_audit.listing import Listing
+    from anchor_audit.model import Citation, PromiseStatus, ReferenceKind
+    from anchor_audit.parse import index as index_module
+    from anchor_audit.source.git import open_git
+
+    from .conftest import empty_repo
+
+    monkeypatch.setattr(index_module, "INDEXES", IndexCache(size=1, max_chars=1))  # one index at a time
+    repo = empty_repo(tmp_path / "code")
+    repo.write("tool.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--size', default=2)\n")
+    repo.write("other.py", "x = 1\n")
+    repo.commit("a script")
+    tree = open_git(str(repo.path), "HEAD")
+    command = Citation(ReferenceKind.COMMAND, "python tool.py --size 3", "script:tool.py", 1, flags=("--size",))
+    for _ in range(2):  # the second time from what was worked out (the same index)
+        (flag,) = commandcheck.check_command(command, tree, Listing(tree), "SKILL.md")
+        assert flag.status is PromiseStatus.EXISTS
+    parsed = index_module.python_index(tree.read("tool.py")).ast_module
+    assert isinstance(parsed, ast.Module)
+    kept = weakref.ref(parsed)
+    del parsed
+    index_module.python_index(tree.read("other.py"))  # tool.py's index is let go
+    gc.collect()
+    assert kept() is None

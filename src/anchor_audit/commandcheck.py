@@ -16,11 +16,11 @@ from __future__ import annotations
 import ast
 import difflib
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Callable
 
 from .listing import Listing
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus
-from .parse import PythonSyntaxProblem, python_index
+from .parse import PythonIndex, PythonSyntaxProblem, python_index
 from .pyproject import project_meta
 from .source import SourceTree
 
@@ -150,8 +150,8 @@ def _positionals(
 def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[str], int | None, bool]:
     """(subcommands, positionals taken (None: any number), whether a parser is defined here at all), read
     from ``add_parser``/``add_argument`` calls and click/typer ``command`` decorators of ``path``."""
-    module = _parsed(tree, path)
-    return _once(_SHAPES, module, _shape) if module is not None else (set(), None, False)
+    index = _parsed(tree, path)
+    return index.worked_out(_shape) if index is not None else (set(), None, False)
 
 
 def _shape(module: ast.Module) -> tuple[set[str], int | None, bool]:
@@ -203,28 +203,30 @@ def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object
     """The flags ``path`` defines and their defaults, and those of the repository's modules it imports (a
     parser kept in an ``arguments.py`` beside a script, or in the package): one level of imports, never the
     whole program."""
-    module = _parsed(tree, path)
-    if module is None:
+    index = _parsed(tree, path)
+    if index is None:
         return {}
-    found = _flags(module)
+    found = index.worked_out(_walked_flags)
     folder = path.rpartition("/")[0]
-    for name in _imported(module):
+    for name in index.worked_out(_imported):
         beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
         other = beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
         imported = _parsed(tree, other) if other and other != path else None
-        found = {**(_flags(imported) if imported is not None else {}), **found}
+        found = {**(imported.worked_out(_walked_flags) if imported is not None else {}), **found}
     return found
 
 
-def _parsed(tree: SourceTree, path: str) -> ast.Module | None:
-    """The module at ``path``, parsed once per blob (the run's index), however many commands name it."""
+def _parsed(tree: SourceTree, path: str) -> PythonIndex | None:
+    """The module at ``path``, parsed once per blob (the run's index), however many commands name it; None where
+    the stdlib parser cannot read it."""
     source = tree.read(path)
     if source is None or len(source.text) > 2 * 1024 * 1024:
         return None
     try:
-        return python_index(source).ast_module
+        index = python_index(source)
     except PythonSyntaxProblem:
         return None
+    return index if index.parsed_by_ast else None
 
 
 def _imported(module: ast.Module) -> list[str]:
@@ -237,31 +239,9 @@ def _imported(module: ast.Module) -> list[str]:
     return names[:50]
 
 
-def _flags(module: ast.Module) -> dict[str, object]:
-    """Every option string the module's parser calls define, and its default (one walk per parsed module: the
-    index keeps one tree per blob, and a skill names the same module in many commands)."""
-    return _once(_FLAGS, module, _walked_flags)
-
-
-T = TypeVar("T")
-_FLAGS: dict[int, tuple[ast.Module, Any]] = {}  # id -> (the module, kept alive, its flags)
-_SHAPES: dict[int, tuple[ast.Module, Any]] = {}  # id -> (the module, kept alive, its parser's shape)
-
-
-def _once(kept: dict[int, tuple[ast.Module, Any]], module: ast.Module, walk: Callable[[ast.Module], T]) -> T:
-    """``walk(module)``, walked once per parsed module (the index keeps one tree per blob, and a skill names
-    the same module in many commands)."""
-    found = kept.get(id(module))
-    if found is not None and found[0] is module:
-        return found[1]  # type: ignore[no-any-return]
-    if len(kept) >= 256:
-        kept.clear()
-    value = walk(module)
-    kept[id(module)] = (module, value)
-    return value
-
-
 def _walked_flags(module: ast.Module) -> dict[str, object]:
+    """Every option string the module's parser calls define, and its default (worked out once per index: a skill
+    names the same module in many commands)."""
     found: dict[str, object] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.Call):

@@ -21,7 +21,7 @@ import ast
 import bisect
 import re
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TypeVar
 
 from ..errors import BoundExceeded
 from ..model import LineRange
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     import libcst as cst
     from libcst.metadata import CodeRange
 
+T = TypeVar("T")
 MAX_BRACKET_DEPTH = 200  # libcst's native parser overflows its stack on far deeper nesting (it crashes)
 # Nor may one expression chain too many terms: ``a and b and ...`` (or ``+``, ``.x``, ``()``) nests one tree
 # node per term, and libcst's native parser segfaults the whole process from about 7,000 ``and`` terms
@@ -130,6 +131,7 @@ class PythonIndex:
         self._scopes: dict[str | None, list[ScopeView]] = {}
         self._ast_error: SyntaxError | None = None
         self._cst: tuple[cst.Module, Mapping[cst.CSTNode, CodeRange]] | None = None  # whole-file libcst, if needed
+        self._worked: dict[Callable[[ast.Module], Any], Any] = {}  # worked_out's answers, let go with the index
         try:
             self._ast: ast.Module | None = ast.parse(text)
         except SyntaxError as exc:
@@ -230,6 +232,14 @@ class PythonIndex:
     def ast_module(self) -> ast.Module | None:
         """The stdlib parser's tree of the file (None: it needs newer syntax than this Python reads)."""
         return self._ast
+
+    def worked_out(self, walk: Callable[[ast.Module], T]) -> T:
+        """``walk`` of the stdlib parser's tree, walked once per index and let go with it (a cache keyed by the
+        tree itself would hold it past the parsed-file cache's bound); only where :attr:`parsed_by_ast`."""
+        assert self._ast is not None
+        if walk not in self._worked:
+            self._worked[walk] = walk(self._ast)
+        return self._worked[walk]  # type: ignore[no-any-return]
 
     def module_bindings(self) -> Iterator[tuple[set[str], int]]:
         """(names bound, line) for each module-level binding, also under if/try/with."""

@@ -187,9 +187,10 @@ def _built(
     )
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=2)  # one SKILL.md's readers ask in turn (its text, and with "\r\n" made "\n")
 def _tokens(text: str) -> tuple[Token, ...]:
-    """The CommonMark tokens of ``text``, parsed once however many readers ask (quotes, promises, examples)."""
+    """The CommonMark tokens of ``text``, parsed once however many readers ask (quotes, promises, examples); the
+    last two texts only: a skill's tokens are some fifty times its text, and what it says is remembered."""
     return tuple(_markdown().parse(text))
 
 

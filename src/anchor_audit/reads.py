@@ -14,6 +14,7 @@ against the tree's files: those are kept as :class:`Tail` patterns, and
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, replace
 from typing import Iterable
@@ -106,6 +107,9 @@ def _cited(c: Citation, skill: Skill) -> Reference:
     return Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)
 
 
+# A replay of impact over a history asks it of every skill at every commit, where most skills are the very ones
+# of the commit before (kept built by their text): the answer is kept for the most recent few.
+@functools.lru_cache(maxsize=64)
 def reads(skill: Skill, entry: SkillSpec | None) -> Reads:
     """The files ``skill`` (with its registry ``entry``) reads: the union of what its references read."""
     cited = references(skill, entry)

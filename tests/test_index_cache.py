@@ -119,6 +119,7 @@ def test_what_the_command_check_works_out_of_a_module_is_let_go_with_its_index(t
     from .conftest import empty_repo
 
     monkeypatch.setattr(index_module, "INDEXES", IndexCache(size=1, max_chars=1))  # one index at a time
+    monkeypatch.setattr(index_module, "TREES", index_module.KeptTrees(max_chars=1))  # and one tree
     repo = empty_repo(tmp_path / "code")
     repo.write("tool.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--size', default=2)\n")
     repo.write("other.py", "x = 1\n")
@@ -135,3 +136,72 @@ def test_what_the_command_check_works_out_of_a_module_is_let_go_with_its_index(t
     index_module.python_index(tree.read("other.py"))  # tool.py's index is let go
     gc.collect()
     assert kept() is None
+
+
+LAYERED = '''\
+import os as _os
+
+LIMIT = 3
+if _os.name == "nt":
+    SEP = "\\\\"
+
+
+class Plan:
+    size: int = 2
+
+    def step(self, cfg):
+        if cfg.size > LIMIT:
+            cfg.flag = True
+        return cfg
+
+
+def make(parser):
+    parser.add_argument("--size", default=2)
+'''
+
+
+def _answers(index) -> list:
+    """Every layer an index builds from its syntax tree, as plain values."""
+    import ast
+
+    return [
+        index.statements,
+        [(unit.start, unit.end, unit.key) for unit in index.logical],
+        index.qualnames(),
+        list(index.module_bindings()),
+        ast.dump(index.ast_module),
+        index.worked_out(lambda tree: sorted(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))),
+        [len(view.body) for view in index.scopes("Plan.step")],
+    ]
+
+
+def test_a_tree_let_go_is_parsed_again_to_the_same_answers(monkeypatch) -> None:
+    """Only the most recent trees are kept (a tree is some thirty times its source): an index whose tree was let
+    go gives every answer it gave with its tree kept."""
+    from anchor_audit.parse import index as index_module
+    from anchor_audit.parse.index import KeptTrees, PythonIndex
+
+    kept_all = [_answers(PythonIndex(LAYERED)), _answers(PythonIndex(NESTED))]
+    trees = KeptTrees(max_chars=1)  # one tree at a time: each index's tree goes when the other is asked
+    monkeypatch.setattr(index_module, "TREES", trees)
+    first, second = PythonIndex(LAYERED), PythonIndex(NESTED)
+    assert [_answers(first), _answers(second)] == kept_all
+    assert trees.reparses >= 2
+    assert [_answers(first), _answers(second)] == kept_all  # the layers built are kept with the index
+
+
+def test_an_index_keeps_no_tree_past_the_bound(monkeypatch) -> None:
+    import gc
+    import weakref
+
+    from anchor_audit.parse import index as index_module
+    from anchor_audit.parse.index import KeptTrees, PythonIndex
+
+    monkeypatch.setattr(index_module, "TREES", KeptTrees(max_chars=len(LAYERED)))
+    first = PythonIndex(LAYERED)
+    tree = weakref.ref(first.ast_module)
+    assert first.statements and tree() is not None  # within the bound: kept
+    PythonIndex(NESTED)  # past it: the first tree goes, its index stays
+    gc.collect()
+    assert tree() is None
+    assert first.statements and first.parsed_by_ast

@@ -160,6 +160,12 @@ def make(parser):
 '''
 
 
+def _names(tree) -> list[str]:
+    import ast
+
+    return sorted(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+
 def _answers(index) -> list:
     """Every layer an index builds from its syntax tree, as plain values."""
     import ast
@@ -170,7 +176,7 @@ def _answers(index) -> list:
         index.qualnames(),
         list(index.module_bindings()),
         ast.dump(index.ast_module),
-        index.worked_out(lambda tree: sorted(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))),
+        index.worked_out(_names),
         [len(view.body) for view in index.scopes("Plan.step")],
     ]
 

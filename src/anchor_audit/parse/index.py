@@ -259,7 +259,8 @@ class PythonIndex:
 
     def worked_out(self, walk: Callable[[ast.Module], T]) -> T:
         """``walk`` of the stdlib parser's tree, walked once per index and let go with it (a cache keyed by the
-        tree itself would hold it past the parsed-file cache's bound); only where :attr:`parsed_by_ast`."""
+        tree itself would hold it past the parsed-file cache's bound); only where :attr:`parsed_by_ast`.  The
+        answer is kept by the function itself: pass one defined once (a module's), not a new lambda per call."""
         if walk not in self._worked:
             tree = self._tree()
             assert tree is not None

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections import OrderedDict
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TypeVar
 
@@ -326,23 +325,19 @@ class KeptTrees:
     reader worked out) and parses its text again if a reader asks for the tree once it was let go."""
 
     def __init__(self, max_chars: int) -> None:
-        self.max_chars = max_chars
         self.reparses = 0  # trees parsed again once let go (the tests count them)
-        self._kept: OrderedDict[int, PythonIndex] = OrderedDict()  # id -> the index (kept alive: ids stay unique)
-        self._held = 0
+        # By the index's id, the index kept alive while its tree is (so no id is reused meanwhile).
+        self._recent: Recent[PythonIndex] = Recent(1 << 30, max_chars, on_drop=_let_tree_go)
 
     def used(self, index: PythonIndex) -> None:
         """``index``'s tree was asked for: the most recent now.  One thread at a time, as :data:`INDEXES` (the
         language server checks on one worker; a ``--jobs`` worker is a process with its own)."""
-        if id(index) in self._kept:
-            self._kept.move_to_end(id(index))
-            return
-        self._kept[id(index)] = index
-        self._held += len(index.text)
-        while len(self._kept) > 1 and self._held > self.max_chars:
-            _, old = self._kept.popitem(last=False)
-            self._held -= len(old.text)
-            old._ast = None
+        if self._recent.get(str(id(index))) is None:
+            self._recent.put(str(id(index)), index, len(index.text))
+
+
+def _let_tree_go(index: PythonIndex) -> None:
+    index._ast = None
 
 
 # Characters of source whose trees are kept. Measured on the impact replay (1,415 commits) and a cold 5,000-skill
@@ -354,8 +349,9 @@ TREES = KeptTrees(MAX_TREE_CHARS)
 
 class IndexCache:
     """The most recently used indexes, by blob sha (a syntax problem is remembered like an index), at most
-    ``size`` of them and ``max_chars`` characters of their sources: an index holds some seventy times its
-    source's size, and a replay over a history meets hundreds of versions of a large file."""
+    ``size`` of them and ``max_chars`` characters of their sources: an index holds several times its source's
+    size (its syntax tree some thirty times, while :data:`TREES` keeps it), and a replay over a history meets
+    hundreds of versions of a large file."""
 
     def __init__(self, size: int = 256, max_chars: int = 1024 * 1024) -> None:
         self.parses = 0  # how many files this process parsed; the benchmarks read it

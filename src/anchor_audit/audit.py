@@ -47,6 +47,9 @@ from .source import Progress, SourceTree, no_progress
 from .validation import with_skill_facts
 
 R = TypeVar("R")
+# Items prepared together (a catalog's skills read, and each tree searched once for them): enough that a
+# component's skills share a search, few enough that what a window holds stays small beside a whole catalog.
+PREPARED_AT_ONCE = 64
 _UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
 _UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
 
@@ -70,8 +73,7 @@ def audit(
     keys = [None if facts or isinstance(item, UnreadableSkill) else kept_key(*item, tree, promises) for item in skills]
     known = {i: found for i, key in enumerate(keys) if key and (found := recalled(judge, key)) is not None}
     readable = [item[0] for i, item in enumerate(skills) if not isinstance(item, UnreadableSkill) and i not in known]
-    judge.presearch((q for skill in readable for q in skill.quotes), tree)
-    _presearch_names(readable, tree)
+    presearch(readable, tree, judge)
 
     def one(i: int) -> SkillReport:
         item, key = skills[i], keys[i]
@@ -101,16 +103,21 @@ def spread(
     jobs: int,
     step: Callable[[int], str],
     unit: str,
+    prepare: Callable[[range], None] | None = None,
 ) -> list[R]:
     """``one(i)`` for each of ``count`` items, over ``jobs`` processes (:class:`~anchor_audit.parallel.Spread`),
     in order.  The run's display is the parent's: ``step(i)`` is shown for each item while no worker runs, and
     ``N of COUNT UNIT`` after each part once they do.  Before the fork the judge's results are stored (a
     worker's reads find them) and the display is stopped (its refresh thread would hold locks a worker
-    inherits); each process stores what it computed before returning its part."""
+    inherits); each process stores what it computed before returning its part.  ``prepare(window)``, where
+    given, runs before the items of each window of up to ``PREPARED_AT_ONCE`` items of a part (what they can
+    share, such as one search of a tree, gathered while only a window's inputs are held)."""
 
     def part(span: range) -> list[R]:
         out = []
         for i in span:
+            if prepare is not None and (i - span.start) % PREPARED_AT_ONCE == 0:
+                prepare(range(i, min(i + PREPARED_AT_ONCE, span.stop)))
             if not spreading():  # the run's own process, no worker running: each item shown
                 progress(step(i), i / count)
             out.append(one(i))
@@ -126,6 +133,13 @@ def spread(
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
     return Spread(part, worker, before_fork).run(count, jobs, done)
+
+
+def presearch(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:
+    """One search of ``tree`` for the quotes of all ``skills`` that left their files, and one for the bare names
+    they cite: each skill's own searches are then answered from these, not a search of the whole tree each."""
+    judge.presearch((q for skill in skills for q in skill.quotes), tree)
+    _presearch_names(skills, tree)
 
 
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .audit import audit_skill, spread
+from .audit import audit_skill, presearch, spread
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
 from .fsutil import entries_under
@@ -58,7 +58,7 @@ def audit_catalog(
     infos: list[ComponentInfo] = []
     opened = open_components(components, mirrors, open_repository, progress)
     dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
-    work: list[tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]] = []  # every skill whose repo opened
+    work: list[Work] = []  # every skill whose repo opened
     for component, (tree, why) in zip(components, opened, strict=True):
         names = tuple(s.catalog_dir for s in component.skills)
         if tree is None:
@@ -70,16 +70,8 @@ def audit_catalog(
         folders = tuple(item.path for item in component.skills)  # what its sync checks ask of its history
         work += [(item, tree, info, folders) for item in component.skills]
 
-    real_root = root.resolve()
-
-    def one(i: int) -> SkillReport:
-        item, tree, info, folders = work[i]
-        return _audit_one(root, real_root, item, spec, tree, judge, info, dates.get(item.catalog_dir), folders)
-
-    def step(i: int) -> str:
-        return f"skill {i + 1} of {len(work)}: {work[i][0].catalog_dir}"
-
-    audited = iter(spread(len(work), one, judge, progress, jobs, step, "skills"))
+    audits = _Audits(root, root.resolve(), spec, judge, work, dates)
+    audited = iter(spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare))
     progress("", 1.0)
     reports: list[SkillReport] = []
     warnings: list[str] = list(spec.warnings) if spec else []
@@ -97,18 +89,49 @@ def audit_catalog(
     return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
 
 
-def _audit_one(
-    root: Path, real_root: Path, item: CatalogSkill, spec: Spec | None, tree: SourceTree, judge: Judge,
-    info: SourceInfo, catalog_date: str | None, siblings: tuple[str, ...] = (),
-) -> SkillReport:  # fmt: skip
-    try:
-        skill = load_catalog_skill(root, item, judge, real_root)
-    except SpecError as exc:
-        return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(exc), source=info)
-    # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
-    sync = sync_facts(root / "skills" / item.catalog_dir, tree, item.path, catalog_date, siblings)
-    result = audit_skill(skill, spec.skill(skill.name) if spec else None, tree, judge)
-    return replace(result, source=info, sync=sync)
+Work = tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]  # a skill, its code, and its siblings' folders
+
+
+class _Audits:
+    """The audit of each skill of a catalog whose repository opened (an item of a run's spread)."""
+
+    def __init__(
+        self, root: Path, real_root: Path, spec: Spec | None, judge: Judge, work: list[Work], dates: dict[str, str]
+    ) -> None:
+        self.root, self.real_root, self.spec, self.judge = root, real_root, spec, judge
+        self.work, self.dates = work, dates  # the catalog's last change to each copy, by its folder
+        self.loaded: dict[int, Skill | SpecError] = {}  # a window's skills, read before their trees are searched
+
+    def prepare(self, window: range) -> None:
+        """Read the window's skills, then search each component's tree once for all of them (relocated quotes,
+        bare names), where each skill would search it alone."""
+        by_tree: dict[int, tuple[SourceTree, list[Skill]]] = {}
+        for i in window:
+            self.loaded[i] = skill = self._load(self.work[i][0])
+            if isinstance(skill, Skill):
+                by_tree.setdefault(id(self.work[i][1]), (self.work[i][1], []))[1].append(skill)
+        for tree, skills in by_tree.values():
+            presearch(skills, tree, self.judge)
+
+    def step(self, i: int) -> str:
+        return f"skill {i + 1} of {len(self.work)}: {self.work[i][0].catalog_dir}"
+
+    def one(self, i: int) -> SkillReport:
+        item, tree, info, siblings = self.work[i]
+        skill = self.loaded.pop(i) if i in self.loaded else self._load(item)
+        if isinstance(skill, SpecError):
+            return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(skill), source=info)
+        # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
+        folder = self.root / "skills" / item.catalog_dir
+        sync = sync_facts(folder, tree, item.path, self.dates.get(item.catalog_dir), siblings)
+        result = audit_skill(skill, self.spec.skill(skill.name) if self.spec else None, tree, self.judge)
+        return replace(result, source=info, sync=sync)
+
+    def _load(self, item: CatalogSkill) -> Skill | SpecError:
+        try:
+            return load_catalog_skill(self.root, item, self.judge, self.real_root)
+        except SpecError as exc:
+            return exc
 
 
 def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: Path | None = None) -> Skill:

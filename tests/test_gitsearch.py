@@ -169,3 +169,66 @@ def test_an_expression_finds_a_definition_on_a_line_that_is_not_utf8(tmp_path, m
         found = open_git(str(repo.path), "HEAD").search_many(asked, ".py")
         assert found["class Planner("] == ["pkg/a.py"] and found["class Other("] == ["pkg/a.py"], locale
     assert tree.search_many(asked, ".py")["class Planner("] == ["pkg/a.py"]
+
+
+def _greps(trace) -> list[str]:
+    return [line for line in trace.read_text().splitlines() if "built-in: git grep" in line] if trace.exists() else []
+
+
+def test_expected_trees_are_searched_in_one_grep_when_the_first_is_asked_each_as_a_whole_search(tmp_path) -> None:
+    """A name's past asks the trees of the commits that wrote the lines citing it (one per skill, far apart):
+    told beforehand, all of them are searched in one ``git grep`` over every tree, for every definition any
+    of them expects, when the first is asked; each tree's answer is its whole search's."""
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[-1])
+    asked = {shas[0]: ["def build("], shas[2]: ["class Planner:", "def other("], shas[5]: ["def build("]}
+    for sha, texts in asked.items():
+        tree.at(sha).expect_search(texts, ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        answers = {sha: tree.at(sha).search_many(texts, ".py") for sha, texts in reversed(asked.items())}
+        again = tree.at(shas[0]).search_many(["class Planner:"], ".py")  # another's definition: searched already
+    finally:
+        del os.environ["GIT_TRACE"]
+    (grep,) = _greps(trace)
+    roots = [git(repo.path, "rev-parse", f"{sha}^{{tree}}").strip() for sha in asked]
+    assert all(root in grep for root in roots) and "'*.py'" in grep
+    for sha, texts in asked.items():
+        assert answers[sha] == open_git(str(repo.path), sha).search_many(texts, ".py"), sha
+    assert again == open_git(str(repo.path), shas[0]).search_many(["class Planner:"], ".py")
+    assert answers[shas[5]]["def build("] == ["a/one.py/inner.py"]  # c/bin.py's is binary: skipped, as ever
+
+
+def test_expected_trees_never_asked_are_never_searched(tmp_path) -> None:
+    """A run whose answers are remembered asks no tree: what was expected costs nothing."""
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[-1])
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        for sha in shas[:3]:
+            tree.at(sha).expect_search(["def build("], ".py")
+        tree.search_many(["class Planner:"], ".py")  # another tree, not expected
+    finally:
+        del os.environ["GIT_TRACE"]
+    (grep,) = _greps(trace)
+    assert shas[-1] in grep and not any(sha in grep for sha in shas[:3])
+
+
+def test_a_tree_expected_alone_is_searched_as_any_tree_is(tmp_path) -> None:
+    """With no other tree to share a search with, an expected tree is worked out from the nearest index, as if
+    never expected (its changed files, not its whole tree)."""
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[0])
+    tree.search_many(["def build("], ".py")
+    tree.at(shas[1]).expect_search(["def build("], ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        found = tree.at(shas[1]).search_many(["def build("], ".py")
+    finally:
+        del os.environ["GIT_TRACE"]
+    (grep,) = _greps(trace)
+    assert ":(literal)a/two.py" in grep and "*.py" not in grep
+    assert found == {"def build(": ["a/one.py"]}

@@ -69,3 +69,35 @@ def test_a_skill_beside_a_shallow_copy_says_nothing_of_what_it_cannot_know(tmp_p
     found = symbols(GitRepo(shallow), capsys, "--in-repo", "skills/builder")
     assert "CombinedProjectionMixin" not in found and found["BuildConfig"][0] == "exists"
     assert found["build_scheduler()"][0] == "unverifiable"  # "defined only in tests", as without history
+
+
+def test_the_commits_many_skills_were_written_at_are_searched_in_one_grep_each_as_alone(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Each skill's names are looked for in the tree of the commit that wrote its lines; a run of many skills
+    tells those trees beforehand, and the first asked is searched with the others in one ``git grep``."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
+    repo.write("src/acme/models/mixins.py", MIXINS)
+    repo.write("src/acme/recipes.py", "def build_scheduler(cfg):\n    return cfg\n")
+    repo.write("skills/builder/SKILL.md", SKILL)
+    repo.commit("the builder and its skill", date="2026-02-01T00:00:00")
+    repo.write("skills/planner/SKILL.md", "---\nname: planner\ndescription: plans\n---\n\nCall `build_scheduler()`.\n")
+    repo.commit("the planner's skill", date="2026-03-01T00:00:00")
+    repo.write("src/acme/models/mixins.py", "def unrelated():\n    pass\n")
+    repo.write("src/acme/recipes.py", "def build(cfg):\n    return cfg\n")
+    repo.commit("the projection and the scheduler go", date="2026-04-01T00:00:00")
+    alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in ("builder", "planner")}
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", "--no-cache",
+                 "--in-repo", "skills/builder", "skills/planner"])  # fmt: skip
+    monkeypatch.delenv("GIT_TRACE")
+    assert code == 1
+    together = {s["name"]: {p["path"]: (p["status"], p.get("detail", "")) for p in s["promises"] if p["kind"] == "symbol"}
+                for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
+    assert together == alone
+    assert together["planner"]["build_scheduler()"][0] == together["builder"]["CombinedProjectionMixin"][0] == "missing"
+    written = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~2", "HEAD~1")]
+    past = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and written[0] in line]
+    assert len(past) == 1 and written[1] in past[0], past

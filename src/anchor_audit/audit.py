@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
 from .cardlinks import link_card_claim
-from .citations import check_citations, name_searches
+from .citations import check_citations, expect_citations, name_searches
 from .errors import BoundExceeded
 from .judge import Judge
 from .keptaudits import keep, kept_key, recalled
@@ -75,6 +75,11 @@ def audit(
     readable = [item[0] for i, item in enumerate(skills) if not isinstance(item, UnreadableSkill) and i not in known]
     presearch(readable, tree, judge)
 
+    def prepare(window: range) -> None:  # in the process that audits them: a fork's workers share no search
+        if promises:
+            expect_names_past([item[0] for i in window if not isinstance(item := skills[i], UnreadableSkill)
+                               and i not in known], tree)  # fmt: skip
+
     def one(i: int) -> SkillReport:
         item, key = skills[i], keys[i]
         if isinstance(item, UnreadableSkill):
@@ -90,7 +95,7 @@ def audit(
         item = skills[i]
         return f"skill {i + 1} of {len(skills)}: {item.name if isinstance(item, UnreadableSkill) else item[0].name}"
 
-    reports = spread(len(skills), one, judge, progress, jobs, step, "skills")
+    reports = spread(len(skills), one, judge, progress, jobs, step, "skills", prepare)
     progress("", 1.0)
     return AuditReport(tree.info, tuple(reports), spec.warnings if spec else ())
 
@@ -140,6 +145,15 @@ def presearch(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:
     they cite: each skill's own searches are then answered from these, not a search of the whole tree each."""
     judge.presearch((q for skill in skills for q in skill.quotes), tree)
     _presearch_names(skills, tree)
+
+
+def expect_names_past(skills: list[Skill], tree: SourceTree) -> None:
+    """Tell the trees of the commits that wrote ``skills``' lines citing names defined nowhere now what their
+    citations' check will search them for: searched together when the first is asked (one skill: as ever)."""
+    if len(skills) > 1:
+        for skill in skills:
+            if skill.citations:
+                expect_citations(skill, tree)
 
 
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from .audit import audit_skill, presearch, spread
+from .audit import audit_skill, expect_names_past, presearch, spread
 from .catalogsync import stale_mirror_warnings, sync_facts
 from .errors import AuditError, SpecError
 from .fsutil import entries_under
@@ -104,7 +104,7 @@ class _Audits:
 
     def prepare(self, window: range) -> None:
         """Read the window's skills, then search each component's tree once for all of them (relocated quotes,
-        bare names), where each skill would search it alone."""
+        bare names), where each skill would search it alone, and tell it what their names' past will ask."""
         by_tree: dict[int, tuple[SourceTree, list[Skill]]] = {}
         for i in window:
             self.loaded[i] = skill = self._load(self.work[i][0])
@@ -112,6 +112,7 @@ class _Audits:
                 by_tree.setdefault(id(self.work[i][1]), (self.work[i][1], []))[1].append(skill)
         for tree, skills in by_tree.values():
             presearch(skills, tree, self.judge)
+            expect_names_past(skills, tree)
 
     def step(self, i: int) -> str:
         return f"skill {i + 1} of {len(self.work)}: {self.work[i][0].catalog_dir}"

@@ -27,7 +27,7 @@ from .commandcheck import check_command, check_default
 from .errors import BoundExceeded, NotCarried, UnreadableFile
 from .listing import Listing
 from .model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind, Skill
-from .namehistory import called, gone_names
+from .namehistory import called, expect_gone_names, gone_names
 from .pathcandidates import healed, healed_links, in_tree, namesakes
 from .pyproject import conflict, normalize, project_meta
 from .source import SourceTree
@@ -40,6 +40,19 @@ def name_searches(skill: Skill) -> list[str]:
     ``git grep -o`` for any number of them, a whole repository's skills' at once, names every one it finds."""
     names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
     return sorted({text for name, call in names for text in bare_searches(name, call)})
+
+
+def expect_citations(skill: Skill, tree: SourceTree) -> None:
+    """Tell the trees of other commits what :func:`check_citations` will search them for (the past of the names
+    the package defines nowhere), so that many skills' commits are searched together.  What goes wrong here
+    the check meets again, and says."""
+    bare = name_searches(skill)
+    try:
+        searched = tree.search_many(bare, ".py") if bare else None
+        if searched is not None:
+            expect_gone_names(skill, tree, searched, _own_lines(skill, tree))
+    except Exception:  # noqa: BLE001 - only a search gathered early is lost
+        pass
 
 
 def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[PromiseResult]:

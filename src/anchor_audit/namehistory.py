@@ -25,22 +25,13 @@ def gone_names(
     (``git blame`` of SKILL.md in the repository; else the day its card says it was validated), by the line's
     index in ``skill.citations``: missing, with where they were defined and the commit that removed them.
     A name defined nowhere then either may be anyone's: not said."""
-    nowhere = [(i, c) for i, c in enumerate(skill.citations) if c.kind is ReferenceKind.NAME and "." not in c.target
-               and not _in_package(c, searched)]  # fmt: skip
-    if not nowhere:
-        return {}
-    written = _written(skill, tree, [c.line for _, c in nowhere], own)
-    by_commit: dict[str, list[tuple[int, Citation]]] = {}
-    for i, c in nowhere:
-        if written.get(c.line):
-            by_commit.setdefault(written[c.line][0], []).append((i, c))
+    written, by_commit = _asked(skill, tree, searched, own)
     out: dict[int, Said] = {}
     for sha, cited in by_commit.items():
         then = tree.at_commit(sha)
         if then is None or then.info.commit == tree.info.commit:
             continue
-        wanted = sorted({t for _, c in cited for t in definitions(c.target, called(c))[0]})
-        found = then.search_many(wanted, ".py") or {}
+        found = then.search_many(_wanted(cited), ".py") or {}
         for i, c in cited:
             paths = sorted({p for t in definitions(c.target, called(c))[0] for p in found.get(t, [])
                             if not is_test(p)})  # fmt: skip
@@ -50,6 +41,39 @@ def gone_names(
                 detail += written[c.line][1] + (f"; removed in {removed[0][:10]} ({removed[1]})" if removed else "")
                 out[i] = PromiseStatus.MISSING, detail
     return out
+
+
+def expect_gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], own: list[str] | None) -> None:
+    """Tell the tree of each commit :func:`gone_names` will search (asked alike) what it will search it for, so
+    that the trees of many skills' commits are searched together (:meth:`SourceTree.expect_search`)."""
+    for sha, cited in _asked(skill, tree, searched, own)[1].items():
+        then = tree.at_commit(sha)
+        if then is not None and then.info.commit != tree.info.commit:
+            then.expect_search(_wanted(cited), ".py")
+
+
+Cited = list[tuple[int, Citation]]  # (index in skill.citations, the citation)
+
+
+def _asked(
+    skill: Skill, tree: SourceTree, searched: dict[str, list[str]], own: list[str] | None
+) -> tuple[dict[int, tuple[str, str]], dict[str, Cited]]:
+    """(when each line citing a name defined nowhere was written, the names cited by each such commit)."""
+    nowhere = [(i, c) for i, c in enumerate(skill.citations) if c.kind is ReferenceKind.NAME and "." not in c.target
+               and not _in_package(c, searched)]  # fmt: skip
+    if not nowhere:
+        return {}, {}
+    written = _written(skill, tree, [c.line for _, c in nowhere], own)
+    by_commit: dict[str, Cited] = {}
+    for i, c in nowhere:
+        if written.get(c.line):
+            by_commit.setdefault(written[c.line][0], []).append((i, c))
+    return written, by_commit
+
+
+def _wanted(cited: Cited) -> list[str]:
+    """What a commit's tree is searched for: the definitions of the names its lines cite."""
+    return sorted({t for _, c in cited for t in definitions(c.target, called(c))[0]})
 
 
 def called(c: Citation) -> bool:

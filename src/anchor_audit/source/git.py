@@ -23,23 +23,13 @@ from git.db import GitDB  # gitdb's pure-Python object database, as GitPython ex
 from ..errors import NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
 from ..redact import redact
-from . import (
-    MAX_FILE_BYTES,
-    FolderVersion,
-    Progress,
-    Removal,
-    SourceTree,
-    decode,
-    mirrored,
-    no_progress,
-    too_large,
-)
+from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, mirrored, no_progress, too_large
 from .cache import cache_root
 from .file import SourceFile, SourceFiles
 from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo
 from .gitrun import check_ref, check_repo, first_line, is_partial, resolve_commit
-from .gitsearch import TreeSearch, git_grep
+from .gitsearch import TreeSearch, git_grep, git_grep_trees
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
 from .overlay import open_local
@@ -76,7 +66,7 @@ class GitTree:
         self._entries: dict[str, git.Blob | None] = {}
         self._prefetched: set[str] = set()  # paths already brought (a history's, before each commit's audit)
         self._trees = TreeObjects(repo) if trees is None else trees  # shared by every tree at() opens
-        self._search = TreeSearch(self._trees) if search is None else search  # so is the last search
+        self._search = TreeSearch(self._trees, functools.partial(git_grep_trees, repo)) if search is None else search
         self.submodules: Submodules[GitTree] = submodules or Submodules(open_git)
 
     def at(self, sha: str, ref: str | None = None) -> "GitTree":
@@ -141,6 +131,10 @@ class GitTree:
         # A tree's content is its sha: the answer is remembered by it, across commits and runs.
         key = "search|" + json.dumps([root.hex(), suffix, texts])
         return self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep)})["found"]
+
+    def expect_search(self, texts: list[str], suffix: str) -> None:
+        if not is_partial(self.repo):  # a lean mirror is never searched (search_many)
+            self._search.expect(self.commit.tree.binsha, texts, suffix)
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (walked in-process)."""

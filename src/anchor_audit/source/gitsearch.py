@@ -30,6 +30,9 @@ MAX_EXPRESSION_CHARS = 60_000  # and characters: the kernel refuses one argument
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
+TreesGrep = Callable[[list[bytes], list[str], str], dict[bytes, dict[str, set[str]]]]  # roots, texts, suffix -> ...
+EXPECTED_AT_ONCE = 16  # trees one search serves together (an expected tree past it is searched when asked)
+MAX_EXPECTED_INDEXES = 64  # expected trees' indexes kept (apart from a walk's, which they never push out)
 MAX_DEFINITIONS = 20_000  # definitions an index follows at once (past it, the next tree's starts again)
 MAX_INDEXES = 16  # trees a repository keeps a definition index at (the nearest is moved to the tree asked)
 NEAR_ENOUGH = 20  # changed files within which an index is taken without comparing the others
@@ -40,10 +43,25 @@ class TreeSearch:
     opens, as their tree objects are); and one index of every definition asked so far, kept at the last tree
     it was asked of."""
 
-    def __init__(self, trees: TreeObjects) -> None:
+    def __init__(self, trees: TreeObjects, grep_trees: TreesGrep | None = None) -> None:
         self.trees = trees
+        self._grep_trees = grep_trees
         self._last: dict[tuple[tuple[str, ...], str], tuple[bytes, dict[str, set[str]]]] = {}
         self._definitions: dict[str, list[tuple[bytes, dict[str, set[str]]]]] = {}  # suffix -> [(root, text -> paths)]
+        self._expected: dict[str, dict[bytes, set[str]]] = {}  # suffix -> root -> definitions it will be asked
+        self._searched_expected: dict[str, dict[bytes, dict[str, set[str]]]] = {}  # suffix -> root -> index
+
+    def expect(self, root: bytes, texts: list[str], suffix: str) -> None:
+        """The definitions the tree ``root`` will be asked for (a name's past, at the commit that wrote the line
+        citing it): the first expected tree asked is searched in one ``git grep`` together with the others, each
+        for all the definitions expected of any (what each tree holds is git's answer for that tree, whoever
+        asked).  Nothing is searched until a tree is asked: a run whose answers are remembered searches none."""
+        if self._grep_trees is None or not all(_DEFINITION.fullmatch(text) for text in texts):
+            return
+        known = self._searched_expected.get(suffix, {}).get(root, {})
+        wanted = {text for text in texts if text not in known}
+        if wanted:
+            self._expected.setdefault(suffix, {}).setdefault(root, set()).update(wanted)
 
     def search_many(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, list[str]]:
         """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it."""
@@ -78,6 +96,8 @@ class TreeSearch:
         states = self._definitions.setdefault(suffix, [])
         here = next((known for at, known in states if at == root), None)
         if here is None:
+            here = self._expected_index(root, suffix)
+        if here is None:
             nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
             for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest
                 most = MAX_CHANGED if nearest is None else len(nearest[1]) - 1  # no farther than the nearest yet
@@ -102,6 +122,33 @@ class TreeSearch:
                 for text in hits:
                     here[text].add(path)
         return here
+
+
+    def _expected_index(self, root: bytes, suffix: str) -> dict[str, set[str]] | None:
+        """The index of an expected tree: searched, with up to ``EXPECTED_AT_ONCE - 1`` other expected trees, in
+        one ``git grep`` for every definition expected of any of them, when the first of them is asked.  None
+        where ``root`` was not expected, or was the only tree expected, or the search ran past its bound (each
+        is then searched as any tree is)."""
+        indexes = self._searched_expected.setdefault(suffix, {})
+        expected = self._expected.get(suffix, {})
+        if root in expected and len(expected) == 1:  # no other tree to share a search with: as if never expected
+            del expected[root]
+        elif root in expected and self._grep_trees is not None:
+            roots = [root] + [at for at in expected if at != root][: EXPECTED_AT_ONCE - 1]
+            texts = sorted(set().union(*(expected.pop(at) for at in roots)))
+            try:
+                found = self._grep_trees(roots, texts, suffix)
+            except BoundExceeded:
+                return None
+            for at in roots:
+                index = indexes.setdefault(at, {})
+                index.update((text, set()) for text in texts)
+                for path, hits in found.get(at, {}).items():
+                    for text in hits:
+                        index[text].add(path)
+            while len(indexes) > MAX_EXPECTED_INDEXES:
+                del indexes[next(iter(indexes))]
+        return indexes.get(root)
 
 
 class _TooMany(Exception):
@@ -157,9 +204,23 @@ def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: lis
     """Path -> which of ``texts`` it holds, for the files ending in ``suffix`` of commit ``sha`` (``paths``: only
     these, named literally), from one ``git grep -o`` (binary files skipped, as ``-I`` does)."""
     where = [f"*{suffix}"] if paths is None else [f":(literal){path}" for path in paths]
+    return _grep(repo, [sha], texts, where).get(sha, {})
+
+
+def git_grep_trees(
+    repo: git.Repo, roots: list[bytes], texts: list[str], suffix: str
+) -> dict[bytes, dict[str, set[str]]]:
+    """For each tree of ``roots``: path -> which of ``texts`` it holds, for its files ending in ``suffix``, from
+    one ``git grep -o`` over all of the trees (git names each hit by its tree)."""
+    found = _grep(repo, [root.hex() for root in roots], texts, [f"*{suffix}"])
+    return {bytes.fromhex(tree): hits for tree, hits in found.items()}
+
+
+def _grep(repo: git.Repo, trees: list[str], texts: list[str], where: list[str]) -> dict[str, dict[str, set[str]]]:
+    """Tree (as given) -> path -> which of ``texts`` it holds: one ``git grep -o`` of ``trees`` over ``where``."""
     try:
         out = repo.git.grep(
-            "-o", "-z", "-I", "--no-color", *_patterns(texts), sha, "--", *where,
+            "-o", "-z", "-I", "--no-color", *_patterns(texts), *trees, "--", *where,
             kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
         )  # fmt: skip
     except git.GitCommandError as exc:
@@ -167,11 +228,12 @@ def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: lis
             raise BoundExceeded(f"the search for {len(texts)} names ran past {SEARCH_TIMEOUT} s") from None
         out = ""  # status 1: no file holds any of them
     asked = set(texts)
-    found: dict[str, set[str]] = {}
+    found: dict[str, dict[str, set[str]]] = {}
     for record in out.split("\n"):
         at, _, text = record.partition("\0")
         if ":" in at and text in asked:
-            found.setdefault(at.split(":", 1)[1], set()).add(text)
+            tree, _, path = at.partition(":")  # a tree's name holds no colon; a path may
+            found.setdefault(tree, {}).setdefault(path, set()).add(text)
     return found
 
 

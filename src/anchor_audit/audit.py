@@ -76,7 +76,7 @@ def audit(
     presearch(readable, tree, judge)
 
     def prepare(window: range) -> None:  # in the process that audits them: a fork's workers share no search
-        if promises:
+        if promises and facts:  # a one-ref run (a history's or an impact's commits find their past indexed)
             expect_names_past([item[0] for i in window if not isinstance(item := skills[i], UnreadableSkill)
                                and i not in known], tree)  # fmt: skip
 

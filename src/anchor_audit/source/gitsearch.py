@@ -58,7 +58,8 @@ class TreeSearch:
         asked).  Nothing is searched until a tree is asked: a run whose answers are remembered searches none."""
         if self._grep_trees is None or not all(_DEFINITION.fullmatch(text) for text in texts):
             return
-        known = self._searched_expected.get(suffix, {}).get(root, {})
+        walked = next((index for at, index in self._definitions.get(suffix, []) if at == root), {})
+        known = self._searched_expected.get(suffix, {}).get(root) or walked
         wanted = {text for text in texts if text not in known}
         if wanted:
             self._expected.setdefault(suffix, {}).setdefault(root, set()).update(wanted)
@@ -97,6 +98,8 @@ class TreeSearch:
         here = next((known for at, known in states if at == root), None)
         if here is None:
             here = self._expected_index(root, suffix)
+        else:  # a walk's index has it: what it lacks is searched below, with no other tree
+            self._expected.get(suffix, {}).pop(root, None)
         if here is None:
             nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
             for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest

@@ -232,3 +232,21 @@ def test_a_tree_expected_alone_is_searched_as_any_tree_is(tmp_path) -> None:
     (grep,) = _greps(trace)
     assert ":(literal)a/two.py" in grep and "*.py" not in grep
     assert found == {"def build(": ["a/one.py"]}
+
+
+def test_a_tree_a_walks_index_holds_is_not_searched_again_with_the_expected(tmp_path) -> None:
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[0])
+    tree.at(shas[4]).search_many(["def build("], ".py")  # a walk's index at shas[4]
+    for sha in (shas[4], shas[6], shas[7]):
+        tree.at(sha).expect_search(["def build("], ".py")
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        found = {sha: tree.at(sha).search_many(["def build("], ".py") for sha in (shas[6], shas[4], shas[7])}
+    finally:
+        del os.environ["GIT_TRACE"]
+    (grep,) = _greps(trace)
+    roots = {sha: git(repo.path, "rev-parse", f"{sha}^{{tree}}").strip() for sha in (shas[4], shas[6], shas[7])}
+    assert roots[shas[6]] in grep and roots[shas[7]] in grep and roots[shas[4]] not in grep
+    assert all(found[sha] == open_git(str(repo.path), sha).search_many(["def build("], ".py") for sha in found)

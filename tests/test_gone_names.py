@@ -17,8 +17,12 @@ SKILL = (
 MIXINS = "class CombinedProjectionMixin:\n    pass\n\n\ndef setup_projection(model):\n    return model\n"
 
 
-def repository(tmp_path) -> GitRepo:
-    """The skill written beside code that defines what it cites; later commits remove two of those names."""
+PLANNER = "---\nname: planner\ndescription: plans\n---\n\nCall `build_scheduler()`.\n"
+
+
+def repository(tmp_path, planner: bool = False) -> GitRepo:
+    """The skill written beside code that defines what it cites; later commits remove two of those names (and
+    a second skill, ``planner``, written at the second commit)."""
     repo = empty_repo(tmp_path / "code")
     repo.write("pyproject.toml", '[project]\nname = "acme"\n')
     repo.write("src/acme/__init__.py", "")
@@ -29,6 +33,8 @@ def repository(tmp_path) -> GitRepo:
     repo.write("skills/builder/SKILL.md", SKILL)
     repo.commit("the builder and its skill", date="2026-02-01T00:00:00")
     repo.write("src/acme/models/config.py", "class BuildConfig:\n    layers: int = 4\n")
+    if planner:
+        repo.write("skills/planner/SKILL.md", PLANNER)
     repo.commit("more layers", date="2026-03-01T00:00:00")
     repo.write("src/acme/models/mixins.py", "def unrelated():\n    pass\n")
     repo.commit("drop the combined projection", date="2026-04-01T00:00:00")
@@ -76,17 +82,7 @@ def test_the_commits_many_skills_were_written_at_are_searched_in_one_grep_each_a
 ) -> None:
     """Each skill's names are looked for in the tree of the commit that wrote its lines; a run of many skills
     tells those trees beforehand, and the first asked is searched with the others in one ``git grep``."""
-    repo = empty_repo(tmp_path / "code")
-    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
-    repo.write("src/acme/models/mixins.py", MIXINS)
-    repo.write("src/acme/recipes.py", "def build_scheduler(cfg):\n    return cfg\n")
-    repo.write("skills/builder/SKILL.md", SKILL)
-    repo.commit("the builder and its skill", date="2026-02-01T00:00:00")
-    repo.write("skills/planner/SKILL.md", "---\nname: planner\ndescription: plans\n---\n\nCall `build_scheduler()`.\n")
-    repo.commit("the planner's skill", date="2026-03-01T00:00:00")
-    repo.write("src/acme/models/mixins.py", "def unrelated():\n    pass\n")
-    repo.write("src/acme/recipes.py", "def build(cfg):\n    return cfg\n")
-    repo.commit("the projection and the scheduler go", date="2026-04-01T00:00:00")
+    repo = repository(tmp_path, planner=True)
     alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in ("builder", "planner")}
     trace = tmp_path / "trace"
     monkeypatch.setenv("GIT_TRACE", str(trace))
@@ -98,6 +94,6 @@ def test_the_commits_many_skills_were_written_at_are_searched_in_one_grep_each_a
                 for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
     assert together == alone
     assert together["planner"]["build_scheduler()"][0] == together["builder"]["CombinedProjectionMixin"][0] == "missing"
-    written = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~2", "HEAD~1")]
+    written = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~3", "HEAD~2")]
     past = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and written[0] in line]
     assert len(past) == 1 and written[1] in past[0], past

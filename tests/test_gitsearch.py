@@ -250,3 +250,29 @@ def test_a_tree_a_walks_index_holds_is_not_searched_again_with_the_expected(tmp_
     roots = {sha: git(repo.path, "rev-parse", f"{sha}^{{tree}}").strip() for sha in (shas[4], shas[6], shas[7])}
     assert roots[shas[6]] in grep and roots[shas[7]] in grep and roots[shas[4]] not in grep
     assert all(found[sha] == open_git(str(repo.path), sha).search_many(["def build("], ".py") for sha in found)
+
+
+def test_expected_trees_whose_search_runs_past_its_bound_are_each_searched_as_any_tree(tmp_path) -> None:
+    """A search of many trees is bounded by the sum of their bounds; past it, each tree is searched when asked
+    (and bounded) on its own, and none is expected again."""
+    from functools import partial
+
+    from anchor_audit.errors import BoundExceeded
+    from anchor_audit.source.gitsearch import TreeSearch, git_grep
+
+    repo, shas = history(tmp_path)
+    tree = open_git(str(repo.path), shas[-1])
+    tried: list[list[bytes]] = []
+
+    def past_its_bound(roots: list[bytes], texts: list[str], suffix: str) -> dict:
+        tried.append(roots)
+        raise BoundExceeded(f"the search for {len(texts)} names ran past {20 * len(roots)} s")
+
+    search = TreeSearch(tree._trees, past_its_bound)
+    roots = {sha: tree.repo.commit(sha).tree.binsha for sha in shas[:3]}
+    for sha in shas[:3]:
+        search.expect(roots[sha], ["def build("], ".py")
+    found = {sha: search.search_many(roots[sha], ["def build("], ".py", partial(git_grep, tree.repo, sha, ".py"))
+             for sha in shas[:3]}  # fmt: skip
+    assert len(tried) == 1 and sorted(tried[0]) == sorted(roots.values())  # tried once, for the three together
+    assert all(found[sha] == open_git(str(repo.path), sha).search_many(["def build("], ".py") for sha in shas[:3])

@@ -220,15 +220,17 @@ def git_grep_trees(
 
 
 def _grep(repo: git.Repo, trees: list[str], texts: list[str], where: list[str]) -> dict[str, dict[str, set[str]]]:
-    """Tree (as given) -> path -> which of ``texts`` it holds: one ``git grep -o`` of ``trees`` over ``where``."""
+    """Tree (as given) -> path -> which of ``texts`` it holds: one ``git grep -o`` of ``trees`` over ``where``,
+    bounded by :data:`SEARCH_TIMEOUT` a tree (as many searches of one tree each would be)."""
+    bound = SEARCH_TIMEOUT * len(trees)
     try:
         out = repo.git.grep(
             "-o", "-z", "-I", "--no-color", *_patterns(texts), *trees, "--", *where,
-            kill_after_timeout=SEARCH_TIMEOUT, with_extended_output=False,
+            kill_after_timeout=bound, with_extended_output=False,
         )  # fmt: skip
     except git.GitCommandError as exc:
         if exc.status is None or (isinstance(exc.status, int) and exc.status < 0) or "Timeout" in str(exc):
-            raise BoundExceeded(f"the search for {len(texts)} names ran past {SEARCH_TIMEOUT} s") from None
+            raise BoundExceeded(f"the search for {len(texts)} names ran past {bound} s") from None
         out = ""  # status 1: no file holds any of them
     asked = set(texts)
     found: dict[str, dict[str, set[str]]] = {}

@@ -76,8 +76,6 @@ def find_logical(shape: QuoteShape, index: PythonIndex, near: int, work: Work) -
             return None  # a fragment that does not tokenize (e.g. half a call): text match only
         runs.append(parsed)
 
-    from .canon import statement_key  # libcst: only here, where formatting must be compared
-
     def same(q: LogicalLine, s: LogicalLine) -> bool:
         work.spend()
         if q.key == s.key:
@@ -87,6 +85,8 @@ def find_logical(shape: QuoteShape, index: PythonIndex, near: int, work: Work) -
             return elided_match(q.key, s.key)
         if q.loose_key != s.loose_key:
             return False
+        from .canon import statement_key  # libcst: only here, where formatting must be compared
+
         work.spend(100)  # a libcst parse of both statements
         qk = statement_key(q.text)  # only parentheses differ: redundant or not? ask libcst
         return qk is not None and qk == statement_key(s.text)

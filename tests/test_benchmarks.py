@@ -52,3 +52,26 @@ def test_a_served_copy_leaves_the_repository_alone_and_clones_whole(five_version
     assert git(served, "rev-parse", "v3") == git(five_versions.path, "rev-parse", "v3")
     size, how = full_clone_bytes(served, tmp_path)
     assert how == "git clone --bare" and size > 0
+
+
+def test_git_time_counts_every_git_process_a_run_starts(make_repo, tmp_path: Path) -> None:
+    """The floor's own count: a quote that left its file costs a search (one ``git grep``), and the tool's own
+    git (not GitPython's) is counted too (``git --git-dir DIR config --local``: the repository's settings)."""
+    repo = make_repo()
+    text = repo.read(OVERLAP)
+    repo.write(OVERLAP, "# moved out\n")
+    repo.write("src/demo/elsewhere.py", text)
+    repo.commit("move the overlap code", tag="v2")
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    first = next(line for line in text.splitlines() if line.strip())
+    (skill / "SKILL.md").write_text(f"---\nname: s\ndescription: d\n---\n\n```1:1:{OVERLAP}\n{first}\n```\n")
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "git_time.py"), "--cold", "--", "check", str(skill), "--repo",
+         str(repo.path), "--ref", "v2", "--jobs", "1"], capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    lines = out.splitlines()
+    assert lines[0].startswith(f"anchor-audit check {skill}") and ": exit 1, " in lines[0]
+    assert any(line.startswith("  git grep: 1 processes, ") for line in lines), out
+    assert any(line.startswith("  git config: ") for line in lines), out  # a subprocess.run of git's own
+    assert lines[-1].startswith("inside git: ") and " processes, " in lines[-1]

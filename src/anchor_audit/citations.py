@@ -46,13 +46,22 @@ def expect_citations(skill: Skill, tree: SourceTree) -> None:
     """Tell the trees of other commits what :func:`check_citations` will search them for (the past of the names
     the package defines nowhere), so that many skills' commits are searched together.  What goes wrong here
     the check meets again, and says."""
-    bare = name_searches(skill)
     try:
-        searched = tree.search_many(bare, ".py") if bare else None
+        searched = _names_searched(skill, tree)
         if searched is not None:
             expect_gone_names(skill, tree, searched, _own_lines(skill, tree))
     except Exception:  # noqa: BLE001 - only a search gathered early is lost
         pass
+
+
+def _names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | None:
+    """Where the package defines each bare name ``skill`` cites, in one search; None where none is cited, or
+    the search ran past its bound (each name is then searched on its own, and bounded on its own)."""
+    bare = name_searches(skill)
+    try:
+        return tree.search_many(bare, ".py") if bare else None
+    except BoundExceeded:
+        return None
 
 
 def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[PromiseResult]:
@@ -62,11 +71,7 @@ def check_citations(skill: Skill, tree: SourceTree, listing: Listing) -> list[Pr
     missing: list[tuple[int, Citation]] = []  # (where in out, the citation) of each missing path
     links: list[tuple[int, Citation]] = []  # and of each missing relative link
     commands = [c for c in skill.citations if c.kind is ReferenceKind.COMMAND]
-    bare = name_searches(skill)
-    try:
-        searched = tree.search_many(bare, ".py") if bare else None
-    except BoundExceeded:
-        searched = None  # each name is then searched on its own, and bounded on its own
+    searched = _names_searched(skill, tree)
     gone = gone_names(skill, tree, searched, _own_lines(skill, tree)) if searched is not None else {}
     for index, c in enumerate(skill.citations):
         if c.kind is ReferenceKind.COMMAND:

@@ -126,7 +126,6 @@ class TreeSearch:
                     here[text].add(path)
         return here
 
-
     def _expected_index(self, root: bytes, suffix: str) -> dict[str, set[str]] | None:
         """The index of an expected tree: searched, with up to ``EXPECTED_AT_ONCE - 1`` other expected trees, in
         one ``git grep`` for every definition expected of any of them, when the first of them is asked.  None

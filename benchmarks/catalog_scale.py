@@ -7,7 +7,7 @@ a module, a path, a card with two claims); the catalog holds their copies, one i
 It prints, measured in this one run, end to end: ``check --catalog --jobs 1`` cold (empty cache) and warm (the
 match results cached, the report computed), the naive script (one process too), per skill, their ratios (goals:
 warm <= 2x, cold <= 3x), and peak memory; the same command once more with nothing changed (its report remembered
-whole and replayed, :mod:`anchor_audit.runmemo`); then
+whole and replayed, :mod:`anchor_audit.runs.remembered`); then
 the cold run with ``--jobs`` left to its default (one process per core) against ``--jobs 1`` (goal <= 0.65x on
 two cores), its report compared byte for byte with the one-process report.  Medians of max(--runs, --cold-runs)
 rounds, each round running every kind once, one after another, so that the machine's drift falls on both sides

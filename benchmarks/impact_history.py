@@ -18,12 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from anchor_audit.audit import Judge  # noqa: E402
+from anchor_audit.audit.skills import Judge  # noqa: E402
 from anchor_audit.cli import collect_seldom  # noqa: E402
-from anchor_audit.impact import impact  # noqa: E402
-from anchor_audit.inputs import load_inputs  # noqa: E402
 from anchor_audit.model import UnreadableSkill  # noqa: E402
+from anchor_audit.runs.impact import impact  # noqa: E402
 from anchor_audit.source.git import open_git  # noqa: E402
+from anchor_audit.spec.inputs import load_inputs  # noqa: E402
 
 
 def main() -> None:

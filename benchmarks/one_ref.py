@@ -189,7 +189,7 @@ def _time(fn) -> float:  # type: ignore[no-untyped-def]
 
 
 def _parsed_by_a_run(spec: Path, skill: Path, repo: Path, ref: str) -> None:
-    from anchor_audit.audit import Judge, audit
+    from anchor_audit.audit.skills import Judge, audit
     from anchor_audit.parse.index import INDEXES
     from anchor_audit.source.git import open_git
     from anchor_audit.spec.registry import load_spec

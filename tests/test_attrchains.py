@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from anchor_audit.attrchains import check_chains
+from anchor_audit.checks.attrchains import check_chains
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from anchor_audit.audit import audit
+from anchor_audit.audit.skills import audit
 from anchor_audit.findings import exit_code
 from anchor_audit.model import AnchorStatus, ExitCode, Verdict
 from anchor_audit.source.git import open_git

@@ -66,7 +66,7 @@ def test_concurrent_runs_share_one_fetch(slow_server) -> None:
 
 def test_many_runs_opening_a_new_result_cache_at_once(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from anchor_audit.resultstore import ResultStore\n"
+        "import sys; from pathlib import Path; from anchor_audit.store.sqlite import ResultStore\n"
         "store = ResultStore(Path(sys.argv[1])); store.put(sys.argv[2], {'n': 1}); store.close()\n"
         "sys.exit(3 if store.problem else 0)\n"
     )
@@ -92,8 +92,8 @@ def test_a_store_empty_when_opened_answers_what_it_put_and_misses_the_rest_witho
 ) -> None:
     """A new cache holds only what this run puts: other keys are misses, a concurrent run's rows among them (they
     are computed again, never wrong); past MAX_OWN_KEYS, and in a store that had rows, SQLite is asked."""
-    from anchor_audit import resultstore
-    from anchor_audit.resultstore import ResultStore
+    from anchor_audit.store import sqlite as resultstore
+    from anchor_audit.store.sqlite import ResultStore
 
     path, key = tmp_path / "cache" / "results.sqlite3", b"k" * 32
     mine, theirs = ResultStore(path, key), ResultStore(path, key)

@@ -9,8 +9,8 @@ from textwrap import dedent
 
 import pytest
 
+from anchor_audit.checks.promises import count_tests
 from anchor_audit.cli import main
-from anchor_audit.promises import count_tests
 
 from .conftest import DEMO, GitRepo, git
 
@@ -255,7 +255,7 @@ def test_a_copys_files_are_listed_as_rglob_lists_them_and_links_are_entries(tmp_
     """The sync check and the link check walk a copy with one scandir per folder (fsutil.entries_under)."""
     import os
 
-    from anchor_audit.fsutil import entries_under, files_under
+    from anchor_audit.text.fsutil import entries_under, files_under
 
     folder = tmp_path / "copy"
     for rel in ("SKILL.md", ".hidden", "a-b", "a/b", "a/c/d.md", "z/é.txt", "refs/n.md"):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.catalogsync import sync_facts
 from anchor_audit.cli import main
+from anchor_audit.runs.catalogsync import sync_facts
 from anchor_audit.source.git import open_git
 
 from .conftest import assert_golden

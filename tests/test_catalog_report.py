@@ -17,7 +17,7 @@ import pytest
 
 from anchor_audit.cli import main
 from anchor_audit.report.catalogmarkdown import MAX_CHARS
-from anchor_audit.spec.catalog import load_catalog, unlisted_folders
+from anchor_audit.spec.components import load_catalog, unlisted_folders
 
 from .catalog_fixture import build_catalog
 from .conftest import GitRepo, assert_golden, git

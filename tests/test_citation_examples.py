@@ -1,4 +1,4 @@
-"""Run every example the prose's citations own (anchor_audit/citation_examples.py), against real git trees."""
+"""Run every example the prose's citations own (anchor_audit/checks/prose_examples.py), against real git trees."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.citation_examples import CODE, EXAMPLES, NOT_CITATIONS, CitationExample
-from anchor_audit.citations import check_citations, heading_slugs
-from anchor_audit.listing import Listing
+from anchor_audit.checks.prose import check_citations, heading_slugs
+from anchor_audit.checks.prose_examples import CODE, EXAMPLES, NOT_CITATIONS, CitationExample
 from anchor_audit.source.git import open_git
+from anchor_audit.source.listing import Listing
 from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import make_code_repo, make_skill
@@ -119,8 +119,8 @@ def test_citations_survive_the_result_cache(tmp_path: Path) -> None:
 
 def test_free_text_evidence_and_files_to_create_are_not_missing_paths(code, tmp_path: Path) -> None:
     """Kills two false findings: card evidence in words, and an @path the skill tells the agent to create."""
+    from anchor_audit.checks.promises import check_promises
     from anchor_audit.model import PromiseStatus
-    from anchor_audit.promises import check_promises
 
     card = 'evidence:\n  - "PR #3107 (the overlap fix)"\n  - Acme v0.16 benchmarks\n  - src/acme/gone.py\n'
     folder = make_skill(tmp_path / "skill", "Create @sandbox/results.md with the numbers.\n", card=card)

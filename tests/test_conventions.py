@@ -127,7 +127,7 @@ def test_each_command_documents_its_own_exit_codes(command: str, says: str, caps
 
 
 def test_cache_info_is_the_default_and_prune_removes_what_was_not_written_to(capsys, tmp_path, monkeypatch) -> None:
-    from anchor_audit.source.cache import TAG_NAME, TAG_TEXT
+    from anchor_audit.store.cachedir import TAG_NAME, TAG_TEXT
 
     root = tmp_path / "cache"
     (root / "git" / "old-1234.git" / "objects").mkdir(parents=True)
@@ -158,7 +158,7 @@ def test_the_settings_docs_show_keys_that_work_and_the_error_a_bad_one_gets(tmp_
     import argparse
     import re
 
-    from anchor_audit.cliargs import SETTINGS, apply_settings
+    from anchor_audit.cli.parsing import SETTINGS, apply_settings
 
     from .conftest import ROOT
 

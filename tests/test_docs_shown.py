@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from anchor_audit.cli import main
-from anchor_audit.cliparser import build_parser
+from anchor_audit.cli.table import build_parser
 
 from .conftest import DEMO, ROOT, GitRepo
 from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, shown_by

@@ -41,7 +41,7 @@ def test_workflow_and_pre_commit_hooks_are_valid_yaml_running_anchor_audit() -> 
 
 
 def test_impact_workflow_runs_impact_against_the_merge_base_with_every_flag_real() -> None:
-    from anchor_audit.cliparser import build_parser as _parser
+    from anchor_audit.cli.table import build_parser as _parser
 
     workflow = yaml.safe_load((ROOT / "examples" / "impact-workflow.yml").read_text())
     steps = workflow["jobs"]["impact"]["steps"]
@@ -58,7 +58,7 @@ def test_impact_workflow_runs_impact_against_the_merge_base_with_every_flag_real
 
 
 def test_catalog_workflow_runs_the_catalog_commands_with_every_flag_real() -> None:
-    from anchor_audit.cliparser import build_parser as _parser
+    from anchor_audit.cli.table import build_parser as _parser
 
     workflow = yaml.safe_load((ROOT / "examples" / "catalog-workflow.yml").read_text())
     triggers = workflow.get("on", workflow.get(True))

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from anchor_audit.commands.explain import describe
-from anchor_audit.rules import RULES
+from anchor_audit.findings.rules import RULES
 
 from .conftest import ROOT
 

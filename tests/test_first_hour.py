@@ -116,7 +116,7 @@ def test_one_audit_writes_many_reports(promised: Path, capsys) -> None:
 def test_narrow_terminals_keep_file_names_and_fall_back_to_lists(tmp_path: Path) -> None:
     import io
 
-    from anchor_audit.audit import audit
+    from anchor_audit.audit.skills import audit
     from anchor_audit.report.terminal import TerminalRenderer, short_path
     from anchor_audit.source.git import open_git
     from anchor_audit.spec.skill import load_skill
@@ -144,7 +144,7 @@ def test_narrow_terminals_keep_file_names_and_fall_back_to_lists(tmp_path: Path)
 def test_progress_counts_skills_on_a_terminal_and_says_nothing_in_a_log(tmp_path: Path) -> None:
     import io
 
-    from anchor_audit.audit import audit
+    from anchor_audit.audit.skills import audit
     from anchor_audit.commands import Reporter
     from anchor_audit.source.git import open_git
     from anchor_audit.spec.skill import load_skill

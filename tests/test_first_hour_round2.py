@@ -245,7 +245,7 @@ def test_init_without_repo_says_the_quoted_files_are_not_in_the_skills_repositor
 
 
 def test_a_patch_names_a_registry_given_by_absolute_path_relative_to_the_working_folder(tmp_path, monkeypatch) -> None:
-    from anchor_audit.textlines import unified_diff
+    from anchor_audit.text.lines import unified_diff
 
     monkeypatch.chdir(tmp_path)
     diff = unified_diff("a: 1\n", "a: 2\n", str(tmp_path / "skills" / "anchors.yaml"))

@@ -12,14 +12,14 @@ from textwrap import dedent
 import pytest
 
 from anchor_audit.cli import main
-from anchor_audit.fix.card import reconcile_card
-from anchor_audit.fix.registry import heal_registry, rewrite_pin
-from anchor_audit.fix.skill import heal_skill_md
-from anchor_audit.fsutil import FileEdit, WriteConflict, apply_edits
+from anchor_audit.fix.anchorsyaml import heal_registry, rewrite_pin
+from anchor_audit.fix.cardyaml import reconcile_card
+from anchor_audit.fix.skillmd import heal_skill_md
 from anchor_audit.match.quote import match_quote
 from anchor_audit.model import AnchorStatus, ClaimVerdict, SourceInfo, Verdict
 from anchor_audit.source.file import SourceFile
 from anchor_audit.spec.skill import parse_skill_md
+from anchor_audit.text.fsutil import FileEdit, WriteConflict, apply_edits
 
 from .conftest import DEMO, GitRepo
 

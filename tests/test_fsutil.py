@@ -9,7 +9,7 @@ from typing import TextIO
 
 import pytest
 
-from anchor_audit.fsutil import InputFileError, WriteFailed, read_input, write_all
+from anchor_audit.text.fsutil import InputFileError, WriteFailed, read_input, write_all
 
 
 @pytest.mark.parametrize("size", [0, 1, 4095, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 7])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.audit import audit
+from anchor_audit.audit.skills import audit
 from anchor_audit.errors import SourceError, UsageError
 from anchor_audit.findings import exit_code
 from anchor_audit.model import (
@@ -308,8 +308,8 @@ def test_a_lean_history_gets_every_commits_blobs_in_one_fetch(history: GitRepo, 
 
 
 def test_a_history_fetches_a_remote_submodules_commits_at_once(tmp_path: Path, monkeypatch) -> None:
-    from anchor_audit.audit import Judge
-    from anchor_audit.history import SkillSource, history
+    from anchor_audit.audit.skills import Judge
+    from anchor_audit.runs.history import SkillSource, history
 
     sub = GitRepo(tmp_path / "sub")
     sub.path.mkdir()

@@ -67,7 +67,7 @@ def test_several_paths_one_commit_removed_are_said_together(tmp_path, capsys) ->
 
 # ------------------------------------------------------------------ who to ask
 
-from anchor_audit.owners import owning_rule, parse_codeowners  # noqa: E402
+from anchor_audit.checks.owners import owning_rule, parse_codeowners  # noqa: E402
 
 OWNED = [  # (pattern, path, owned): GitHub's documented CODEOWNERS cases
     ("*", "skills/a/SKILL.md", True),

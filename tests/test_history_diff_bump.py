@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.audit import Judge, audit
+from anchor_audit.audit.skills import Judge, audit
 from anchor_audit.cli import main
-from anchor_audit.history import SkillSource, history
-from anchor_audit.resultstore import ResultStore
+from anchor_audit.runs.history import SkillSource, history
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.registry import load_spec
 from anchor_audit.spec.skill import load_skill, load_skill_from_tree
+from anchor_audit.store.sqlite import ResultStore
 
 from .conftest import DEMO, GitRepo, git
 

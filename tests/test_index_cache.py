@@ -110,11 +110,11 @@ def test_what_the_command_check_works_out_of_a_module_is_let_go_with_its_index(t
     import gc
     import weakref
 
-    from anchor_audit import commandcheck
-    from anchor_audit.listing import Listing
+    from anchor_audit.checks import command as commandcheck
     from anchor_audit.model import Citation, PromiseStatus, ReferenceKind
     from anchor_audit.parse import index as index_module
     from anchor_audit.source.git import open_git
+    from anchor_audit.source.listing import Listing
 
     from .conftest import empty_repo
 

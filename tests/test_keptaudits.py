@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-import anchor_audit.audit
+import anchor_audit.audit.skills
+from anchor_audit.audit.judge import Judge
+from anchor_audit.audit.kept import keep, kept_key, recalled, unsettled
 from anchor_audit.cli import main
-from anchor_audit.judge import Judge
-from anchor_audit.keptaudits import keep, kept_key, recalled, unsettled
 from anchor_audit.model import LineRange, Quote, SkillReport, Unchecked, UncheckedReason
-from anchor_audit.resultstore import ResultStore
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill, load_skill_from_tree
+from anchor_audit.store.sqlite import ResultStore
 
 from .conftest import DEMO, GitRepo, git
 
@@ -42,13 +42,13 @@ def code(make_repo) -> GitRepo:
 def audits(monkeypatch) -> list[str]:
     """The names of the skills audited (not served from what was kept), as they are audited."""
     done: list[str] = []
-    audit_skill = anchor_audit.audit.audit_skill
+    audit_skill = anchor_audit.audit.skills.audit_skill
 
     def counted(skill, *args, **kwargs):
         done.append(skill.name)
         return audit_skill(skill, *args, **kwargs)
 
-    monkeypatch.setattr(anchor_audit.audit, "audit_skill", counted)
+    monkeypatch.setattr(anchor_audit.audit.skills, "audit_skill", counted)
     return done
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 
-from anchor_audit.listing import Listing
 from anchor_audit.source.git import open_git
+from anchor_audit.source.listing import Listing
 
 from .conftest import empty_repo, git
 
@@ -103,7 +103,7 @@ def test_a_whole_listing_is_the_last_ones_exactly_when_no_path_was_added_or_remo
 
 
 def test_listings_of_trees_with_the_same_paths_share_their_indexes_and_answer_as_a_scan(tmp_path) -> None:
-    from anchor_audit.judge import Judge
+    from anchor_audit.audit.judge import Judge
 
     repo = empty_repo(tmp_path / "code")
     shas = _steps(repo)

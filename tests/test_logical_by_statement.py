@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from anchor_audit.parse import tokens
 from anchor_audit.parse.tokens import logical_lines, module_logical_lines
-from anchor_audit.textlines import split_lines_keepends
+from anchor_audit.text.lines import split_lines_keepends
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "anchor_audit"
 

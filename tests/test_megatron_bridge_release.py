@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.audit import audit
+from anchor_audit.audit.skills import audit
 from anchor_audit.errors import NotCarried, SourceError
 from anchor_audit.findings import exit_code
 from anchor_audit.model import AnchorStatus, ExitCode, LineRange, Verdict, found_lines
@@ -133,7 +133,7 @@ def test_fix_heals_the_three_moved_quotes_and_leaves_run_plugins_alone(
     import shutil
 
     from anchor_audit.fix import plan_fix
-    from anchor_audit.fsutil import apply_edits
+    from anchor_audit.text.fsutil import apply_edits
 
     skill_dir = tmp_path / SHARED_SKILL.name
     shutil.copytree(SHARED_SKILL, skill_dir)

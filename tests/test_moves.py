@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.citations import check_citations
-from anchor_audit.listing import Listing
+from anchor_audit.checks.prose import check_citations
 from anchor_audit.source.git import open_git
+from anchor_audit.source.listing import Listing
 from anchor_audit.spec.skill import load_skill
 
 from .conftest import GitRepo, git

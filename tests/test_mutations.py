@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.fsutil import WriteFailed, _replace_all
+from anchor_audit.text.fsutil import WriteFailed, _replace_all
 
 from .conftest import git
 from .hostile.conftest import CODE, make_code_repo, make_skill, registry, run_cli

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.audit import audit
-from anchor_audit.judge import Judge
-from anchor_audit.parallel import Spread, _parts
-from anchor_audit.resultstore import ResultStore
+from anchor_audit.audit.judge import Judge
+from anchor_audit.audit.parallel import Spread, _parts
+from anchor_audit.audit.skills import audit
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill
+from anchor_audit.store.sqlite import ResultStore
 
 from .catalog_fixture import build_catalog
 from .conftest import GitRepo, git
@@ -273,7 +273,7 @@ def test_what_a_spread_s_items_refer_to_is_freed_when_it_returns_not_by_the_coll
     import gc
     import weakref
 
-    from anchor_audit.audit import spread
+    from anchor_audit.audit.skills import spread
     from anchor_audit.source import no_progress
 
     class State:
@@ -292,7 +292,7 @@ def test_what_a_spread_s_items_refer_to_is_freed_when_it_returns_not_by_the_coll
 
 def test_after_a_fork_the_run_reads_what_its_workers_stored_in_a_store_that_was_empty(tmp_path: Path) -> None:
     """A store opened empty answers misses from what its run put; once workers write to it too, it asks."""
-    from anchor_audit.audit import spread
+    from anchor_audit.audit.skills import spread
     from anchor_audit.source import no_progress
 
     parent = os.getpid()

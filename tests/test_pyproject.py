@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.pyproject import conflict, normalize, project_meta
+from anchor_audit.checks.pyproject import conflict, normalize, project_meta
 from anchor_audit.source.git import open_git
 
 from .conftest import GitRepo, git

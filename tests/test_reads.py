@@ -9,7 +9,7 @@ import pytest
 
 from anchor_audit.errors import SpecError
 from anchor_audit.model import CardAnchor, LineRange
-from anchor_audit.reads import Reads, Tail, card_tail, reads
+from anchor_audit.spec.reads import Reads, Tail, card_tail, reads
 from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
@@ -147,9 +147,9 @@ def every_edit(tmp_path_factory: pytest.TempPathFactory):
 def test_check_impact_and_history_see_an_edit_exactly_when_reads_names_its_file(every_edit, path: str) -> None:
     """The property reads() promises: an edit outside it never changes the audit, and an edit inside it is
     seen alike by check (the audit may change), impact (the skill is audited) and history (the commit is walked)."""
-    from anchor_audit.audit import Judge, audit
-    from anchor_audit.history import SkillSource, history
-    from anchor_audit.impact import impact
+    from anchor_audit.audit.skills import Judge, audit
+    from anchor_audit.runs.history import SkillSource, history
+    from anchor_audit.runs.impact import impact
     from anchor_audit.source.git import open_git
 
     repo, skill_dir, heads = every_edit

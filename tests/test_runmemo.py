@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit import runmemo
 from anchor_audit.cli import main
+from anchor_audit.runs import remembered as runmemo
 
 from .conftest import DEMO, GitRepo, git
 
@@ -296,7 +296,7 @@ def test_a_file_changed_while_the_run_reads_is_not_replayed(
 ) -> None:
     """The run read a skill folder before it was edited, mid-run: what it keeps must not pass for the edited
     folder's report (a witness hashed at the end would)."""
-    import anchor_audit.audit
+    import anchor_audit.audit.skills
 
     if kind == "one ref":
         repo, spec, skill = work
@@ -307,16 +307,16 @@ def test_a_file_changed_while_the_run_reads_is_not_replayed(
         catalog, mirrors, _ = small_catalog(tmp_path / "cat")
         argv = ("check", "--catalog", str(catalog), *mirrors, "--format", "json", "--jobs", "1")
         edited = catalog / "skills" / "one" / "SKILL.md"  # audited first: read before the edit
-    audited = anchor_audit.audit.check_promises
+    audited = anchor_audit.audit.skills.check_promises
 
     def edit_then_check(*args, **kwargs):  # the edit lands after the skill was read, before the run ends
         if "gone.md" not in edited.read_text():
             edited.write_text(edited.read_text() + "\nSee [the notes](gone.md).\n")
         return audited(*args, **kwargs)
 
-    monkeypatch.setattr(anchor_audit.audit, "check_promises", edit_then_check)
+    monkeypatch.setattr(anchor_audit.audit.skills, "check_promises", edit_then_check)
     first = run(capsys, *argv)
-    monkeypatch.setattr(anchor_audit.audit, "check_promises", audited)
+    monkeypatch.setattr(anchor_audit.audit.skills, "check_promises", audited)
     again, fresh = run(capsys, *argv), run(capsys, *argv, "--no-cache")
     assert "gone.md" in fresh[1] and "gone.md" not in first[1]
     assert again == fresh

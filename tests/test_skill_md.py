@@ -153,7 +153,7 @@ def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:
 
 def test_a_skill_in_a_tree_whose_parse_is_remembered_is_not_read(make_repo, monkeypatch) -> None:
     """Known by git's blob ids, a remembered SKILL.md and card.yaml are not read again (impact, history)."""
-    from anchor_audit.judge import Judge
+    from anchor_audit.audit.judge import Judge
     from anchor_audit.source.git import open_git
     from anchor_audit.spec.skill import load_skill_from_tree
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.catalog import audit_catalog
-from anchor_audit.judge import Judge
+from anchor_audit.audit.judge import Judge
 from anchor_audit.model import wire
 from anchor_audit.model.status import AnchorStatus
+from anchor_audit.runs.catalog import audit_catalog
 from anchor_audit.source.git import open_git
 
 from .catalog_fixture import build_catalog

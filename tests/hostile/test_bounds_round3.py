@@ -104,8 +104,8 @@ def _tree_and_skill(tmp_path: Path):
 
 def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
     """A fetch, a listing or a history before the skill's checks takes none of its 20 s."""
-    from anchor_audit.audit import Judge, audit_skill
-    from anchor_audit.budget import Budget
+    from anchor_audit.audit.budget import Budget
+    from anchor_audit.audit.skills import Judge, audit_skill
 
     tree, skill = _tree_and_skill(tmp_path)
     now = [0.0]
@@ -117,8 +117,8 @@ def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
 
 
 def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
-    from anchor_audit.audit import Judge, audit_skill
-    from anchor_audit.budget import Budget
+    from anchor_audit.audit.budget import Budget
+    from anchor_audit.audit.skills import Judge, audit_skill
 
     tree, skill = _tree_and_skill(tmp_path)
     now = [0.0]
@@ -134,8 +134,8 @@ def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
 
 
 def test_the_skill_budget_bounds_resident_memory(tmp_path: Path) -> None:
-    from anchor_audit.audit import Judge, audit_skill
-    from anchor_audit.budget import Budget, resident_bytes
+    from anchor_audit.audit.budget import Budget, resident_bytes
+    from anchor_audit.audit.skills import Judge, audit_skill
 
     tree, skill = _tree_and_skill(tmp_path)
     assert resident_bytes() > 10 * 1024**2  # this platform says (a Python with libcst loaded holds more)

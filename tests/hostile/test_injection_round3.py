@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 
-from anchor_audit.escape import _LINKABLE
+from anchor_audit.text.escape import _LINKABLE
 
 from .conftest import CODE, QUOTE, make_code_repo, make_skill, registry, run_cli
 

@@ -118,7 +118,7 @@ def test_a_commands_positionals_may_follow_its_options(tmp_path: Path) -> None:
 def test_every_parser_refuses_abbreviations() -> None:
     import argparse
 
-    from anchor_audit.cliparser import build_parser as _parser
+    from anchor_audit.cli.table import build_parser as _parser
 
     top = _parser()
     (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]

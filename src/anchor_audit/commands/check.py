@@ -11,7 +11,7 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Policy, Spec
-from ..runmemo import MAX_CATALOG_FILES
+from ..runs.remembered import MAX_CATALOG_FILES
 from ..spec import DEFAULT_SPEC
 from .common import catalog_registry, emit, open_sources, registry_path
 from .context import RunContext
@@ -38,7 +38,7 @@ def check(
         ctx.record.before_reading_file(baseline)
     accepted = None
     if baseline:
-        from ..baseline import load_baseline
+        from ..findings.baseline import load_baseline
 
         accepted = load_baseline(Path(baseline))  # a bad baseline fails before any fetch
     reporter = ctx.reporter
@@ -72,7 +72,7 @@ def check(
         also.append((lambda stream, extra=extra: extra(report, stream), path, "--report"))  # type: ignore[misc]
     counted: list[int] = []
     if write_baseline:  # an output of the run like the others: written with them, or not at all
-        from ..baseline import render_baseline
+        from ..findings.baseline import render_baseline
 
         also.append((lambda s: counted.append(render_baseline(report, s, reason)), write_baseline, "--write-baseline"))
     emit(lambda stream: render(report, stream), report_options.output, also)
@@ -94,7 +94,7 @@ def _catalog_of_registry(options: SourceOptions) -> SourceOptions:
 
 def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec | None]:
     """``check --catalog DIR``: each skill against its own component's repository."""
-    from ..catalog import audit_catalog
+    from ..runs.catalog import audit_catalog
 
     spec = catalog_registry(options)
     root = Path(options.catalog or ".")
@@ -122,7 +122,7 @@ def _at_validation(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport
     repository's HEAD) on or before the end of that day, UTC; the report
     names it per skill.  A skill whose card gives no date is its own error.
     """
-    from ..audit import audit_skill
+    from ..audit.skills import audit_skill
     from ..model import SkillReport
     why = "--ref validated reads git history"
     with open_sources(replace(options, ref=None), ["HEAD"], ctx, full_history=True, git=why) as sources:

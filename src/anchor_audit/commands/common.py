@@ -9,21 +9,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TextIO
 
 from ..errors import UsageError
-from ..fsutil import WriteFailed, write_all
 from ..model import SourceKind
 from ..source import Progress, no_progress
 from ..spec import DEFAULT_SPEC
+from ..text.fsutil import WriteFailed, write_all
 from .context import RunContext
 from .options import SourceOptions
 
 if TYPE_CHECKING:
-    from ..inputs import AuditInputs
-    from ..judge import Judge
+    from ..audit.judge import Judge
     from ..model import AuditReport, ReleaseSpec, Spec
-    from ..reporter import Reporter
+    from ..report.reporter import Reporter
     from ..source import SourceTree
     from ..source.git import GitTree
     from ..spec.card import Memo
+    from ..spec.inputs import AuditInputs
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Sources:
         return [as_git(tree) for tree in self.trees]
 
     def audit(self, tree: SourceTree, promises: bool = True, facts: bool = True) -> AuditReport:
-        from ..audit import audit
+        from ..audit.skills import audit
 
         skills = self.inputs.skills_at(tree)
         return audit(skills, tree, self.inputs.spec, self.judge, promises, self.progress, self.jobs, facts)
@@ -80,7 +80,7 @@ def open_sources(
     serve two refs, and says so.  ``tags``: a remote's tags fetched too, with
     their history (a matrix reads every release tag), for ``open_repository`` too.
     """
-    from ..inputs import load_inputs
+    from ..spec.inputs import load_inputs
 
     _refuse(options, len(refs), git)
     reporter = ctx.reporter
@@ -246,7 +246,7 @@ def emit(
 
     Every file of the run is written or none is: each is rendered straight into
     a file staged beside it (a catalog's report is never held whole), then all
-    are renamed in together (:func:`~anchor_audit.fsutil.write_all`); stdout
+    are renamed in together (:func:`~anchor_audit.text.fsutil.write_all`); stdout
     comes last, once the files are in place.
     """
     named = ([(write, output, "--output")] if output is not None else []) + list(also)

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from ..reporter import Reporter
+from ..report.reporter import Reporter
 
 if TYPE_CHECKING:
-    from ..judge import Judge
-    from ..resultstore import ResultStore
-    from ..runmemo import RunRecord
+    from ..audit.judge import Judge
+    from ..runs.remembered import RunRecord
+    from ..store.sqlite import ResultStore
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class RunContext:
     ``cache_dir`` is the directory every source of the run caches in (None: the
     default, ``cache_root()``); ``store`` keeps match results on disk (None: in
     memory only); ``clock`` times each skill's budget (a test passes a fake one); ``jobs``: how many
-    processes audit the skills of a catalog or of ``--all`` (:mod:`anchor_audit.parallel`).
+    processes audit the skills of a catalog or of ``--all`` (:mod:`anchor_audit.audit.parallel`).
     """
 
     reporter: Reporter = field(default_factory=Reporter)
@@ -35,8 +35,8 @@ class RunContext:
 
     def judge(self) -> Judge:
         """A judge for the run's results, its per-skill budget on this run's clock."""
-        from ..budget import Budget
-        from ..judge import Judge
+        from ..audit.budget import Budget
+        from ..audit.judge import Judge
 
         return Judge(self.store, Budget(clock=self.clock))
 
@@ -48,8 +48,8 @@ def run_context(
     """The context of a command that reads sources: its cache directory opened (made, or its stale
     contents replaced; a temporary one unless ``keep_results``) and the result store in it, both closed
     at the end; a cache problem is one warning."""
-    from ..resultstore import ResultStore
-    from ..source.cache import open_cache
+    from ..store.cachedir import open_cache
+    from ..store.sqlite import ResultStore
 
     cache = open_cache(cache_dir, ephemeral=not keep_results)
     store = None

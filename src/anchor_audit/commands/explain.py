@@ -7,8 +7,8 @@ import textwrap
 from typing import TextIO
 
 from ..errors import UsageError
+from ..findings.rules import RULES, Rule
 from ..model import ExitCode
-from ..rules import RULES, Rule
 
 WIDTH = 100
 

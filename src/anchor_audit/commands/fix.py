@@ -7,9 +7,9 @@ import sys
 from typing import TextIO
 
 from ..errors import UsageError
-from ..escape import one_line, printable
 from ..model import ExitCode
-from ..textlines import unified_diff
+from ..text.escape import one_line, printable
+from ..text.lines import unified_diff
 from .common import open_sources
 from .context import RunContext
 from .options import SourceOptions
@@ -27,7 +27,7 @@ def fix(
     """Heal moved quotes (and with ``update_card`` card.yaml); a unified diff, or with ``write`` the files;
     ``fmt`` json: the same as data (each file with its diff, what is healed, noted and left)."""
     from ..fix import plan_fix
-    from ..fsutil import apply_edits
+    from ..text.fsutil import apply_edits
 
     out = out or sys.stdout
     if options.in_repo:
@@ -79,7 +79,7 @@ def fix_catalog(
     inside the catalog."""
     from pathlib import Path
 
-    from ..catalogfix import plan_catalog_fix
+    from ..runs.catalogfix import plan_catalog_fix
     from .common import catalog_registry
 
     out = out or sys.stdout
@@ -133,7 +133,7 @@ def _summary(p, output_dir: str | None) -> str:  # type: ignore[no-untyped-def]
 
 def _summary_markdown(patches) -> str:  # type: ignore[no-untyped-def]
     """summary.md: per repository, its patch and how to apply it, what it heals, what is left for a person."""
-    from ..escape import md_code, md_text
+    from ..text.escape import md_code, md_text
 
     out = ["# anchor-audit fix --catalog: patches for the upstream repositories\n"]
     for p in patches:
@@ -165,7 +165,7 @@ def _issues(patches) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 def _write_patches(folder, patches, issues: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
     """Every patch, issue body and summary.md written together, or none (one transaction)."""
-    from ..fsutil import WriteFailed, write_all
+    from ..text.fsutil import WriteFailed, write_all
 
     files = [(folder / p.file_name, p.patch.encode("utf-8")) for p in patches if p.patch]
     files += [(folder / name, body.encode("utf-8")) for name, body in issues.items()]

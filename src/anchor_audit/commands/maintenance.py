@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..model import ExitCode
-from ..reporter import Reporter
+from ..report.reporter import Reporter
 from .common import open_sources
 from .context import RunContext
 from .options import SourceOptions
 
 if TYPE_CHECKING:
-    from ..draft import DraftClaim
+    from ..fix.draft import DraftClaim
     from ..model import Skill
     from ..source import SourceTree
-    from ..spec.catalog import Component
+    from ..spec.components import Component
     from .common import Sources
 
 
@@ -39,9 +39,9 @@ def init(
     or from the working tree ``worktree`` is in (its registry pins HEAD), conditions from the commit the card's
     ``validated_on`` names where git has it.
     """
-    from ..draft import draft_skill, relative, render_registry
-    from ..fsutil import read_input
+    from ..fix.draft import draft_skill, relative, render_registry
     from ..spec.skill import MAX_SKILL_BYTES, load_skill
+    from ..text.fsutil import read_input
 
     if catalog is not None:
         return _init_catalog(Path(catalog), ctx, dict(mirrors), out or sys.stdout)
@@ -103,10 +103,10 @@ def _work_tree_of(folder: Path) -> str | None:
 def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: TextIO) -> ExitCode:
     """One registry for a whole catalog, its source the catalog: each skill drafted from its own component's
     repository, each repository opened once (a host that does not resolve is tried once)."""
-    from ..catalog import open_components, repo_key, skip_lines
-    from ..draft import relative, render_registry
+    from ..fix.draft import relative, render_registry
     from ..model import ComponentInfo
-    from ..spec.catalog import load_catalog
+    from ..runs.catalog import open_components, repo_key, skip_lines
+    from ..spec.components import load_catalog
 
     mirrors = {repo_key(k): v for k, v in mirrors.items()}
     components = load_catalog(root)
@@ -131,10 +131,10 @@ def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: Tex
 def _draft_component(
     root: Path, component: Component, tree: SourceTree, reporter: Reporter
 ) -> list[tuple[Skill, str, list[DraftClaim]]]:
-    from ..draft import draft_skill, relative
     from ..errors import AuditError
-    from ..fsutil import read_input
+    from ..fix.draft import draft_skill, relative
     from ..spec.skill import MAX_SKILL_BYTES, load_skill
+    from ..text.fsutil import read_input
 
     drafted = []
     for item in component.skills:
@@ -154,7 +154,7 @@ def _draft_component(
 def cache(action: str, ctx: RunContext, older_than: float | None = None, out: TextIO | None = None) -> ExitCode:
     """``info``: where the cache is, how big, what it holds; ``dir``: its path; ``prune``: remove the mirrors and
     wheels not written to for ``older_than`` days; ``clean``: remove anchor-audit's entries from it."""
-    from ..source.cache import cache_entries, cache_root, clean_cache, prune_cache
+    from ..store.cachedir import cache_entries, cache_root, clean_cache, prune_cache
 
     out = out or sys.stdout
     root = cache_root(ctx.cache_dir)

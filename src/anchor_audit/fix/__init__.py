@@ -1,7 +1,7 @@
 """``anchor-audit fix``: verdicts -> edited SKILL.md, anchors.yaml and card.yaml.
 
 Planning reads the files and computes new bytes with the pure helpers in
-:mod:`.skill` and :mod:`.card`; :func:`anchor_audit.fsutil.apply_edits`
+:mod:`.skill` and :mod:`.card`; :func:`anchor_audit.text.fsutil.apply_edits`
 writes them atomically, refusing files that changed since they were read.
 """
 
@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import NotCarried, UnreadableFile
-from ..fsutil import FileEdit, WriteConflict
 from ..model import (
     AuditReport,
     EvidenceKind,
@@ -32,9 +31,10 @@ from ..model import (
 from ..source import SourceTree
 from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
-from .card import reconcile_card
-from .registry import heal_registry
-from .skill import heal_paths, heal_skill_md
+from ..text.fsutil import FileEdit, WriteConflict
+from .anchorsyaml import heal_registry
+from .cardyaml import reconcile_card
+from .skillmd import heal_paths, heal_skill_md
 from .text import DiskText
 
 _HEALED_BY_CARD = (Mismatch.EVIDENCE_HOLDS,)  # --update-card tags these claims code_verified

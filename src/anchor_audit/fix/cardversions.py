@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from ..errors import SpecError
-from ..yamltext import quoted_scalar, yaml_key
+from ..text.yamltext import quoted_scalar, yaml_key
 from .text import compose, mapping_get, verified
 
 KEY = "validated_versions"

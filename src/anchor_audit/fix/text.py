@@ -10,7 +10,7 @@ from typing import Any, Callable
 import yaml
 
 from ..errors import AuditError, SpecError
-from ..fsutil import WriteConflict, read_input
+from ..text.fsutil import WriteConflict, read_input
 
 BOM = b"\xef\xbb\xbf"
 

@@ -7,7 +7,7 @@ import difflib
 from lsprotocol import types
 
 from ..findings import Finding
-from ..textlines import split_lines_keepends
+from ..text.lines import split_lines_keepends
 
 
 def utf16(line: str, index: int) -> int:

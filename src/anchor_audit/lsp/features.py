@@ -11,10 +11,10 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from ..baseline import PLACEHOLDER
 from ..findings import Finding
+from ..findings.baseline import PLACEHOLDER
 from ..model import Healable, Moved, PromiseKind, PromiseStatus, QuoteMatch, Relocated, pointed_at
-from ..textlines import split_lines_keepends
+from ..text.lines import split_lines_keepends
 from .edits import diagnostic, line_range, text_edits, utf16
 from .session import Session, SkillCheck
 
@@ -143,7 +143,7 @@ def code_actions(
             out.append(_action(title, every, [], kind=types.CodeActionKind.SourceFixAll))
     for promise in check.report.promises:
         if promise.heal and Path(promise.file) == file and first <= promise.line - 1 <= last:
-            from ..fix.skill import heal_paths
+            from ..fix.skillmd import heal_paths
 
             before = text_of(file, texts)
             after, done = heal_paths(before, [(promise.line, promise.path, promise.heal)])
@@ -158,7 +158,7 @@ def code_actions(
                 title, after = renamed
                 out.append(_action(title, {uri_of(file): text_edits(text_of(file, texts), after)}, on_lines))
     if file.name == "card.yaml" and check.tree is not None and any(f.code == "AA203" for f in on_lines):
-        from ..fix.card import reconcile_card
+        from ..fix.cardyaml import reconcile_card
 
         before = text_of(file, texts)
         after, _ = reconcile_card(before, check.report.claims, check.tree.info, file)
@@ -193,8 +193,8 @@ def _heal_quotes(
     check: SkillCheck, moved: list[Healable], texts: Texts, session: Session
 ) -> dict[str, list[types.TextEdit]]:
     """The fences' ranges rewritten, and the registry's quote keys with them where its entry is this folder's."""
-    from ..fix.registry import heal_registry
-    from ..fix.skill import heal_skill_md
+    from ..fix.anchorsyaml import heal_registry
+    from ..fix.skillmd import heal_skill_md
 
     skill_md = check.folder / "SKILL.md"
     before = text_of(skill_md, texts)

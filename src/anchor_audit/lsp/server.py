@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..commands.context import run_context
 from ..errors import AuditError
-from ..reporter import Reporter
+from ..report.reporter import Reporter
 from . import features
 from .session import REGISTRY, SKILL_FILES, Session, Settings, SkillCheck, skill_folder
 
@@ -123,7 +123,7 @@ class AuditServer(LanguageServer):
 
     def _code_changed(self, paths: list[Path], texts: dict[Path, str]) -> set[Path]:
         """The skill folders to check again after ``paths`` of the code changed (none unless a working tree is read)."""
-        from ..reads import reads
+        from ..spec.reads import reads
 
         session = self.session
         if session is None or not session.code_changed():

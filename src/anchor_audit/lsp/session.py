@@ -168,7 +168,7 @@ class Session:
     def accepted(self) -> frozenset[str]:
         """The finding keys the baseline accepts (none without one; a bad baseline accepts none)."""
         if self._accepted is None:
-            from ..baseline import load_baseline
+            from ..findings.baseline import load_baseline
 
             path = self.baseline_path
             try:
@@ -192,7 +192,7 @@ class Session:
         Raises :class:`~anchor_audit.errors.AuditError` where nothing can be checked (the registry does not
         parse, the code cannot be opened): the server says so on the skill's first line.
         """
-        from ..audit import audit_skill
+        from ..audit.skills import audit_skill
         from ..spec.skill import skill_from_text
 
         folder = folder.resolve()
@@ -248,7 +248,7 @@ def _text(folder: Path, name: str, texts: Mapping[str, str]) -> str | None:
     path = folder / name
     if not path.is_file():
         return None
-    from ..fsutil import read_input
     from ..spec.skill import MAX_SKILL_BYTES
+    from ..text.fsutil import read_input
 
     return read_input(path, MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")

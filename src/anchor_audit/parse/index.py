@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TypeVar
 
 from ..errors import BoundExceeded
 from ..model import LineRange
-from ..recent import Recent
 from ..source.file import SourceFile
-from ..textlines import split_lines_keepends
+from ..store.recent import Recent
+from ..text.lines import split_lines_keepends
 from .cstview import ScopeView, cst_statements, view
 from .tokens import LogicalLine, logical_lines, module_logical_lines
 from .walk import ast_bindings, ast_qualnames, ast_scopes, cst_scopes

@@ -8,7 +8,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..recent import Recent
+from ..store.recent import Recent
 
 
 @dataclass(frozen=True)

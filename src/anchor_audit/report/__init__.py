@@ -13,11 +13,11 @@ import importlib
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 if TYPE_CHECKING:  # the command line reads the format names here: nothing heavy is imported with them
-    from ..compare import Comparison
-    from ..history import History
-    from ..impact import ImpactReport
-    from ..matrix import CatalogMatrix, Matrix
     from ..model import AuditReport
+    from ..runs.compare import Comparison
+    from ..runs.history import History
+    from ..runs.impact import ImpactReport
+    from ..runs.matrix import CatalogMatrix, Matrix
 
 Renderer = Callable[["AuditReport", TextIO], None]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-from ..escape import md_code, md_text
 from ..findings import Finding, exit_code, exit_words
 from ..model import AuditReport, SkillReport
+from ..text.escape import md_code, md_text
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, why
 
 MAX_CHARS = 60_000  # GitHub refuses a comment over 65,536 characters; room is kept for a caller's own lines

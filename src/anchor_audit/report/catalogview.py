@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..escape import printable
 from ..findings import Finding, counts_as_drift, findings
 from ..model import AuditReport
+from ..text.escape import printable
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, sync_only, why
 
 CATALOG_AT = 6  # from this many skills on, the terminal shows the catalog view

@@ -1,4 +1,4 @@
-"""Renderers for ``diff`` and ``bump``: a :class:`~anchor_audit.compare.Comparison` -> text."""
+"""Renderers for ``diff`` and ``bump``: a :class:`~anchor_audit.runs.compare.Comparison` -> text."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any, TextIO
 from rich.table import Table
 from rich.text import Text
 
-from ..compare import Change, Comparison
-from ..escape import md_code, md_text, printable
 from ..model import ChangeKind, SourceInfo, SourceKind
+from ..runs.compare import Change, Comparison
+from ..text.escape import md_code, md_text, printable
 from .json import source_dict
 from .jsontext import dumps_indented
 from .terminal import make_console

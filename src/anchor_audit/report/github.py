@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TextIO
 
-from ..escape import printable
 from ..findings import findings
 from ..model import AuditReport
+from ..text.escape import printable
 
 _COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..escape import printable
-from ..history import Event, History
 from ..model import AnchorStatus
+from ..runs.history import Event, History
+from ..text.escape import printable
 from .jsontext import dumps_indented
 
 if TYPE_CHECKING:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..findings import Finding, counts_as_drift, exit_code, findings
-from ..matrix import CatalogMatrix, Matrix
 from ..model import (
     AuditReport,
     Changed,
@@ -23,6 +22,7 @@ from ..model import (
     SkillReport,
     suggested_lines,
 )
+from ..runs.matrix import CatalogMatrix, Matrix
 from .catalogwords import component_counts, drift_by_skill, repo_name
 from .htmlpage import diff_block, h, page, pre, status, table
 from .matrixsvg import matrix_svg

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..escape import html_text
+from ..text.escape import html_text
 
 # default-src 'none' also covers fonts, media, frames and connections; forms go nowhere
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'"

@@ -7,11 +7,11 @@ from typing import Any, TextIO
 
 from rich.text import Text
 
-from ..escape import md_code, md_fence, md_text, printable, uri_path
-from ..impact import Impact, ImpactReport
+from ..findings.rules import RULES
 from ..model import ChangeKind, LineRange
-from ..rules import RULES
-from ..textlines import split_lines
+from ..runs.impact import Impact, ImpactReport
+from ..text.escape import md_code, md_fence, md_text, printable, uri_path
+from ..text.lines import split_lines
 from .github import _data, _property
 from .jsontext import dumps_indented
 from .terminal import make_console

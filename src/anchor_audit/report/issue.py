@@ -13,9 +13,9 @@ import re
 from dataclasses import replace
 from typing import Mapping, Sequence, TextIO
 
-from ..escape import md_code, md_text
 from ..findings import skill_findings
 from ..model import SkillReport, contradiction_lines
+from ..text.escape import md_code, md_text
 from .catalogwords import count, repo_name, why
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses an issue body over 65,536 characters

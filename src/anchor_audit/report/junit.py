@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..escape import xml_text
 from ..findings import Family, Finding, counts_as_drift, findings
 from ..model import AnchorStatus, AuditReport, Verdict
+from ..text.escape import xml_text
 
 
 def render_junit(report: AuditReport, stream: TextIO) -> None:

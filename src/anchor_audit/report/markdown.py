@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote
 
-from ..escape import md_code, md_fence, md_text
 from ..findings import counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AuditReport,
@@ -27,6 +26,7 @@ from ..model import (
     quote_column,
     suggested_lines,
 )
+from ..text.escape import md_code, md_fence, md_text
 from .catalogmarkdown import MAX_CHARS, render_catalog_markdown
 from .ownerview import render_by_owner_markdown
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..escape import html_text
-from ..matrix import CatalogMatrix, Matrix, Row
+from ..runs.matrix import CatalogMatrix, Matrix, Row
+from ..text.escape import html_text
 from .matrixview import letter
 
 CELL_W, CELL_H, PAD = 28, 22, 16

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..escape import md_code, md_text, printable
-from ..matrix import ABSENT, CatalogMatrix, Matrix, Row
+from ..runs.matrix import ABSENT, CatalogMatrix, Matrix, Row
+from ..text.escape import md_code, md_text, printable
 from .jsontext import dumps_indented
 from .terminal import make_console
 

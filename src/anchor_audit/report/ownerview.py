@@ -12,9 +12,9 @@ from dataclasses import replace
 from rich.console import Console
 from rich.text import Text
 
-from ..escape import md_code, md_text, printable
 from ..findings import Finding
 from ..model import AuditReport, SkillReport
+from ..text.escape import md_code, md_text, printable
 from .catalogwords import count, drift_by_skill, why
 
 NOBODY = "no owner known"

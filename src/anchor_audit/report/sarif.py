@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .. import __version__
-from ..escape import uri_path
 from ..findings import RULES, findings
+from ..findings.rules import Family
 from ..model import AuditReport
-from ..rules import Family
+from ..text.escape import uri_path
 from .jsontext import dumps_indented
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

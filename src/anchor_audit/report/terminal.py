@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..escape import printable
 from ..findings import Family, counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AnchorStatus,
@@ -23,6 +22,7 @@ from ..model import (
     found_lines,
     suggested_lines,
 )
+from ..text.escape import printable
 from .catalogview import CATALOG_AT, render_catalog
 from .ownerview import render_by_owner
 

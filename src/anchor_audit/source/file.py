@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..model import LineRange
-from ..recent import Recent
-from ..textlines import split_lines
+from ..store.recent import Recent
+from ..text.lines import split_lines
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -22,9 +22,9 @@ from git.db import GitDB  # gitdb's pure-Python object database, as GitPython ex
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
-from ..redact import redact
+from ..store.cachedir import cache_root
+from ..text.redact import redact
 from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, mirrored, no_progress, too_large
-from .cache import cache_root
 from .file import SourceFile, SourceFiles
 from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo

@@ -3,7 +3,7 @@
 Git never prompts or stalls, never runs a command through a transport unless
 the user named it, never runs a command an untrusted repository's config
 names, and reads credentials only from this process's environment.  No
-GitPython here: a remembered run (:mod:`anchor_audit.runmemo`) asks git for a
+GitPython here: a remembered run (:mod:`anchor_audit.runs.remembered`) asks git for a
 ref through this environment without importing it.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from ..redact import has_credentials, redact
+from ..text.redact import has_credentials, redact
 
 # Transports that can run commands (ext::, fd::) are refused unless named with --allow-protocol;
 # git enforces the same list (GIT_ALLOW_PROTOCOL), submodules and redirects included.

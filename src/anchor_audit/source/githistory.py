@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import git
 
-from ..recent import Recent
+from ..store.recent import Recent
 from .deletions import DeletionChain
 from .folderlog import log_folders
 from .gitenv import DIFF_FLAGS, git_env

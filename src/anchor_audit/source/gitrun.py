@@ -16,7 +16,7 @@ import weakref
 import git
 
 from ..errors import SourceError, UsageError
-from ..redact import redact
+from ..text.redact import redact
 from . import _URL
 from .gitenv import ALLOWED_PROTOCOLS, FETCHED, commits_named, git_env
 

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from ..errors import SourceError
 from ..model import ReleaseSpec, SourceInfo, SourceKind
-from ..redact import redact
+from ..text.redact import redact
 from .mapped import MappedTree
 
 

@@ -14,9 +14,9 @@ from typing import Callable
 import git
 
 from ..errors import SourceError
-from ..redact import redact
+from ..store.cachedir import locked, slug
+from ..text.redact import redact
 from . import Progress
-from .cache import locked, slug
 from .gitenv import UPLOAD_PACK, git_env
 from .gitrun import first_line, repo_at, resolve, resolve_many
 

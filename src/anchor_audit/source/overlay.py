@@ -24,8 +24,8 @@ from pathlib import Path
 import git
 
 from ..errors import SourceError
+from ..store.cachedir import locked, slug
 from . import is_remote
-from .cache import locked, slug
 from .gitenv import ALLOWED_PROTOCOLS
 from .gitrun import harden, local_config, repo_at
 from .mirror import write_config

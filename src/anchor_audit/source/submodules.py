@@ -9,9 +9,9 @@ from typing import Generic, Protocol, TypeVar
 import git
 
 from ..errors import AuditError, NotCarried, SourceError
-from ..redact import redact
+from ..store.cachedir import cache_root
+from ..text.redact import redact
 from . import Progress, is_remote, no_progress
-from .cache import cache_root
 from .gitenv import COMMAND_TRANSPORTS
 from .gitrun import NAME_NOT_RESOLVED, check_repo
 from .mirror import mirror_commits

@@ -19,9 +19,9 @@ from typing import Iterable
 
 from ..errors import SourceError
 from ..model import ReleaseSpec, SourceInfo, SourceKind
-from ..redact import redact
+from ..store.cachedir import cache_root, locked, refuse_link
+from ..text.redact import redact
 from . import Progress, no_progress
-from .cache import cache_root, locked, refuse_link
 from .mapped import MappedTree
 
 PIP_TIMEOUT = 600

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import SourceError
 from ..model import SourceInfo, SourceKind
-from ..redact import redact
+from ..store.cachedir import cache_root, locked, slug
+from ..text.redact import redact
 from . import MAX_FILE_BYTES, Progress, no_progress
-from .cache import cache_root, locked, slug
 from .git import GitTree, open_git
 from .gitenv import git_env
 from .gitrun import local_config

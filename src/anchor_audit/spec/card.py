@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from ..errors import SpecError
 from ..model import Card, CardAnchor, CardClaim, LineRange, VersionRange
+from ..model.versionspec import specifier_problem
 from ..source.file import strip_hash_comment
-from ..versions import specifier_problem
 from .repopath import repo_path_problem
 from .yamldoc import YamlDoc, load_yaml
 

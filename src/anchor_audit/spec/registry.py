@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from ..fsutil import read_input
 from ..model import ClaimSpec, Condition, ReleaseSpec, SkillSpec, SourceSpec, Spec
+from ..text.fsutil import read_input
 from .repopath import normalize, repo_path_problem
 from .schema import validate
 from .yamldoc import KeyPath, YamlDoc, format_path, load_yaml

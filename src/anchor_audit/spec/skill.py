@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotCarried, SpecError, UnreadableFile
-from ..fsutil import read_input
 from ..model import (
     Citation,
     LineRange,
@@ -29,8 +28,9 @@ from ..model import (
     Skill,
     TestPromise,
 )
-from ..recent import Recent
-from ..textlines import split_lines
+from ..store.recent import Recent
+from ..text.fsutil import read_input
+from ..text.lines import split_lines
 from .card import Content, Memo, remembered_card
 from .citations import MAKES, parse_citations
 from .repopath import normalize, repo_path_problem

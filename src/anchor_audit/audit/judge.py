@@ -1,0 +1,295 @@
+"""The judge: every quote and condition result, shared by content across skills, trees and runs.
+
+A result depends only on the blob and the quote (or condition), so it is kept in memory for the run and,
+with a :class:`ResultStore`, on disk for later runs; a hit reads and parses nothing.  Each check is guarded:
+whatever goes wrong becomes that check's result, never the run's crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, TypeVar
+
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
+from ..match.quote import match_quote
+from ..match.relocate import needle_of, relocate
+from ..model import (
+    Changed,
+    Condition,
+    ConditionResult,
+    ConditionStatus,
+    Quote,
+    QuoteMatch,
+    Relocated,
+    Unchecked,
+    UncheckedReason,
+)
+from ..source import SourceTree
+from ..source.listing import ListedBefore, Listing
+from ..store.codecs import (
+    condition_key,
+    dump_condition,
+    dump_quote,
+    load_condition,
+    load_quote,
+    promise_key,
+    quote_key,
+)
+from ..store.sqlite import ResultStore
+from .budget import Budget
+
+R = TypeVar("R")
+MEMO_SIZE = 8192  # results a run keeps in memory (see Judge._memo)
+@dataclass
+class _TreeState:
+    """What a judge knows of one tree, for as long as the tree lives."""
+
+    listing: Listing | None = None
+    searched: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (text, suffix) -> presearch's files
+    relocations: dict[tuple[str, tuple[str, ...]], Relocated | None] = field(default_factory=dict)
+
+
+class Judge:
+    """Judges quotes and conditions, sharing work by content.
+
+    A result depends only on the blob and the quote (or condition), so it is
+    kept in memory for the run and, with a :class:`ResultStore`, on disk for
+    later runs; a hit reads and parses nothing.
+    """
+
+    def __init__(self, store: ResultStore | None = None, budget: Budget | None = None) -> None:
+        self.store = store
+        # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
+        self.budget = budget or Budget()
+        # What is known of each tree while it lives (its listing, presearch's answers, its relocations): a replay
+        # over a history opens a tree per commit, and a tree's id may be another's once it is gone.
+        self._trees: weakref.WeakKeyDictionary[SourceTree, _TreeState] = weakref.WeakKeyDictionary()
+        self._listed = ListedBefore()  # the last tree's paths: the next tree with the same paths shares their indexes
+        # content key -> result fields, the most recently used only: a catalog asks most keys once (one skill's
+        # text), so memory stays flat in the number of skills; what falls out is read again from the store.
+        self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.computed = 0  # results that had to be computed (misses of both caches)
+        self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (keptaudits)
+
+    def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
+        return _guarded(
+            lambda: self._quote(quote, tree),
+            lambda reason, detail: Unchecked(quote, reason, detail),
+        )
+
+    def condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
+        return _guarded(
+            lambda: self._condition(condition, tree),
+            lambda reason, detail: ConditionResult(condition, ConditionStatus(reason.value), detail=detail),
+        )
+
+    def after_fork(self) -> None:
+        """In a worker forked from the run: its own store connection and git processes; all it knows, kept."""
+        if "anchor_audit.source.gitrun" in sys.modules:  # else no repository was opened: no git process shared
+            from ..source.gitrun import forget_inherited_processes
+
+            forget_inherited_processes()
+        if self.store is not None:
+            self.store = self.store.reopened()
+
+    def flush(self) -> None:
+        """Results computed so far written to the store (at the end of a worker's part)."""
+        if self.store is not None:
+            self.store.flush()
+
+    def before_fork(self) -> None:
+        """Before workers are forked: results so far written to the store (a worker's reads find them), which
+        from now on holds rows other processes wrote."""
+        if self.store is not None:
+            self.store.flush()
+            self.store.shared()
+
+    def begin_skill(self) -> None:
+        """Start the bound of one skill's checks (each check also has its own work bound)."""
+        self.budget.start()
+
+    def listing(self, tree: SourceTree) -> Listing:
+        """Every file path of ``tree`` (its submodules' too), listed once for all the skills audited against it, and
+        where its packages lie (remembered by commit)."""
+        state = self._state(tree)
+        if state.listing is None:
+            state.listing = Listing(tree, self.remember, self._listed)
+        return state.listing
+
+    def _state(self, tree: SourceTree) -> _TreeState:
+        state = self._trees.get(tree)
+        if state is None:
+            state = self._trees[tree] = _TreeState()
+        return state
+
+    def remember(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
+
+        Not a skill's check, so not under its time bound (a history asks these between skills).
+        """
+        return self._cached(promise_key(key), compute, bounded=False)
+
+    def recall(self, key: str, hold: bool = True) -> dict[str, Any] | None:
+        """What is kept under ``key`` (memory, then the store), or None: nothing computed.  Read from the store, it
+        is held in memory unless ``hold`` is False (a whole report: the caller holds what it decoded)."""
+        found = self._memo.get(key)
+        if found is None and self.store is not None:
+            found = self.store.get(key)
+            if found is not None and hold:
+                self._hold(key, found)
+        return found
+
+    def _hold(self, key: str, value: dict[str, Any]) -> None:
+        self._memo[key] = value
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
+
+    def keep(self, key: str, value: dict[str, Any], hold: bool = True) -> None:
+        """Keep ``value`` under ``key`` (a result the caller knows to be settled): in the store, and in memory unless
+        ``hold`` is False (a whole report: the caller holds what it decoded)."""
+        if hold:
+            self._hold(key, value)
+        if self.store is not None:
+            self.store.put(key, value)
+
+    def _cached(self, key: str, compute: Callable[[], dict[str, Any]], bounded: bool = True) -> dict[str, Any]:
+        """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""
+        found = self._memo.get(key)
+        if found is not None:
+            self._memo.move_to_end(key)
+            return found
+        found = self.store.get(key) if self.store is not None else None
+        if found is None:
+            if bounded:
+                self.budget.check()  # results already known are served; only new work is bounded
+            self.computed += 1
+            found = compute()
+            if self.store is not None:
+                self.store.put(key, found)
+        self._hold(key, found)
+        return found
+
+    def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
+        blob = tree.blob_id(quote.path)
+        if blob is None:
+            return self._relocated(quote, tree) or match_quote(quote, None)
+        hit = self._match(quote, tree, blob)
+        if isinstance(hit, Changed):
+            return self._relocated(quote, tree) or hit
+        return hit
+
+    def _match(self, quote: Quote, tree: SourceTree, blob: str, bounded: bool = True) -> QuoteMatch:
+        """The quote in its own file, by the blob's content (the same content may sit at another line of
+        SKILL.md: the result is rebuilt for this quote)."""
+
+        def compute() -> dict[str, Any]:
+            return dump_quote(match_quote(quote, tree.read(quote.path)))
+
+        return load_quote(quote, self._cached(quote_key(blob, quote), compute, bounded=bounded))
+
+    def presearch(self, quotes: Iterable[Quote], tree: SourceTree) -> None:
+        """One search of ``tree`` for all the ``quotes`` (of every skill audited against it) that relocation will
+        look for, in place of one search each; a quote's relocation then reads its answer here.  A needle that
+        lies inside another is left to its own search: ``git grep -o`` names only the longer where both match."""
+        if tree.search_many([], "") is None:
+            return  # a tree that is not searched (a lean mirror): nothing to gather, and no blob read early
+        wanted: dict[str, set[str]] = {}
+        for quote in quotes:
+            needle = needle_of(quote) if self._will_relocate(quote, tree) else None
+            if needle is not None:
+                wanted.setdefault(needle[1], set()).add(needle[0])
+        for suffix, needles in wanted.items():
+            batch = sorted(n for n in needles if not any(n != m and n in m for m in needles))
+            try:
+                found = tree.search_many(batch, suffix) if len(batch) > 1 else None
+            except BoundExceeded:
+                continue  # each quote's own search says so, bounded as ever
+            for text, paths in (found or {}).items():
+                self._state(tree).searched[(text, suffix)] = paths
+
+    def _will_relocate(self, quote: Quote, tree: SourceTree) -> bool:
+        """Whether the quote's file lost it (gone, or changed) and no earlier run's search is remembered."""
+        try:
+            blob = tree.blob_id(quote.path)
+            if blob is not None:
+                if not isinstance(self._match(quote, tree, blob, bounded=False), Changed):
+                    return False
+        except Exception:  # noqa: BLE001 - the quote's own check says what went wrong
+            return False
+        key = self._relocation_key(quote, tree)
+        return key is None or (key not in self._memo and (self.store is None or self.store.get(key) is None))
+
+    def _relocation_key(self, quote: Quote, tree: SourceTree) -> str | None:
+        """The content key a relocation's result is kept under: the commit names the whole tree (None: none)."""
+        if tree.info.commit is None:
+            return None
+        named = json.dumps([tree.info.commit, quote.path, quote.declared.as_list(), quote.body])
+        return promise_key(f"relocate|{hashlib.sha256(named.encode()).hexdigest()}")
+
+    def _search(self, tree: SourceTree) -> Callable[[str, str], list[str] | None]:
+        searched = self._state(tree).searched
+
+        def search(text: str, suffix: str) -> list[str] | None:
+            found = searched.get((text, suffix))
+            return found if found is not None else tree.search(text, suffix)
+
+        return search
+
+    def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | None:
+        """The quote found in another file of the tree, or None (searched once per tree and quote)."""
+        key, relocations = (quote.key, quote.body), self._state(tree).relocations
+        if key not in relocations:
+            content = self._relocation_key(quote, tree)
+            if content is None:  # no commit to name the tree's content by: searched once per run
+                self.budget.check()
+                relocations[key] = relocate(quote, tree, self._search(tree))
+            else:  # a commit names the whole tree: the search's result is kept by content, like a match
+
+                def search() -> dict[str, Any]:
+                    self.budget.check()
+                    hit = relocate(quote, tree, self._search(tree))
+                    return {"found": None} if hit is None else {"found": dump_quote(hit)}
+
+                data = self._cached(content, search)
+                found = None if data["found"] is None else load_quote(quote, data["found"])
+                relocations[key] = found if isinstance(found, Relocated) else None
+        hit = relocations[key]
+        return replace(hit, quote=quote) if hit else None
+
+    def _condition(self, condition: Condition, tree: SourceTree) -> ConditionResult:
+        # libcst is imported only where a condition is really checked; load_condition needs none of it.
+        def compute() -> dict[str, Any]:
+            from ..match.condition import check_condition
+
+            return dump_condition(check_condition(condition, tree.read(condition.path)))
+
+        blob = tree.blob_id(condition.path)
+        if blob is None:
+            from ..match.condition import check_condition
+
+            return check_condition(condition, None)
+        return load_condition(condition, self._cached(condition_key(blob, condition), compute))
+
+
+def _guarded(run: Callable[[], R], unchecked: Callable[[UncheckedReason, str], R]) -> R:
+    """Run one check; whatever goes wrong becomes that check's result, ``unchecked(status, detail)``.
+
+    The statuses are ``unverifiable``, ``incomplete`` and ``error``, named alike for quotes and conditions.
+    """
+    try:
+        return run()
+    except NotCarried as exc:
+        return unchecked(UncheckedReason.UNVERIFIABLE, str(exc))
+    except BoundExceeded as exc:
+        return unchecked(UncheckedReason.INCOMPLETE, str(exc))
+    except UnreadableFile as exc:
+        return unchecked(UncheckedReason.ERROR, str(exc))
+    except RecursionError:
+        return unchecked(UncheckedReason.INCOMPLETE, "the code is nested too deeply to check")
+    except Exception as exc:  # noqa: BLE001 - the boundary where one check may not crash the run
+        return unchecked(UncheckedReason.ERROR, f"internal error while checking: {type(exc).__name__}: {exc}")

@@ -1,0 +1,98 @@
+"""Claims a card ties to code in YAML comments: ``- code_verified  # config.py:1524-1531``.
+
+Authors already link claims to code in card.yaml, in comments nothing
+reads.  A comment after a tag names a file (a short name or a path; ``MCore``
+before it means the Megatron-Core sources) and line ranges.  Each range
+links the claim to the SKILL.md quotes of that file whose declared range
+overlaps it; where no quote covers a range, the range itself is a bare
+anchor: its expected text is the code at the skill's ``validated_on``
+commit, checked at the audited ref like a quote.  A short name that fits
+several files is a note naming them.  anchors.yaml entries win: a claim the
+registry backs is not linked here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..model import (
+    AnchorStatus,
+    CardAnchor,
+    CardClaim,
+    Evidence,
+    EvidenceKind,
+    LineRange,
+    Located,
+    Quote,
+    QuoteMatch,
+    RegistryStatus,
+    SkillSpec,
+)
+from ..source import SourceTree
+from ..spec.reads import card_tail
+
+JudgeQuote = Callable[[Quote, SourceTree], QuoteMatch]
+
+
+def link_card_claim(
+    claim: CardClaim,
+    quotes: tuple[QuoteMatch, ...],
+    tree: SourceTree,
+    judge_quote: JudgeQuote,
+    validated_on: str | None,
+    paths: Callable[[], list[str]],
+    entry: SkillSpec | None = None,
+) -> tuple[list[Evidence], list[str]]:
+    """The evidence the claim's card comments give, and notes (ambiguous names)."""
+    evidence: list[Evidence] = []
+    notes: list[str] = []
+    for anchor in claim.anchors:
+        tail = card_tail(anchor, entry)  # the one rule, shared with reads()
+        for rng in anchor.ranges:
+            covering = [m for m in quotes if tail.matches(m.quote.path) and _overlap(m.quote.declared, rng)]
+            if covering:
+                evidence += [_quote_evidence(m.quote.key, m) for m in covering]
+                continue
+            candidates = sorted(p for p in paths() if tail.matches(p))
+            where = f"{anchor.file}:{rng}"
+            if len(candidates) != 1:
+                # Not a failure of the claim: the pointer cannot be followed here (a name that fits several
+                # files, or none, which a submodule out of reach may hold).
+                found = f" ({', '.join(candidates[:5])})" if candidates else " (a submodule out of reach may hold it)"
+                why = f"card.yaml:{anchor.line}: {anchor.file} names {len(candidates)} files here{found}"
+                if candidates:
+                    notes.append(f"claim {claim.id}: {why}")
+                evidence.append(Evidence(EvidenceKind.QUOTE, where, False, AnchorStatus.UNVERIFIABLE, why))
+                continue
+            evidence.append(_bare(candidates[0], rng, anchor, tree, judge_quote, validated_on))
+    return evidence, notes
+
+
+def _bare(
+    path: str, rng: LineRange, anchor: CardAnchor, tree: SourceTree, judge_quote: JudgeQuote, day: str | None
+) -> Evidence:
+    """A range no quote covers: the code at validated_on is its expected text, checked at the audited ref."""
+    key = f"{path}:{rng}"
+    then = tree.validated_on(day) if day else None
+    if then is None:
+        why = "no validated_on commit to read its expected text at" if day else "card.yaml gives no validated_on"
+        return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, why)
+    try:
+        source = then.read(path)
+    except Exception as exc:  # noqa: BLE001 - one anchor's failure is that anchor's result
+        return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.ERROR, str(exc))
+    if source is None or rng.end > len(source.lines):
+        why = f"{key} is not in the code at {then.info.ref} ({(then.info.commit or '')[:12]})"
+        return Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why)
+    body = tuple(source.lines[rng.start - 1 : rng.end])
+    match = judge_quote(Quote(path, rng, body, anchor.line), tree)
+    return _quote_evidence(key, match)
+
+
+def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
+    location = match.location if isinstance(match, Located) else None
+    return Evidence(EvidenceKind.QUOTE, key, location is not None, match.status, match.detail, location)
+
+
+def _overlap(a: LineRange, b: LineRange) -> bool:
+    return a.start <= b.end and b.start <= a.end

@@ -1,0 +1,298 @@
+"""A command a skill runs, judged at the ref: is its module or script there, and does it define each flag?
+
+``python -m PKG.MOD``, ``python SCRIPT.py``, ``torchrun ... -m PKG.MOD`` and the
+console scripts ``[project.scripts]`` declares are looked up in the tree (a
+package's roots found from where its ``__init__.py`` lies: ``src/``, ``python/``);
+a module whose top package the repository does not have is ``external``. The
+flags are read statically with ``ast`` (never by running the code) from the
+string options of ``add_argument``, ``click.option``/``argument`` and
+``typer.Option`` calls in the module's file; where that file defines none,
+its flags are defined elsewhere and are ``unverifiable``. argparse accepts an
+unambiguous prefix of a flag, and so does this check.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass
+from typing import Callable
+
+from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus
+from ..parse import PythonIndex, PythonSyntaxProblem, python_index
+from ..source import SourceTree
+from ..source.listing import Listing
+from .pyproject import project_meta
+
+_OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
+
+
+def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) -> list[PromiseResult]:
+    """The command's result and one per flag (none at all for a program the repository does not declare)."""
+    kind, _, name = c.target.partition(":")
+
+    def result(target: str, status: PromiseStatus, detail: str = "") -> PromiseResult:
+        return PromiseResult(PromiseKind.COMMAND, target, status, file, c.line, detail)
+
+    if kind == "program":
+        module = _console_scripts(tree, listing).get(name)
+        if module is None:
+            return []  # not this repository's program: not a citation of it
+        shown, path = name, _module_file(module, tree, listing)
+        if path is None:
+            return [result(name, PromiseStatus.MISSING, f"[project.scripts] {name} names {module}, which is not here")]
+    elif kind == "module":
+        shown, path = f"python -m {name}", _module_file(name, tree, listing)
+        if path is None:
+            top = name.split(".")[0]
+            if not listing.package_roots(top):
+                return [result(shown, PromiseStatus.EXTERNAL, f"{top} is not a package of this repository")]
+            return [result(shown, PromiseStatus.MISSING, f"no module {name} here (its package {top} is)")]
+    else:  # a script: its path's own check says whether it is there; here, only its flags
+        shown, path = name, name if tree.blob_id(name) is not None else None
+        if path is None:
+            return []
+    out = [] if kind == "script" else [result(shown, PromiseStatus.EXISTS, path)]
+    if c.positionals:
+        out += _positionals(shown, c.positionals, _parser_shape(path, tree, listing), result)
+    if c.flags:
+        defined = _defined_flags(path, tree, listing)
+        if not defined:
+            why = f"{path} defines no flags itself: its parser is elsewhere"
+            return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
+        out += [_flag(shown, flag, defined, result) for flag in c.flags]
+    return out
+
+
+def check_default(
+    c: Citation, commands: list[Citation], tree: SourceTree, listing: Listing, file: str
+) -> PromiseResult:
+    """A default the prose states for a flag (``c``), against the parsers of the skill's ``commands`` that define
+    it: the code's default is the promise, read from its ``default=`` (or typer's first argument)."""
+    found: dict[str, object] = {}
+    for command in commands:
+        path = _command_file(command, tree, listing)
+        defaults = _defaults(path, tree, listing) if path is not None else {}
+        if c.target in defaults:
+            found.setdefault(path or "", defaults[c.target])
+
+    def result(status: PromiseStatus, detail: str) -> PromiseResult:
+        return PromiseResult(PromiseKind.COMMAND, c.text, status, file, c.line, detail)
+
+    if not found:
+        return result(PromiseStatus.UNVERIFIABLE, f"no command of this skill defines {c.target}")
+    shown = {path: _shown(value) for path, value in found.items()}
+    if len(set(shown.values())) > 1:
+        why = "; ".join(f"{path} has {value}" for path, value in shown.items())
+        return result(PromiseStatus.UNVERIFIABLE, f"the skill's commands default {c.target} differently: {why}")
+    path, value = next(iter(found.items()))
+    if isinstance(value, _Computed):
+        return result(PromiseStatus.UNVERIFIABLE, f"{path} computes it at run time: {value.code}")
+    if _same(value, c.fragment):
+        return result(PromiseStatus.HOLDS, f"{path} defaults {c.target} to {_shown(value)}")
+    return result(PromiseStatus.DIFFERS, f"{path} defaults {c.target} to {_shown(value)}; the skill says {c.fragment}")
+
+
+@dataclass(frozen=True)
+class _Computed:
+    """A default that is not a literal (``default=os.cpu_count()``): known only by running the code."""
+
+    code: str
+
+
+def _shown(value: object) -> str:
+    return value.code if isinstance(value, _Computed) else repr(value)
+
+
+def _same(value: object, stated: str) -> bool:
+    """Whether the code's default is what the prose writes (``True``/``true``, ``8``/``8.0``, ``bf16``)."""
+    said = stated.strip("'\"")
+    if isinstance(value, bool) or value is None:
+        return said.lower() == str(value).lower() or (value is None and said.lower() == "null")
+    if isinstance(value, (int, float)):
+        try:
+            return float(said) == float(value)
+        except ValueError:
+            return False
+    return said == str(value)
+
+
+def _command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None:
+    """The file a command runs: a console script's module, a module, a script."""
+    kind, _, name = c.target.partition(":")
+    if kind == "program":
+        module = _console_scripts(tree, listing).get(name)
+        return _module_file(module, tree, listing) if module else None
+    if kind == "module":
+        return _module_file(name, tree, listing)
+    return name if tree.blob_id(name) is not None else None
+
+
+def _positionals(
+    shown: str,
+    words: tuple[str, ...],
+    shape: tuple[set[str], int | None, bool],
+    result: Callable[[str, PromiseStatus, str], PromiseResult],
+) -> list[PromiseResult]:
+    """The words before the first flag: a subcommand the parser defines, or as many positionals as it takes."""
+    commands, positionals, parses = shape
+    if commands:
+        if words[0] in commands:
+            return [result(f"{shown} {words[0]}", PromiseStatus.EXISTS, "")]
+        shown_commands = ", ".join(sorted(commands)[:8])
+        return [result(f"{shown} {words[0]}", PromiseStatus.MISSING, f"no subcommand {words[0]} ({shown_commands})")]
+    if parses and positionals is not None and len(words) > positionals:
+        why = f"its parser takes {positionals} positional argument{'s' if positionals != 1 else ''} and no subcommand"
+        return [result(f"{shown} {' '.join(words)}", PromiseStatus.DIFFERS, why)]
+    return []
+
+
+def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[str], int | None, bool]:
+    """(subcommands, positionals taken (None: any number), whether a parser is defined here at all), read
+    from ``add_parser``/``add_argument`` calls and click/typer ``command`` decorators of ``path``."""
+    index = _parsed(tree, path)
+    return index.worked_out(_shape) if index is not None else (set(), None, False)
+
+
+def _shape(module: ast.Module) -> tuple[set[str], int | None, bool]:
+    commands: set[str] = set()
+    positionals: int | None = 0
+    parses = False
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for deco in node.decorator_list:
+                call = deco if isinstance(deco, ast.Call) else None
+                func = call.func if call else deco
+                if isinstance(func, ast.Attribute) and func.attr in ("command", "group"):  # click's groups too
+                    named = [a.value for a in (call.args if call else []) if isinstance(a, ast.Constant)]
+                    commands.add(str(named[0]) if named else node.name.replace("_", "-"))
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        first = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+        if node.func.attr == "add_parser" and isinstance(first, str):
+            commands.add(first)
+        elif node.func.attr == "add_argument":
+            parses = True
+            if isinstance(first, str) and not first.startswith("-") and positionals is not None:
+                nargs = next((k for k in node.keywords if k.arg == "nargs"), None)
+                positionals = None if nargs is not None else positionals + 1
+    return commands, positionals, parses
+
+
+def _flag(
+    shown: str, flag: str, defined: set[str], result: Callable[[str, PromiseStatus, str], PromiseResult]
+) -> PromiseResult:
+    if flag in defined:
+        return result(f"{shown} {flag}", PromiseStatus.EXISTS, "")
+    longer = sorted(d for d in defined if d.startswith(flag))
+    if len(longer) == 1:
+        return result(f"{shown} {flag}", PromiseStatus.EXISTS, f"abbreviates {longer[0]}")
+    if "." in flag:  # --optimizer.lr: an override the program hands to its config (parse_known_args), not a flag
+        why = "a dotted override: the config reads it, not the parser"
+        return result(f"{shown} {flag}", PromiseStatus.UNVERIFIABLE, why)
+    near = difflib.get_close_matches(flag, sorted(defined), n=1)
+    hint = f"; closest: {near[0]}" if near else ""
+    return result(f"{shown} {flag}", PromiseStatus.MISSING, f"not among the {len(defined)} flags it defines{hint}")
+
+
+def _defined_flags(path: str, tree: SourceTree, listing: Listing) -> set[str]:
+    return set(_defaults(path, tree, listing))
+
+
+def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object]:
+    """The flags ``path`` defines and their defaults, and those of the repository's modules it imports (a
+    parser kept in an ``arguments.py`` beside a script, or in the package): one level of imports, never the
+    whole program."""
+    index = _parsed(tree, path)
+    if index is None:
+        return {}
+    found = index.worked_out(_walked_flags)
+    folder = path.rpartition("/")[0]
+    for name in index.worked_out(_imported):
+        beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
+        other = beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
+        imported = _parsed(tree, other) if other and other != path else None
+        found = {**(imported.worked_out(_walked_flags) if imported is not None else {}), **found}
+    return found
+
+
+def _parsed(tree: SourceTree, path: str) -> PythonIndex | None:
+    """The module at ``path``, parsed once per blob (the run's index), however many commands name it; None where
+    the stdlib parser cannot read it."""
+    source = tree.read(path)
+    if source is None or len(source.text) > 2 * 1024 * 1024:
+        return None
+    try:
+        index = python_index(source)
+    except PythonSyntaxProblem:
+        return None
+    return index if index.parsed_by_ast else None
+
+
+def _imported(module: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in module.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return names[:50]
+
+
+def _walked_flags(module: ast.Module) -> dict[str, object]:
+    """Every option string the module's parser calls define, and its default (worked out once per index: a skill
+    names the same module in many commands)."""
+    found: dict[str, object] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _OPTION_CALLS:
+                written = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                options = [o.strip() for w in written for o in w.split("/")]  # click's "--wait/--no-wait" pair
+                default = _default_of(node, name)
+                found |= {o: default for o in options if o.startswith("--")}
+    return found
+
+
+def _default_of(call: ast.Call, name: str) -> object:
+    """The default an option call gives: ``default=``, a store_true's False, typer's first argument."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    node = keywords.get("default")
+    if node is None and name in ("Option", "Argument") and call.args:
+        first = call.args[0]
+        is_flag = isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("-")
+        node = None if is_flag else first
+    if node is None:
+        action = keywords.get("action")
+        flag = isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")
+        if flag or isinstance(keywords.get("is_flag"), ast.Constant):
+            return not (isinstance(action, ast.Constant) and action.value == "store_true") if flag else False
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _Computed(ast.unparse(node)[:60])
+
+
+def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
+    rel = module.replace(".", "/")
+    for root in listing.package_roots(module.split(".")[0]):
+        for candidate in (f"{root}{rel}.py", f"{root}{rel}/__main__.py", f"{root}{rel}/__init__.py"):
+            if tree.blob_id(candidate) is not None:
+                return candidate
+    return None
+
+
+def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
+    """``[project.scripts]`` of the repository's pyproject.toml and of its subprojects' (a monorepo's
+    ``infra/tool/pyproject.toml``, three folders deep at most): program -> module; the root's first."""
+    found: dict[str, str] = {}
+    nested = sorted(p for p in listing.named("pyproject.toml") if 1 <= p.count("/") <= 3)
+    for path in ["pyproject.toml", *(p for p in nested if not p.startswith(("tests/", "test/")))][:MAX_PROJECTS]:
+        meta = project_meta(tree, path)
+        found = {**(meta.scripts if meta is not None else {}), **found}
+    return found
+
+
+MAX_PROJECTS = 32  # pyproject.toml files read for console scripts

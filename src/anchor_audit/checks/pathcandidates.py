@@ -1,0 +1,192 @@
+"""What became of a path a skill cites that is not at the ref, and the one path that certainly stands in its place.
+
+Asked in this order: the history (one walk of the commit's deletions: moved, with renames followed to a path
+that is here, or deleted, and in which commit), the skill's own new name written inside the path
+(``scripts/acme-resiliency_plugins.py`` where the code has ``resiliency_plugins.py``), then namesakes: a file
+of the same stem beside it (``index.md`` that became ``index.mdx``), the files of its name elsewhere. A heal
+is a path ``fix`` may write in place of the cited one: certain, never a guess among several.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, replace
+
+from ..model import Citation, FolderRename, PromiseResult, PromiseStatus, ReferenceKind, Skill
+from ..source import Removal, SourceTree
+from ..source.listing import Listing
+
+MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
+
+
+def healed(
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], skill: Skill, tree: SourceTree, listing: Listing
+) -> list[PromiseResult]:
+    """``out`` with what the history says of each path that is not here (asked once for all): moved (its new
+    path the heal), or deleted (then missing, even where the path alone could be another tree's); and else the
+    one namesake in the same place as the heal of a missing path."""
+    gone = tree.removals([c.target for _, c in missing]) if missing else {}
+    for at, c in missing:
+        removal = gone.get(c.target)
+        renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
+        if renamed is not None:
+            heal = renamed.candidate if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed.why, heal=heal,
+                              renamed=(renamed.written, renamed.code_has))  # fmt: skip
+            continue
+        if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
+            continue
+        detail = out[at].detail if removal is None else _removed(removal, c.target)
+        if removal is not None and removal.now is None and out[at].detail.startswith("not at the ref; "):
+            detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
+        moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
+        heal = _sole_candidate(c, listing, moved)
+        out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
+    return out
+
+
+def healed_links(
+    out: list[PromiseResult], missing: list[tuple[int, Citation]], skill: Skill, tree: SourceTree
+) -> list[PromiseResult]:
+    """``out`` with what the history says of each missing relative link's target (where the skill's folder lies
+    in the repository is known): moved, the link rewritten relative to the same folder is the heal; deleted,
+    in which commit. A link the catalog's layout broke has a target that is there, and is left as it is."""
+    assert skill.repo_folder is not None or not missing
+    where = {at: posixpath.normpath(f"{skill.repo_folder}/{c.target}") for at, c in missing}
+    inside = {at: path for at, path in where.items() if not path.startswith("../")}
+    gone = tree.removals(sorted(set(inside.values()))) if inside else {}
+    for at, _ in missing:
+        removal = gone.get(inside.get(at, ""))
+        if removal is None or removal.was != inside[at]:
+            continue
+        detail = _removed(removal, inside[at])
+        copy = skill.disk is not None and skill.disk_root != skill.disk  # a catalog's: healed upstream, not here
+        heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None and not copy else None
+        if heal is not None and removal.now is not None and removal.now.endswith("/") and not heal.endswith("/"):
+            heal += "/"
+        out[at] = replace(out[at], detail=f"the link's target {inside[at]}: {detail}", heal=heal)
+    return out
+
+
+@dataclass(frozen=True)
+class SkillRename:
+    """A cited path that is here once the skill's name inside it is read as the shorter form the code has."""
+
+    candidate: str  # the path that is there
+    written: str  # the skill's name as the path has it (``nemo-mbridge-resiliency``)
+    code_has: str  # the form the code's paths have (``resiliency``)
+
+    @property
+    def why(self) -> str:
+        return (f"the skill's name {self.written} is written inside the path, where the code has {self.code_has}: "
+                f"{self.candidate} is there")  # fmt: skip
+
+
+def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> SkillRename | None:
+    """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
+    here: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied inside the
+    paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
+    for name in dict.fromkeys([posixpath.basename(skill.path.rstrip("/")), skill.name]):
+        if len(name) < 3 or name not in path:
+            continue
+        cuts = [m.start() for m in re.finditer(r"[-_.]", name)]
+        forms = [name[at + 1 :] for at in cuts] + [name[:at] for at in reversed(cuts)]  # longest first
+        for form in (f for f in forms if len(f) >= 3):
+            candidate = path.replace(name, form)
+            if in_tree(tree, candidate):
+                return SkillRename(candidate, name, form)
+    return None
+
+
+def folder_rename(skill: Skill, promises: tuple[PromiseResult, ...], tree: SourceTree) -> FolderRename | None:
+    """The skill's paths written with its new folder name where the code has the old one, as one fact: which
+    paths, in which files, and (where the skill's folder in the repository is known and its history has it) the
+    commit that renamed the folder."""
+    renamed = [p for p in promises if p.renamed is not None]
+    if not renamed:
+        return None
+    written, code_has = renamed[0].renamed  # type: ignore[misc]
+    pairs = tuple(dict.fromkeys((p.path, p.heal or p.path.replace(written, code_has)) for p in renamed))
+    files = tuple(dict.fromkeys(posixpath.basename(p.file) for p in renamed))
+    commit = day = None
+    if skill.repo_folder and written in posixpath.basename(skill.repo_folder):
+        old = posixpath.join(posixpath.dirname(skill.repo_folder), posixpath.basename(skill.repo_folder).replace(
+            written, code_has))  # fmt: skip
+        asked = [f"{old}/", f"{old}/SKILL.md"]  # the folder as git moved it, else its SKILL.md alone
+        for was, removal in tree.removals(asked).items():
+            now = f"{skill.repo_folder}{was[len(old):]}".rstrip("/")  # where the renamed folder has it
+            if removal.now is not None and removal.now.rstrip("/") == now:
+                commit, day = removal.commit, removal.day
+                break
+    return FolderRename(written, code_has, pairs, files, commit, day)
+
+
+def _removed(removal: Removal, cited: str) -> str:
+    was = "" if removal.was == cited else f" (as {removal.was})"
+    if removal.now is not None:
+        return f"moved to {removal.now} in commit {removal.commit[:10]}{was}"
+    return f"deleted in commit {removal.commit[:10]}{was}"
+
+
+def _sole_candidate(c: Citation, listing: Listing, moved: str | None) -> str | None:
+    """The one file a missing path can only mean: where the history moved it, else the same stem beside it
+    (``index.md`` -> ``index.mdx``), else the one file of its name in the repository; None when there is not
+    exactly one, or the path is written in a form fix cannot rewrite in place (a glob, a brace expansion, a
+    folder)."""
+    path = c.target
+    if c.kind is not ReferenceKind.PATH or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
+        return None
+    if "*" in path or path.endswith("/"):
+        return None
+    if moved is not None:
+        return moved
+    beside = _same_stem_beside(path, listing)
+    if beside:
+        return beside[0] if len(beside) == 1 else None
+    named = _same_name(path, listing)
+    return named[0] if len(named) == 1 and _same_place(path, named[0]) else None
+
+
+def _same_stem_beside(path: str, listing: Listing) -> list[str]:
+    """Files beside ``path`` with its stem and another extension (``index.md`` that became ``index.mdx``)."""
+    folder, _, name = path.rstrip("/").rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return sorted(p for p in listing.in_folder(folder) if p.rpartition("/")[2].startswith(f"{stem}."))
+
+
+def _same_name(path: str, listing: Listing) -> list[str]:
+    """Files anywhere with ``path``'s file name."""
+    return sorted(listing.named(path.rstrip("/").rpartition("/")[2]))
+
+
+def _same_place(old: str, new: str) -> bool:
+    """Whether ``new`` is where ``old`` moved, not a namesake: ``old``'s folders all in ``new``'s, in order
+    (``pkg/x.py`` -> ``pkg/runtime/x.py``), or the same parent folder and half of the others
+    (``a/b/old-name/c/x.sh`` -> ``a/b/new-name/c/x.sh``)."""
+    was, now = old.split("/")[:-1], new.split("/")[:-1]
+    rest = iter(now)
+    if was and all(folder in rest for folder in was):
+        return True
+    return bool(was and now) and was[-1] == now[-1] and 2 * len(set(was) & set(now)) >= len(was)
+
+
+def namesakes(path: str, listing: Listing) -> str | None:
+    """Where files of the path's name are (None: nowhere)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if "*" in name:
+        return "nothing here matches it"
+    renamed = _same_stem_beside(path, listing)
+    if renamed:  # index.md that became index.mdx, an .rst that became .md
+        return f"not at the ref; {', '.join(renamed[:MAX_CANDIDATES])} is there, in the same folder"
+    in_folders = listing.under_folders_named(name)  # a folder of that name, for a folder's path
+    same = sorted(set(_same_name(path, listing)) | in_folders)
+    if not same:
+        return None
+    shown = ", ".join(same[:MAX_CANDIDATES]) + (f" (+{len(same) - MAX_CANDIDATES} more)" if len(same) > 3 else "")
+    return f"not at the ref; a file of that name is at {shown}"
+
+
+def in_tree(tree: SourceTree, path: str) -> bool:
+    path = path.strip("/")
+    return bool(path) and (tree.blob_id(path) is not None or tree.is_folder(path))

@@ -1,0 +1,327 @@
+"""Symbols a skill's Python examples use: imported names, and keywords of the classes they call.
+
+``from megatron.bridge.training.comm_overlap import CommOverlapConfig`` promises
+that the module defines (or re-exports) the name at the ref;
+``CommOverlapConfig(tp_comm_overlap=True)`` promises the class has that field.
+What cannot be resolved in the repository (third-party modules, attribute
+chains on objects of unknown type) is reported as unverifiable, not broken.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from functools import partial
+from typing import Any, Callable
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
+from ..parse import PythonSyntaxProblem, python_index
+from ..source import SourceTree
+from .pyproject import project_meta
+
+_USUAL_ROOTS = ("src/", "", "python/", "lib/")
+
+
+def _roots(tree: SourceTree, top: str) -> tuple[str, ...]:
+    """Where the package ``top`` may lie: the usual roots, a folder of its own name under ``python/`` (a
+    monorepo's ``python/cuopt/cuopt/``), and the roots pyproject.toml's build tables declare."""
+    meta = project_meta(tree)
+    declared = meta.package_roots if meta is not None else ()
+    return tuple(dict.fromkeys([*_USUAL_ROOTS, f"python/{top}/", *declared]))
+
+
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
+
+
+def no_memo(key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    return compute()
+
+
+def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[PromiseResult]:
+    skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
+    out: list[PromiseResult] = []
+    for code, first_line in skill.examples:
+        try:
+            module = ast.parse(code)
+        except SyntaxError:
+            continue  # an illustration, not a program
+
+        def say(subject: str, status: PromiseStatus, lineno: int, detail: str, first: int = first_line) -> None:
+            out.append(PromiseResult(PromiseKind.SYMBOL, subject, status, skill_md, first + lineno - 1, detail))
+
+        imported = _imports(module, tree, memo, say)
+        for node in ast.walk(module):  # attribute chains: anchor_audit.checks.attrchains
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
+                name, path, blob = imported[node.func.id]
+                for keyword in node.keywords:
+                    if keyword.arg is None:
+                        continue
+                    subject, at = f"{name}({keyword.arg}=)", keyword.value.lineno
+                    if path is None or blob is None:
+                        say(subject, PromiseStatus.UNVERIFIABLE, at, f"{name} is not in this repository")
+                        continue
+                    key = f"keyword|{blob}|{name}|{keyword.arg}"
+                    found = memo(key, partial(_keyword, tree, path, name, keyword.arg))
+                    say(subject, PromiseStatus(found["status"]), at, found["detail"])
+    return out
+
+
+Say = Callable[[str, PromiseStatus, int, str], None]
+
+
+Imported = dict[str, tuple[str, str | None, str | None]]  # a name -> (its name in the module, module path, blob)
+
+
+def imported_names(module: ast.Module, tree: SourceTree) -> Imported:
+    """The names an example imports from the repository (``from pkg.mod import Name as Alias``), found quietly."""
+    imported: Imported = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            path, blob = _module(tree, node.module)
+            imported |= {alias.asname or alias.name: (alias.name, path, blob) for alias in node.names}
+    return imported
+
+
+def module_path(tree: SourceTree, dotted: str) -> str | None:
+    """The file of module ``dotted`` at the ref (``pkg/mod.py`` or ``pkg/mod/__init__.py`` under its root)."""
+    return _module(tree, dotted)[0]
+
+
+def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Imported:
+    """The names an example imports from the repository, each import said (found, missing or unverifiable)."""
+    imported: Imported = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            path, blob = _module(tree, node.module)
+            for alias in node.names:
+                subject = f"{node.module}:{alias.name}"
+                imported[alias.asname or alias.name] = (alias.name, path, blob)
+                if _placeholder(alias.name) or _placeholder(node.module):
+                    continue  # a template's name (my_op, your_model): not a claim about the code
+                if path is None or blob is None:
+                    status, why = _not_here(tree, node.module)
+                    say(subject, status, node.lineno, why)
+                    continue
+                found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
+                say(subject, PromiseStatus(found["status"]), node.lineno, found["detail"])
+    return imported
+
+
+_PLACEHOLDER = re.compile(r"^(?:my|your|some|foo|bar|example)_|^(?:my|your)[A-Z]|^(?:foo|bar|baz)$")
+
+
+def _placeholder(name: str) -> bool:
+    return any(_PLACEHOLDER.match(part) for part in name.split("."))
+
+
+def _not_here(tree: SourceTree, dotted: str) -> tuple[PromiseStatus, str]:
+    """Why a module the example imports is not this repository's: the standard library, another package
+    (external: a fact, not noise), or a module of this repository's own package that is gone (missing)."""
+    top = dotted.split(".")[0]
+    if top in sys.stdlib_module_names:
+        return PromiseStatus.EXTERNAL, f"{top} is the standard library"
+    own = next((root for root in _roots(tree, top) if _exists(tree, f"{root}{top}")), None)
+    if own is None:
+        return PromiseStatus.EXTERNAL, f"{top} is not a package of this repository"
+    parts = dotted.split(".")
+    if _shared(tree, top) and not any(_module(tree, ".".join(parts[:cut]))[0] for cut in range(2, len(parts))):
+        return PromiseStatus.UNVERIFIABLE, f"{top} is a namespace package here: {dotted} may come from another one"
+    return PromiseStatus.MISSING, f"no module {dotted} in this repository's package {top} ({own}{top}/)"
+
+
+def _shared(tree: SourceTree, top: str) -> bool:
+    """Whether ``top`` is a namespace package this repository only adds a subpackage to (``megatron/bridge/``
+    beside another distribution's ``megatron/core/``): no ``__init__.py`` and no module of its own."""
+    if _module(tree, top)[0] is not None:
+        return False
+    for root in _roots(tree, top):
+        folder = f"{root}{top}"
+        try:
+            if tree.is_folder(folder):
+                return not any("/" not in p[len(folder) + 1 :] and p.endswith(".py") for p in tree.files_under(folder))
+        except (NotCarried, UnreadableFile):
+            return False
+    return False
+
+
+def _exists(tree: SourceTree, path: str) -> bool:
+    try:
+        return tree.is_folder(path) or tree.blob_id(f"{path}.py") is not None
+    except (NotCarried, UnreadableFile):
+        return False
+
+
+def _module(tree: SourceTree, dotted: str) -> tuple[str | None, str | None]:
+    """The module's path and blob at the ref (found from the tree alone, nothing read), or Nones."""
+    path = dotted.replace(".", "/")
+    for root in _roots(tree, dotted.split(".")[0]):
+        for candidate in (f"{root}{path}.py", f"{root}{path}/__init__.py"):
+            try:
+                blob = tree.blob_id(candidate)
+            except (NotCarried, UnreadableFile):
+                continue
+            if blob is not None:
+                return candidate, blob
+    return None, None
+
+
+def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
+    source = tree.read(path)
+    assert source is not None
+    try:
+        found = next((at for names, at in python_index(source).module_bindings() if name in names), None)
+    except PythonSyntaxProblem as exc:
+        return {"status": "unverifiable", "detail": f"{path} does not parse: {exc}"}
+    if found is None and _lazily_exported(source.text, name):
+        return {"status": "exists", "detail": f"{path} exports {name} lazily (module __getattr__)"}
+    if found is None:
+        return {"status": "missing", "detail": f"{path} does not define {name}"}
+    return {"status": "exists", "detail": f"{path}:{found}"}
+
+
+def _lazily_exported(text: str, name: str) -> bool:
+    """Whether a module ``__getattr__`` serves ``name``: the module defines one, and names ``name`` in a string
+    of its ``__all__`` or of a table (the lazy-export pattern: ``{"Name": ".submodule"}``)."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    if not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in module.body):
+        return False
+    return any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(module))
+
+
+def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, Any]:
+    source = tree.read(path)
+    assert source is not None
+    try:
+        module = python_index(source).ast_module  # parsed once per blob, however many keywords are asked of it
+    except PythonSyntaxProblem:
+        module = None
+    if module is None:
+        return {"status": "unverifiable", "detail": f"{path} does not parse"}
+    fields, complete = _fields(module, cls, set())
+    if fields is None:
+        return {"status": "unverifiable", "detail": f"{cls} is not defined in {path}"}
+    if keyword in fields:
+        return {"status": "exists", "detail": f"{path}:{fields[keyword]}"}
+    if not complete:
+        return {
+            "status": "unverifiable",
+            "detail": f"{cls} inherits from classes outside {path}; {keyword} may come from them",
+        }
+    return {"status": "missing", "detail": f"{cls} in {path} has no field {keyword}"}
+
+
+def _fields(module: ast.Module, name: str, seen: set[str]) -> tuple[dict[str, int] | None, bool]:
+    """Field and parameter names of class or function ``name`` (with lines), and whether that is all of them."""
+    node = next((n for n in module.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
+    if node is None or name in seen:
+        return None, False
+    seen.add(name)
+    if isinstance(node, ast.FunctionDef):
+        return _params(node), node.args.kwarg is None
+    fields: dict[str, int] = {}
+    complete = True
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            fields[item.target.id] = item.lineno
+        elif isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            fields.update(_params(item))
+            complete &= item.args.kwarg is None
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            inherited, whole = _fields(module, base.id, seen)
+            if inherited is None:
+                complete = False
+            else:
+                fields = {**inherited, **fields}
+                complete &= whole
+        else:
+            complete = False
+    return fields, complete
+
+
+def _params(node: ast.FunctionDef) -> dict[str, int]:
+    args = node.args
+    return {a.arg: a.lineno for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg != "self"}
+
+
+def resolve_name(
+    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None
+) -> tuple[PromiseStatus, str] | None:
+    """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
+    package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
+
+    A bare call (or a class's name alone) is found by searching the tree for its ``def``/``class``; not found,
+    but ``_func`` is: **private**, with the new name; found nowhere: not said (it may be anyone's).
+    """
+    parts = name.split(".")
+    if len(parts) == 1:
+        return _bare(parts[0], tree, searched, call)
+    ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
+    if parts[0] in sys.stdlib_module_names or not ours:
+        return None  # another package's name, or an object's attribute chain: not this repository's citation
+    if parts[-1].startswith("__") and parts[-1].endswith("__"):
+        return None  # __file__, __version__: what every module has
+    namespace = _shared(tree, parts[0])
+    for cut in range(len(parts), 0, -1):
+        path, blob = _module(tree, ".".join(parts[:cut]))
+        if path is None or blob is None:
+            continue
+        rest = parts[cut:]
+        if not rest:
+            return PromiseStatus.EXISTS, path
+        found = _name(tree, path, rest[0])
+        if found["status"] == "missing" and _name(tree, path, f"_{rest[0]}")["status"] == "exists":
+            return PromiseStatus.PRIVATE, f"{path} has _{rest[0]}: the name became private"
+        return PromiseStatus(found["status"]), found["detail"]
+    if namespace:
+        why = f"{parts[0]} is a namespace package here: {name} may come from another distribution"
+        return PromiseStatus.UNVERIFIABLE, why
+    return PromiseStatus.MISSING, f"no module of {name} in this repository's package {parts[0]}"
+
+
+def bare_searches(name: str, call: bool = True) -> list[str]:
+    """What is searched for a bare name: its definitions, and its private one's."""
+    public, private = definitions(name, call)
+    return public + private
+
+
+def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
+    """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
+    a name written alone (``MeshContext``), a class's."""
+    if call:
+        return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
+    return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
+
+
+def _bare(
+    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True
+) -> tuple[PromiseStatus, str] | None:
+    # The texts of its definitions searched for (a skill's names all in one search), no file read.
+    found: dict[str, list[str]] = {}
+    for text in bare_searches(name, call):
+        hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
+        if hits is None:
+            return None  # a tree that cannot be searched cheaply is not searched
+        found[text] = hits
+    public, private = definitions(name, call)
+    defined = sorted({path for text in public for path in found[text]})
+    package = [p for p in defined if not is_test(p)]
+    if package:
+        return PromiseStatus.EXISTS, package[0]
+    if defined:  # a test's helper of that name is not the package's function the prose means
+        return PromiseStatus.UNVERIFIABLE, f"defined only in tests ({defined[0]}), not in the package"
+    privately = sorted({path for text in private for path in found[text]})
+    if privately and not name.startswith("_"):
+        return PromiseStatus.PRIVATE, f"{privately[0]} has _{name}: the name became private"
+    return None
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test's file (under tests/, or test_*.py): its names are not the package's."""
+    parts = path.split("/")
+    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")

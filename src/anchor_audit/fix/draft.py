@@ -1,0 +1,235 @@
+"""Drafting a registry that runs: ``anchor-audit init SKILL_DIR > anchors.yaml && anchor-audit check``.
+
+For each card claim the draft lists the quotes that back it: those its
+card.yaml comments point at, else those whose caption (the prose above the
+fence) names it, marked ``# proposed: confirm``.  For each quote of Python
+code it drafts a line-free condition from the code at the card's
+``validated_on`` commit (or the ref): the ``if`` the quote holds, with the
+simple statements of its branches, in the def or class it sits in; or the
+statements it ``has``.  Everything from the skill is written through the
+YAML serializer.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..match.quote import match_quote
+from ..model import Exact, LineRange, Moved, Quote, Skill
+from ..source import SourceTree
+from ..spec.reads import Tail, card_tail
+from ..text.yamltext import quoted_scalar, yaml_key
+
+MAX_STATEMENTS = 4  # statements a drafted condition lists per branch
+
+
+@dataclass(frozen=True)
+class DraftClaim:
+    id: str
+    tags: tuple[str, ...]
+    quotes: tuple[tuple[str, bool], ...]  # (quote key, proposed: to confirm)
+    conditions: tuple[dict[str, Any], ...]
+
+
+def draft_skill(skill: Skill, skill_md: str, tree: SourceTree, code: SourceTree) -> list[DraftClaim]:
+    """The claims of ``skill`` with the quotes and conditions the draft proposes (``code``: the tree to draft from)."""
+    claims = skill.card.claims if skill.card else ()
+    captions = _captions(skill_md, skill.quotes)
+    out = []
+    for claim in claims:
+        linked = [q for q in skill.quotes if any(_covers(q, card_tail(a, None), a.ranges) for a in claim.anchors)]
+        proposed = [] if linked else [q for q in skill.quotes if _names(captions.get(q.skill_line, ""), claim.id)]
+        quotes = tuple((q.key, False) for q in linked) + tuple((q.key, True) for q in proposed)
+        conditions = tuple(c for q in linked + proposed if (c := _condition(q, code)) is not None)
+        out.append(DraftClaim(claim.id, claim.tags, quotes, conditions))
+    return out
+
+
+def render_registry(
+    repo: str | None,
+    ref: str | None,
+    skills: list[tuple[Skill, str, list[DraftClaim]]],
+    catalog: str | None = None,
+    notes: tuple[str, ...] = (),
+) -> str:
+    """The drafted anchors.yaml: ``skills`` are (skill, its path as the registry names it, its claims); its source
+    is ``repo`` at ``ref``, or the ``catalog`` folder whose components name each skill's repository."""
+    source = [f"  catalog: {quoted_scalar(catalog)}"] if catalog else [
+        f"  repo: {quoted_scalar(repo or '')}",
+        f"  ref: {quoted_scalar(ref or '')}",
+    ]  # fmt: skip
+    lines = [
+        "# Drafted by anchor-audit init: confirm every '# proposed' line, then anchor-audit check.",
+        *(f"# {_comment(note)}" for note in notes),
+        "version: 1",
+        "source:",
+        *source,
+        "skills:",
+    ]
+    for skill, path, claims in skills:
+        lines += [
+            f"  {yaml_key(skill.name)}:",
+            f"    path: {quoted_scalar(path)}",
+            "    claims:" if claims else "    claims: {}",
+        ]
+        for claim in claims:
+            lines.append(f"      {yaml_key(claim.id)}:  # card.yaml: {_comment(', '.join(claim.tags))}")
+            if not claim.quotes and not claim.conditions:
+                lines[-1] = (
+                    f"      {yaml_key(claim.id)}: {{}}  # card.yaml: {_comment(', '.join(claim.tags))}; no quote found"
+                )
+                continue
+            if claim.quotes:
+                lines.append("        quotes:")
+                lines += [
+                    f"          - {quoted_scalar(key)}" + ("  # proposed: confirm" if proposed else "")
+                    for key, proposed in claim.quotes
+                ]
+            if claim.conditions:
+                lines.append("        conditions:  # drafted from the code: confirm")
+                for condition in claim.conditions:
+                    first = True
+                    for key, value in condition.items():
+                        lead = "          - " if first else "            "
+                        first = False
+                        if isinstance(value, list):
+                            lines.append(f"{lead}{key}: [{', '.join(quoted_scalar(v) for v in value)}]")
+                        else:
+                            lines.append(f"{lead}{key}: {quoted_scalar(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def relative(path: str) -> str:
+    """A skill path as a registry in the working folder names it."""
+    return os.path.relpath(path)
+
+
+# ---------------------------------------------------------------- captions
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _captions(text: str, quotes: tuple[Quote, ...]) -> dict[int, str]:
+    """The prose above each quote's fence, back to the previous fence or heading, by fence line."""
+    lines = text.split("\n")
+    out = {}
+    for quote in quotes:
+        above = []
+        for i in range(quote.skill_line - 2, -1, -1):
+            line = lines[i].strip()
+            if line.startswith(("```", "~~~")):
+                break
+            above.append(line)
+            if line.startswith("#"):
+                break
+        out[quote.skill_line] = " ".join(reversed(above))
+    return out
+
+
+def _names(caption: str, claim_id: str) -> bool:
+    """Whether the caption names the claim: its id, or every word of it."""
+    text = caption.lower()
+    if claim_id.lower() in text:
+        return True
+    words = set(_WORD.findall(text.replace("-", " ")))
+    wanted = [w for w in _WORD.findall(claim_id.lower()) if len(w) > 2]
+    return bool(wanted) and all(w in words for w in wanted)
+
+
+def _covers(quote: Quote, tail: Tail, ranges: tuple[LineRange, ...]) -> bool:
+    if not tail.matches(quote.path):
+        return False
+    return any(quote.declared.start <= r.end and r.start <= quote.declared.end for r in ranges)
+
+
+def _comment(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+# ---------------------------------------------------------------- conditions
+
+
+def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
+    """A line-free condition for the Python code ``quote`` holds, drafted from ``code``; None if none fits."""
+    if not quote.path.endswith(".py"):
+        return None
+    try:
+        source = code.read(quote.path)
+        if source is None:
+            return None
+        match = match_quote(quote, source)
+        module = ast.parse(source.text)
+    except Exception:  # noqa: BLE001 - a draft is a proposal: no condition rather than no draft
+        return None
+    if not isinstance(match, (Exact, Moved)):
+        return None
+    span = match.found
+    scope, node = _first_if(module, span)
+    if node is not None:
+        out: dict[str, Any] = {"path": quote.path}
+        if scope:
+            out["in"] = scope
+        out["if"] = ast.unparse(node.test)
+        then = _simple(node.body)
+        if then:
+            out["then"] = then
+        if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
+            orelse = _simple(node.orelse)
+            if orelse:
+                out["else"] = orelse
+        return out
+    statements = [s for s in _statements_in(module, span) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.Expr))]
+    if not statements:
+        return None
+    scope = _scope_of(module, statements[0].lineno)
+    out = {"path": quote.path}
+    if scope:
+        out["in"] = scope
+    out["has"] = [ast.unparse(s) for s in statements[:MAX_STATEMENTS]]
+    return out
+
+
+def _simple(body: list[ast.stmt]) -> list[str]:
+    return [ast.unparse(s) for s in body if isinstance(s, (ast.Assign, ast.AnnAssign))][:MAX_STATEMENTS]
+
+
+def _first_if(module: ast.Module, span: LineRange) -> tuple[str, ast.If | None]:
+    """The first ``if`` that starts inside ``span``, and the qualname of the def or class around it."""
+    best: ast.If | None = None
+    for node in ast.walk(module):
+        if isinstance(node, ast.If) and span.start <= node.lineno <= span.end:
+            if best is None or node.lineno < best.lineno:
+                best = node
+    return (_scope_of(module, best.lineno), best) if best is not None else ("", None)
+
+
+def _statements_in(module: ast.Module, span: LineRange) -> list[ast.stmt]:
+    return sorted(
+        (n for n in ast.walk(module) if isinstance(n, ast.stmt) and span.start <= n.lineno <= span.end),
+        key=lambda n: n.lineno,
+    )
+
+
+def _scope_of(module: ast.Module, line: int) -> str:
+    """``Class.method`` of the innermost defs around ``line`` ("" at module level)."""
+    names: list[str] = []
+    body: list[ast.stmt] = module.body
+    while True:
+        inner = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.lineno <= line <= (n.end_lineno or n.lineno)
+            ),
+            None,
+        )
+        if inner is None:
+            return ".".join(names)
+        names.append(inner.name)
+        body = inner.body

@@ -1,0 +1,260 @@
+"""A whole skills catalog, each skill audited against its own component's repository.
+
+Every component repository is opened once (a lean fetch into the shared
+cache, or a local git dir given with ``--mirror``) at the component's ref;
+every skill of the component is audited against it.  A repository that
+cannot be reached skips its component's skills, with the reason; it never
+lets them be audited against another component's code.  Besides the
+audit, each catalog copy is compared with the repository's own copy at
+``path``: a difference means the catalog is stale or diverged.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlsplit
+
+from ..audit.judge import Judge
+from ..audit.skills import audit_skill, expect_names_past, presearch, spread
+from ..errors import AuditError, SpecError
+from ..model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
+from ..source import Progress, SourceTree, no_progress
+from ..source.githistory import folder_dates
+from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
+from ..spec.components import CatalogSkill, Component, load_catalog, unlisted_folders
+from ..spec.skill import load_skill
+from ..text.fsutil import entries_under
+from .catalogsync import stale_mirror_warnings, sync_facts
+
+# Opens a component's repository: (URL or local git dir, ref) -> tree.  Called from several threads at once.
+OpenRepository = Callable[[str, str], SourceTree]
+OPEN_AT_ONCE = 8  # component repositories fetched side by side
+
+
+@dataclass(frozen=True)
+class CatalogRun:
+    report: AuditReport
+    skipped: list[str]  # what could not be audited, one line per cause
+    trees: tuple[SourceTree, ...] = ()  # each component's code, as opened (a remembered run's witnesses)
+
+
+def audit_catalog(
+    root: Path,
+    spec: Spec | None,
+    judge: Judge,
+    open_repository: OpenRepository,
+    mirrors: dict[str, str] | None = None,
+    progress: Progress = no_progress,
+    jobs: int = 1,
+) -> CatalogRun:
+    """Audit every skill of the catalog at ``root`` over ``jobs`` worker processes; ``mirrors`` maps a repository
+    (URL or OWNER/NAME) to a git dir."""
+    mirrors = {repo_key(url): where for url, where in (mirrors or {}).items()}
+    components = load_catalog(root)
+    infos: list[ComponentInfo] = []
+    opened = open_components(components, mirrors, open_repository, progress)
+    dates = folder_dates(str(root), "skills")  # the catalog's last change to each copy, when it is a git checkout
+    work: list[Work] = []  # every skill whose repo opened
+    for component, (tree, why) in zip(components, opened, strict=True):
+        names = tuple(s.catalog_dir for s in component.skills)
+        if tree is None:
+            infos.append(ComponentInfo(component.file, component.url if component.repo else "", component.ref,
+                                       names, skipped=why))  # fmt: skip
+            continue
+        info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
+        infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
+        folders = tuple(item.path for item in component.skills)  # what its sync checks ask of its history
+        work += [(item, tree, info, folders) for item in component.skills]
+
+    audits = _Audits(root, root.resolve(), spec, judge, work, dates)
+    audited = iter(spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare))
+    progress("", 1.0)
+    reports: list[SkillReport] = []
+    warnings: list[str] = list(spec.warnings) if spec else []
+    for component, shown, (tree, _) in zip(components, infos, opened, strict=True):
+        if tree is None:
+            reports += [SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=shown.skipped)
+                        for s in component.skills]  # fmt: skip
+            continue
+        mine = [next(audited) for _ in component.skills]
+        warnings += stale_mirror_warnings(shown, mine)
+        reports += mine
+    source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
+    report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
+                         unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
+    return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
+
+
+Work = tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]  # a skill, its code, and its siblings' folders
+
+
+class _Audits:
+    """The audit of each skill of a catalog whose repository opened (an item of a run's spread)."""
+
+    def __init__(
+        self, root: Path, real_root: Path, spec: Spec | None, judge: Judge, work: list[Work], dates: dict[str, str]
+    ) -> None:
+        self.root, self.real_root, self.spec, self.judge = root, real_root, spec, judge
+        self.work, self.dates = work, dates  # the catalog's last change to each copy, by its folder
+        self.loaded: dict[int, Skill | SpecError] = {}  # a window's skills, read before their trees are searched
+
+    def prepare(self, window: range) -> None:
+        """Read the window's skills, then search each component's tree once for all of them (relocated quotes,
+        bare names), where each skill would search it alone, and tell it what their names' past will ask."""
+        by_tree: dict[int, tuple[SourceTree, list[Skill]]] = {}
+        for i in window:
+            self.loaded[i] = skill = self._load(self.work[i][0])
+            if isinstance(skill, Skill):
+                by_tree.setdefault(id(self.work[i][1]), (self.work[i][1], []))[1].append(skill)
+        for tree, skills in by_tree.values():
+            presearch(skills, tree, self.judge)
+            expect_names_past(skills, tree)
+
+    def step(self, i: int) -> str:
+        return f"skill {i + 1} of {len(self.work)}: {self.work[i][0].catalog_dir}"
+
+    def one(self, i: int) -> SkillReport:
+        item, tree, info, siblings = self.work[i]
+        skill = self.loaded.pop(i) if i in self.loaded else self._load(item)
+        if isinstance(skill, SpecError):
+            return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(skill), source=info)
+        # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
+        folder = self.root / "skills" / item.catalog_dir
+        sync = sync_facts(folder, tree, item.path, self.dates.get(item.catalog_dir), siblings)
+        result = audit_skill(skill, self.spec.skill(skill.name) if self.spec else None, tree, self.judge)
+        return replace(result, source=info, sync=sync)
+
+    def _load(self, item: CatalogSkill) -> Skill | SpecError:
+        try:
+            return load_catalog_skill(self.root, item, self.judge, self.real_root)
+        except SpecError as exc:
+            return exc
+
+
+def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: Path | None = None) -> Skill:
+    """The catalog's copy of a skill, read from its folder (a link out of the catalog refused), knowing the
+    folder it came from upstream; :class:`SpecError` when it cannot be read.  ``real_root``: ``root`` resolved
+    (once for a whole catalog)."""
+    folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
+    inside = real_root or root.resolve()
+    real = refuse_links_out(folder, inside, shown, ["skills", *item.catalog_dir.split("/")])
+    skill = load_skill(folder, shown_as=shown, memo=judge.remember, real=real)
+    return replace(skill, disk_root=str(inside), repo_folder=item.path.strip("/"))
+
+
+def skip_lines(infos: list[ComponentInfo]) -> list[str]:
+    """One line per cause a component was skipped: a host that did not resolve is said once for all of its."""
+    lines: list[str] = []
+    unresolved: dict[str, list[ComponentInfo]] = {}
+    for info in infos:
+        host = info.unresolved_host
+        if host is not None:
+            unresolved.setdefault(host, []).append(info)
+        elif info.skipped is not None:
+            lines.append(f"skipped: {info.skipped}")
+    for host, group in unresolved.items():
+        names = [g.repo.removeprefix("https://github.com/") for g in group]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        skills = sum(len(g.skills) for g in group)
+        lines.append(f"skipped {_count(len(group), 'more component')} on {host} ({_count(skills, 'skill')}), "
+                     f"which could not be resolved: {shown}")  # fmt: skip
+    return lines
+
+
+def _count(n: int, one: str) -> str:
+    return f"{n} {one}{'s' if n != 1 else ''}"
+
+
+def open_components(
+    components: list[Component], mirrors: dict[str, str], open_repository: OpenRepository, progress: Progress
+) -> list[tuple[SourceTree | None, str]]:
+    """Each component's repository opened (or why not), in the components' order.
+
+    A fetch waits on the network, so they run :data:`OPEN_AT_ONCE` at a time.
+    The first component of each host goes alone first: a host whose name
+    does not resolve then costs one failed fetch, not one per component, and
+    no burst of lookups of a name that will not resolve (a resolver may drop
+    simultaneous queries and retry seconds later).
+    """
+    unresolved: dict[str, str] = {}  # host -> why, once a fetch from it could not even resolve its name
+    opened: dict[int, tuple[SourceTree | None, str]] = {}
+    first_of_host: dict[str, int] = {}
+    for i, component in enumerate(components):
+        where = mirrors.get(repo_key(component.repo), component.url) if component.problem is None else ""
+        if where == component.url:
+            first_of_host.setdefault(urlsplit(where).hostname or "", i)
+    progress(f"opening the repositories of {len(components)} components", None)
+    for i in first_of_host.values():
+        opened[i] = _open(components[i], mirrors, open_repository, unresolved)
+    rest = [i for i in range(len(components)) if i not in opened]
+
+    def one(i: int) -> tuple[SourceTree | None, str]:
+        return _open(components[i], mirrors, open_repository, unresolved)
+
+    with ThreadPoolExecutor(max_workers=OPEN_AT_ONCE) as pool:
+        opened.update(zip(rest, pool.map(one, rest), strict=True))
+    return [opened[i] for i in range(len(components))]
+
+
+def _open(
+    component: Component, mirrors: dict[str, str], open_repository: OpenRepository, unresolved: dict[str, str]
+) -> tuple[SourceTree | None, str]:
+    if component.problem is not None:
+        return None, component.problem
+    where = mirrors.get(repo_key(component.repo), component.url)
+    remote = where == component.url
+    # A name that did not resolve a moment ago will not now: one failure, not one per component.  The host is
+    # the one git would really try (a url.*.insteadOf may send this repository elsewhere), asked only then.
+    if remote and unresolved:
+        host = urlsplit(effective_url(where)).hostname or ""
+        if host in unresolved:
+            return None, f"cannot reach {component.url} at {component.ref}: {unresolved[host]}"
+    try:
+        return open_repository(where, component.ref), ""
+    except AuditError as exc:
+        reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
+        said = NAME_NOT_RESOLVED.search(reason) if remote else None
+        if said:
+            host = said.group(1) or urlsplit(effective_url(where)).hostname or ""
+            unresolved[host] = f"{host}{UNRESOLVED}{SAID_ONCE}"
+        return None, f"cannot reach {component.url} at {component.ref}: {reason}"
+
+
+
+def refuse_links_out(folder: Path, inside: Path, shown: str, below: list[str] | None = None) -> Path:
+    """``folder``'s real path; :class:`SpecError` when ``folder``, or a file or folder in it, is a link that
+    leaves the catalog whose real path is ``inside``.  ``below``: the parts of ``folder`` under the catalog.
+
+    A catalog arrives in pull requests: a skill folder linked to ``/home/someone`` would have that folder's
+    names listed in the report.  A link that stays inside the catalog is an ordinary file.
+    """
+    real = _real_below(inside, below) if below else None
+    real = real or folder.resolve()
+    if not real.is_relative_to(inside):  # the folder, or skills/ above it, is a link out
+        raise SpecError(f"{shown}: a link to a place outside the catalog; not followed")
+    for rel, entry in entries_under(folder):
+        if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(inside):
+            raise SpecError(f"{shown}/{rel}: a link to a place outside the catalog; not followed")
+    return real
+
+
+def _real_below(inside: Path, parts: list[str]) -> Path | None:
+    """The real path of ``parts`` under the real folder ``inside`` when no part is a link (one lstat each, not
+    ``resolve()``'s of every folder from the file system's root); None when one is, or is ``.`` or ``..``."""
+    real = inside
+    for part in parts:
+        real = real / part
+        if part in ("", ".", "..") or os.path.islink(real):
+            return None
+    return real
+
+
+def repo_key(url: str) -> str:
+    """``https://github.com/Owner/Name.git``, ``Owner/Name`` -> ``owner/name``."""
+    tail = url.rstrip("/").removesuffix(".git")
+    tail = tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail
+    return tail.lower()

@@ -169,3 +169,16 @@ def test_importing_the_audit_loads_neither_gitpython_nor_libcst() -> None:
 
     code = "import sys, anchor_audit.audit.skills, anchor_audit.checks.cardanchors; print(sorted({'git', 'libcst'} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+def test_at_most_ten_modules_sit_loose_at_the_top_of_the_package() -> None:
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= 10, loose
+
+
+def test_no_file_name_is_used_twice() -> None:
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: places for name, places in seen.items() if len(places) > 1} == {}

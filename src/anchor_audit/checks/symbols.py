@@ -19,6 +19,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from ..parse import PythonSyntaxProblem, python_index
 from ..source import SourceTree
+from ..store.memo import Memo, no_memo
 from .pyproject import project_meta
 
 _USUAL_ROOTS = ("src/", "", "python/", "lib/")
@@ -32,11 +33,6 @@ def _roots(tree: SourceTree, top: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*_USUAL_ROOTS, f"python/{top}/", *declared]))
 
 
-Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
-
-
-def no_memo(key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    return compute()
 
 
 def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[PromiseResult]:

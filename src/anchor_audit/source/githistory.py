@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import git
 
+from ..store.memo import Memo
 from ..store.recent import Recent
 from .deletions import DeletionChain
 from .folderlog import log_folders
@@ -38,7 +39,6 @@ _PLAIN_FOLDER = re.compile(r"[^:*?\[\\][^*?\[\\]*/")
 MAX_BLAMED = 4_096  # (commit, path) -> its blame, kept for the latest of a run (a shared list per version)
 
 
-Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
 
 class GitHistory:

@@ -14,11 +14,10 @@ from __future__ import annotations
 import bisect
 import weakref
 from functools import cached_property
-from typing import Any, Callable
 
+from ..store.memo import Memo
 from . import SourceTree
 
-Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 MAX_ROOTS = 3  # places one package may lie, nearest first
 
 

@@ -13,11 +13,11 @@ from ..errors import SpecError
 from ..model import Card, CardAnchor, CardClaim, LineRange, VersionRange
 from ..model.versionspec import specifier_problem
 from ..source.file import strip_hash_comment
+from ..store.memo import Memo
 from .repopath import repo_path_problem
 from .yamldoc import YamlDoc, load_yaml
 
 # What a run remembers by content (the result cache's): a key, and how to compute what it names.
-Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from textwrap import dedent
 
 import pytest
 
-from anchor_audit.checks.promises import count_tests
+from anchor_audit.checks.testcounts import count_tests
 from anchor_audit.cli import main
 
 from .conftest import DEMO, GitRepo, git

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from anchor_audit.checks.prose import check_citations, heading_slugs
+from anchor_audit.checks.links import heading_slugs
+from anchor_audit.checks.prose import check_citations
 from anchor_audit.checks.prose_examples import CODE, EXAMPLES, NOT_CITATIONS, CitationExample
+from anchor_audit.checks.protocol import context
 from anchor_audit.source.git import open_git
-from anchor_audit.source.listing import Listing
 from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import make_code_repo, make_skill
@@ -33,7 +34,7 @@ def _skill(tmp_path: Path, body: str, files: dict[str, str]):
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
 def test_citation_example(example: CitationExample, code, tmp_path: Path) -> None:
     skill = _skill(tmp_path, example.body, example.skill_files)
-    got = check_citations(skill, code, Listing(code))
+    got = check_citations(context(skill, code))
     assert [(r.kind, r.path, r.status) for r in got] == list(example.expect), [r.detail for r in got]
     assert all(r.line > 4 for r in got)  # on the skill's own lines, below the front matter
 
@@ -45,13 +46,13 @@ def test_not_a_citation(body: str, tmp_path: Path) -> None:
 
 def test_a_missing_path_names_the_files_of_its_name(code, tmp_path: Path) -> None:
     skill = _skill(tmp_path, "See `src/acme/config.py`.\n", {})
-    (result,) = check_citations(skill, code, Listing(code))
+    (result,) = check_citations(context(skill, code))
     assert result.detail == "not at the ref; a file of that name is at src/acme/training/config.py"
 
 
 def test_a_docs_page_that_changed_its_extension_is_named(code, tmp_path: Path) -> None:
     skill = _skill(tmp_path, "See `docs/api/index.md`.\n", {})
-    (result,) = check_citations(skill, code, Listing(code))
+    (result,) = check_citations(context(skill, code))
     assert (result.status, result.detail) == (
         "missing",
         "not at the ref; docs/api/index.mdx is there, in the same folder",
@@ -63,15 +64,13 @@ def test_a_link_to_a_file_of_the_skill_the_copy_does_not_ship(code, tmp_path: Pa
 
     skill = _skill(tmp_path, "[usage](../guide.md)\n", {})  # upstream, the skill is docs/x: docs/guide.md is there
     copy = replace(skill, disk_root=str(tmp_path), repo_folder="docs/x")
-    (result,) = check_citations(copy, code, Listing(code))
+    (result,) = check_citations(context(copy, code))
     assert (
         result.detail
         == "resolves in the repository (docs/guide.md) but not in this copy: broken by the catalog's layout"
     )
     inner = _skill(tmp_path / "inner", "[usage](api/index.mdx)\n", {})
-    (shipped,) = check_citations(
-        replace(inner, disk_root=str(tmp_path), repo_folder="docs"), code, Listing(code)
-    )
+    (shipped,) = check_citations(context(replace(inner, disk_root=str(tmp_path), repo_folder="docs"), code))
     assert shipped.detail == "the repository has it (docs/api/index.mdx), but this copy does not ship it"
 
 
@@ -81,7 +80,7 @@ def test_a_link_that_resolves_upstream_but_not_in_the_catalogs_copy(code, tmp_pa
 
     skill = _skill(tmp_path, "[guide](../../guide.md)\n", {})
     copy = replace(skill, disk_root=str(tmp_path), repo_folder="docs/libs/x")
-    (result,) = check_citations(copy, code, Listing(code))
+    (result,) = check_citations(context(copy, code))
     assert (result.status, result.detail) == (
         "missing",
         "resolves in the repository (docs/guide.md) but not in this copy: broken by the catalog's layout",
@@ -120,13 +119,14 @@ def test_citations_survive_the_result_cache(tmp_path: Path) -> None:
 def test_free_text_evidence_and_files_to_create_are_not_missing_paths(code, tmp_path: Path) -> None:
     """Kills two false findings: card evidence in words, and an @path the skill tells the agent to create."""
     from anchor_audit.checks.promises import check_promises
+    from anchor_audit.checks.protocol import context
     from anchor_audit.model import PromiseStatus
 
     card = 'evidence:\n  - "PR #3107 (the overlap fix)"\n  - Acme v0.16 benchmarks\n  - src/acme/gone.py\n'
     folder = make_skill(tmp_path / "skill", "Create @sandbox/results.md with the numbers.\n", card=card)
     skill = load_skill(folder)
     assert skill.references == ()
-    got = [(p.path, p.status) for p in check_promises(skill, code)]
+    got = [(p.path, p.status) for p in check_promises(context(skill, code))]
     assert got == [
         ("PR #3107 (the overlap fix)", PromiseStatus.UNVERIFIABLE),
         ("Acme v0.16 benchmarks", PromiseStatus.UNVERIFIABLE),

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from anchor_audit.checks.prose import check_citations
+from anchor_audit.checks.protocol import context
 from anchor_audit.source.git import open_git
-from anchor_audit.source.listing import Listing
 from anchor_audit.spec.skill import load_skill
 
 from .conftest import GitRepo, git
@@ -51,7 +51,7 @@ def moved(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
 def test_a_missing_path_says_where_the_history_moved_it(moved: GitRepo, tmp_path: Path) -> None:
     tree = open_git(str(moved.path), "v2")
     skill = load_skill(make_skill(tmp_path / "skill", CITED))
-    got = {r.path: r for r in check_citations(skill, tree, Listing(tree))}
+    got = {r.path: r for r in check_citations(context(skill, tree))}
     first = git(moved.path, "rev-parse", "v2~1")[:10]
     # no runner/ at the root: alone it could be another tree's path, but the history had it (under pkg/)
     assert (got["runner/slurm_cfg.py"].status, got["runner/slurm_cfg.py"].detail) == (

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from anchor_audit.checks.cardanchors import card_tail
+from anchor_audit.checks.reads import Reads, Tail, reads
 from anchor_audit.errors import SpecError
 from anchor_audit.model import CardAnchor, LineRange
-from anchor_audit.spec.reads import Reads, Tail, card_tail, reads
 from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli

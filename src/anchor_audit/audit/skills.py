@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
-from ..checks.cardanchors import link_card_claim
+from ..checks import CHECKERS
+from ..checks.names import expect_names, name_searches
 from ..checks.promises import check_promises
-from ..checks.prose import check_citations, expect_citations, name_searches
+from ..checks.prose import check_citations
+from ..checks.protocol import Context
+from ..checks.reads import reads
 from ..checks.validation import with_skill_facts
 from ..errors import BoundExceeded
 from ..model import (
@@ -32,6 +35,7 @@ from ..model import (
     PromiseResult,
     PromiseStatus,
     QuoteMatch,
+    ReferenceKind,
     RegistryStatus,
     Skill,
     SkillReport,
@@ -41,7 +45,6 @@ from ..model import (
     Verdict,
 )
 from ..source import Progress, SourceTree, no_progress
-from ..spec.reads import reads
 from .judge import Judge
 from .kept import keep, kept_key, recalled
 from .parallel import Spread, spreading
@@ -153,7 +156,7 @@ def expect_names_past(skills: list[Skill], tree: SourceTree) -> None:
     if len(skills) > 1:
         for skill in skills:
             if skill.citations:
-                expect_citations(skill, tree)
+                expect_names(skill, tree)
 
 
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
@@ -181,7 +184,9 @@ def audit_skill(
     # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
     tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
-    anchors = tuple(judge.quote(q, tree) for q in skill.quotes)
+    ctx = Context(skill, entry, tree, judge.listing(tree), judge.remember, judge.quote, judge.condition)
+    anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)
+    ctx = replace(ctx, matches=anchors)
     by_key = {m.quote.key: m for m in anchors}
     spec_claims = {c.id: c for c in entry.claims} if entry else {}
     card_claims = {c.id: c for c in skill.card.claims} if skill.card else {}
@@ -194,22 +199,19 @@ def audit_skill(
         tags = card.tags if card else ()
         if card is not None and card.anchors and not (entry and _registered(entry, cid)):
             # Linked by card.yaml comments; anchors.yaml entries win where both exist.
-            evidence, said = link_card_claim(
-                card, anchors, tree, judge.quote, skill.card.validated_on if skill.card else None,
-                judge.listing(tree), entry,
-            )  # fmt: skip
+            evidence, said = CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
             notes += said
             verdict = _conclude(cid, tags, evidence, False)
             linked.add(cid)
         else:
-            verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, tree, judge, missing_from_card)
+            verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, ctx, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
     needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
-    kept = check_promises(skill, tree, evidence_only=not promises, memo=judge.remember) if needed else ()
+    kept = check_promises(ctx, evidence_only=not promises) if needed else ()
     if promises and skill.citations:
         judge.budget.check()
-        kept += tuple(check_citations(skill, tree, judge.listing(tree)))
+        kept += tuple(check_citations(ctx))
     has_entry = entry is not None
     claims = [
         c if c.id in linked or (entry is not None and _registered(entry, c.id)) else _file_claim(c, kept, has_entry)
@@ -277,8 +279,7 @@ def _verdict(
     tags: tuple[str, ...],
     entry: ClaimSpec | None,
     anchors: dict[str, QuoteMatch],
-    tree: SourceTree,
-    judge: Judge,
+    ctx: Context,
     missing_from_card: bool,
 ) -> ClaimVerdict:
     """The verdict from the evidence anchors.yaml registers for the claim."""
@@ -293,7 +294,7 @@ def _verdict(
         location = match.location if isinstance(match, Located) else None
         evidence.append(Evidence(EvidenceKind.QUOTE, key, found, match.status, match.detail, location))
     for condition in entry.conditions if entry else ():
-        result = judge.condition(condition, tree)
+        result = CHECKERS[ReferenceKind.CONDITION].check(condition, ctx)
         ok = result.status is ConditionStatus.HOLDS
         evidence.append(
             Evidence(EvidenceKind.CONDITION, condition.describe(), ok, result.status, result.detail, result.location)

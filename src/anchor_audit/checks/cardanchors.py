@@ -13,9 +13,10 @@ registry backs is not linked here.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator, Sequence
 
 from ..model import (
+    DEFAULT_CARD_PREFIXES,
     AnchorStatus,
     CardAnchor,
     CardClaim,
@@ -25,13 +26,39 @@ from ..model import (
     Located,
     Quote,
     QuoteMatch,
+    Reference,
+    ReferenceKind,
     RegistryStatus,
+    Skill,
     SkillSpec,
+    Tail,
 )
 from ..source import SourceTree
-from ..spec.reads import card_tail
+from .protocol import Checker, Context
 
 JudgeQuote = Callable[[Quote, SourceTree], QuoteMatch]
+Linked = tuple[list[Evidence], list[str]]  # a claim's evidence, and notes
+
+
+def card_tail(anchor: CardAnchor, entry: SkillSpec | None) -> Tail:
+    """The files a card comment names: its prefix word resolved by the built-in and the registry's card_prefixes."""
+    prefixes = dict(DEFAULT_CARD_PREFIXES + (entry.card_prefixes if entry else ()))
+    return Tail(anchor.file, prefixes.get(anchor.prefix, ""))
+
+
+def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[CardClaim]:
+    return [claim for claim in skill.card.claims if claim.anchors] if skill.card else []
+
+
+def _reads(claim: CardClaim, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    for a in claim.anchors:
+        text = f"{a.prefix + ' ' if a.prefix else ''}{a.file}:{','.join(str(r) for r in a.ranges)}"
+        yield Reference(ReferenceKind.CARD_ANCHOR, "card.yaml", a.line, text, tail=card_tail(a, entry))
+
+
+def _check(claim: CardClaim, ctx: Context) -> Linked:
+    validated_on = ctx.skill.card.validated_on if ctx.skill.card else None
+    return link_card_claim(claim, ctx.matches, ctx.tree, ctx.quote, validated_on, ctx.listing, ctx.entry)
 
 
 def link_card_claim(
@@ -42,7 +69,7 @@ def link_card_claim(
     validated_on: str | None,
     paths: Callable[[], list[str]],
     entry: SkillSpec | None = None,
-) -> tuple[list[Evidence], list[str]]:
+) -> Linked:
     """The evidence the claim's card comments give, and notes (ambiguous names)."""
     evidence: list[Evidence] = []
     notes: list[str] = []
@@ -96,3 +123,6 @@ def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
 
 def _overlap(a: LineRange, b: LineRange) -> bool:
     return a.start <= b.end and b.start <= a.end
+
+
+CARD_ANCHOR: Checker[CardClaim, Linked] = Checker(ReferenceKind.CARD_ANCHOR, _written, _reads, _check)

@@ -15,13 +15,24 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Sequence
 
-from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus
+from ..model import (
+    Citation,
+    PromiseKind,
+    PromiseResult,
+    PromiseStatus,
+    Reference,
+    ReferenceKind,
+    Skill,
+    SkillSpec,
+    Tail,
+)
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
 from ..source import SourceTree
 from ..source.listing import Listing
+from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
 _OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
@@ -65,7 +76,7 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
 
 
 def check_default(
-    c: Citation, commands: list[Citation], tree: SourceTree, listing: Listing, file: str
+    c: Citation, commands: Sequence[Citation], tree: SourceTree, listing: Listing, file: str
 ) -> PromiseResult:
     """A default the prose states for a flag (``c``), against the parsers of the skill's ``commands`` that define
     it: the code's default is the promise, read from its ``default=`` (or typer's first argument)."""
@@ -296,3 +307,38 @@ def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
 
 
 MAX_PROJECTS = 32  # pyproject.toml files read for console scripts
+
+
+def _reads_command(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    """Its module (wherever the package's root is), its script, or the programs pyproject.toml declares."""
+    kind, _, name = c.target.partition(":")
+    if kind == "module":
+        module = name.replace(".", "/")
+        yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
+    else:
+        yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml", name}))
+
+
+def _reads_default(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    """A flag's default is read where the skill's commands define their flags."""
+    for command in citations_of(ReferenceKind.COMMAND)(skill, entry):
+        for read in _reads_command(command, skill, entry):
+            yield replace(read, kind=ReferenceKind.DEFAULT, line=c.line, text=c.text)
+
+
+def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
+    return check_command(c, ctx.tree, ctx.listing, ctx.skill_md)
+
+
+def _check_default(c: Citation, ctx: Context) -> list[PromiseResult]:
+    return [check_default(c, ctx.commands, ctx.tree, ctx.listing, ctx.skill_md)]
+
+
+COMMAND: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.COMMAND, citations_of(ReferenceKind.COMMAND), _reads_command, _check_command, PromiseKind.COMMAND,
+    unreadable_is_there=False,
+)  # fmt: skip
+DEFAULT: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.DEFAULT, citations_of(ReferenceKind.DEFAULT), _reads_default, _check_default, PromiseKind.COMMAND,
+    unreadable_is_there=False,
+)  # fmt: skip

@@ -31,7 +31,7 @@ def check(
 ) -> ExitCode:
     """Audit the skills at one ref; write the report; the exit code CI gates on."""
     from ..report import renderer
-    from ..report.links import github_base
+    from ..report.permalinks import github_base
 
     if ctx.record is not None:  # witnessed before they are read (runmemo)
         ctx.record.before_reading_file(options.spec or DEFAULT_SPEC)

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks.cardanchors import card_tail
 from ..match.quote import match_quote
-from ..model import Exact, LineRange, Moved, Quote, Skill
+from ..model import Exact, LineRange, Moved, Quote, Skill, Tail
 from ..source import SourceTree
-from ..spec.reads import Tail, card_tail
 from ..text.yamltext import quoted_scalar, yaml_key
 
 MAX_STATEMENTS = 4  # statements a drafted condition lists per branch

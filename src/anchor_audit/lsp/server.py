@@ -123,7 +123,7 @@ class AuditServer(LanguageServer):
 
     def _code_changed(self, paths: list[Path], texts: dict[Path, str]) -> set[Path]:
         """The skill folders to check again after ``paths`` of the code changed (none unless a working tree is read)."""
-        from ..spec.reads import reads
+        from ..checks.reads import reads
 
         session = self.session
         if session is None or not session.code_changed():

@@ -16,11 +16,11 @@ from typing import Any
 from ..audit.judge import Judge
 from ..audit.kept import kept_key, recalled
 from ..audit.skills import audit, spread
+from ..checks.reads import reads
 from ..errors import NotCarried, SpecError, UnreadableFile, UsageError
 from ..model import AuditReport, ChangeKind, Skill, SkillSpec, Spec, Tail
 from ..source import Progress, no_progress
 from ..source.git import GitTree, fetch_blobs
-from ..spec.reads import reads
 from ..spec.skill import load_skill_from_tree, parse_skill_md
 from .compare import Change, compare
 

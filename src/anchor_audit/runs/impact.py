@@ -18,6 +18,7 @@ from typing import Callable
 
 from ..audit.judge import Judge
 from ..audit.skills import audit
+from ..checks.reads import reads
 from ..fix.anchorsyaml import heal_registry
 from ..fix.skillmd import heal_skill_md
 from ..model import (
@@ -41,7 +42,6 @@ from ..model import (
     pointed_at,
 )
 from ..source.git import GitTree
-from ..spec.reads import reads
 from ..text.lines import unified_diff
 from .compare import compare
 

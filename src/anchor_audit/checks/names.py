@@ -1,0 +1,95 @@
+"""Names of the prose (``NAME``): a dotted name or a call in a code span, or a YAML example's ``_target_``.
+
+A name is checked when it is this repository's (see :func:`anchor_audit.checks.symbols.resolve_name`); a bare
+name the package defines nowhere is checked against the code when the line citing it was written
+(:mod:`anchor_audit.checks.namehistory`).  The bare names of a skill are searched for together, once; a
+catalog's skills, once for all the skills of a component.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
+from ..model import (
+    Citation,
+    PromiseKind,
+    PromiseResult,
+    PromiseStatus,
+    Reference,
+    ReferenceKind,
+    Skill,
+    SkillSpec,
+    Tail,
+)
+from ..source import SourceTree
+from .namehistory import called, expect_gone_names, gone_names
+from .paths import read_skill_md
+from .protocol import Checker, Context, citations_of
+from .symbols import bare_searches, resolve_name
+
+
+def name_searches(skill: Skill) -> list[str]:
+    """What is searched for the bare names ``skill`` cites (``def NAME(``, ``class NAME:``...), in one search: each
+    text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can overlap in a line, and one
+    ``git grep -o`` for any number of them, a whole repository's skills' at once, names every one it finds."""
+    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
+    return sorted({text for name, call in names for text in bare_searches(name, call)})
+
+
+def expect_names(skill: Skill, tree: SourceTree) -> None:
+    """Tell the trees of other commits what the names' check will search them for (the past of the names the
+    package defines nowhere), so that many skills' commits are searched together.  What goes wrong here the
+    check meets again, and says."""
+    try:
+        searched = names_searched(skill, tree)
+        if searched is not None:
+            expect_gone_names(skill, tree, searched, _own_lines(skill, tree))
+    except Exception:  # noqa: BLE001 - only a search gathered early is lost
+        pass
+
+
+def names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | None:
+    """Where the package defines each bare name ``skill`` cites, in one search; None where none is cited, or
+    the search is over its bound (each name is then searched on its own, bounded as ever)."""
+    bare = name_searches(skill)
+    try:
+        return tree.search_many(bare, ".py") if bare else None
+    except BoundExceeded:
+        return None
+
+
+def names_gone(skill: Skill, tree: SourceTree, searched: dict[str, list[str]] | None
+               ) -> dict[Citation, tuple[PromiseStatus, str]]:  # fmt: skip
+    """The cited names the package defined when their line was written, and defines nowhere now."""
+    if searched is None:
+        return {}
+    gone = gone_names(skill, tree, searched, _own_lines(skill, tree))
+    return {skill.citations[i]: said for i, said in gone.items()}
+
+
+def _own_lines(skill: Skill, tree: SourceTree) -> list[str] | None:
+    try:
+        text = read_skill_md(skill, tree)
+    except (NotCarried, UnreadableFile):
+        return None
+    return None if text is None else text.replace("\r\n", "\n").split("\n")
+
+
+def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    """pkg.mod.Name: the module's file, wherever the package's root is."""
+    module = "/".join(c.target.split(".")[:-1])
+    yield Reference(c.kind, "SKILL.md", c.line, c.text, tail=Tail(f"{module}.py") if module else None)
+
+
+def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
+    """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
+    the ref has it nowhere or only in tests)."""
+    said = ctx.gone.get(c) or resolve_name(c.target, called(c), ctx.tree, ctx.searched)
+    return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.skill_md, c.line, said[1])]
+
+
+NAME: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.NAME, citations_of(ReferenceKind.NAME), _reads, _check, PromiseKind.SYMBOL,
+    subject=lambda c: c.text, unreadable_is_there=False,
+)  # fmt: skip

@@ -1,0 +1,218 @@
+"""Paths a skill names: in its prose (``PATH``), as ``@path`` (``AT_PATH``), as card.yaml ``evidence``.
+
+A path of the prose is looked up in the skill's own folder, then in the
+repository (as written, then as the tail of a longer path: ``training/config.py``
+may be written from inside a package). It is ``missing`` only where the tree
+could have it: its first folder is there, or it names no folder at all; a path
+whose first folder is nowhere in the repository may be another tree's, and is
+``unverifiable``. A missing path names the files with its name elsewhere.
+
+The skill's own folder is read on disk, never above its root (a catalog's
+copy: never above the catalog), or in the repository where the folder lies there.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import (
+    Citation,
+    PromiseKind,
+    PromiseResult,
+    PromiseStatus,
+    Reference,
+    ReferenceKind,
+    Skill,
+    SkillSpec,
+    Tail,
+)
+from ..source import SourceTree
+from ..source.listing import Listing
+from .pathcandidates import healed, in_tree, namesakes, with_skill_renamed
+from .protocol import Checker, Context, Heal, citations_of, judged
+
+Judged = tuple[PromiseStatus, str, str]  # a status, the path it is of, and why
+
+
+def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
+    """Whether a path the prose names is here: in the skill's own folder, in the repository as written (a glob:
+    any file it matches), or as the tail of a longer path; if not, missing or another tree's."""
+    if on_disk(skill, path, skill.disk) or (skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}")):
+        return PromiseStatus.EXISTS, path, "in the skill's own folder"
+    if "*" in path:
+        found = [p for p in listing() if fnmatch.fnmatchcase(p, path) or fnmatch.fnmatchcase(p, f"*/{path}")]
+        if found:
+            return PromiseStatus.EXISTS, path, f"{len(found)} files match, e.g. {found[0]}"
+    elif in_tree(tree, path):
+        return PromiseStatus.EXISTS, path, ""
+    else:
+        tail = "/" + path.strip("/")
+        if path.endswith("/"):
+            longer = [p for p in listing() if p.endswith(tail) or f"{tail}/" in f"/{p}"]
+        else:
+            longer = listing.ending_in(tail)
+        if longer:
+            return PromiseStatus.EXISTS, path, f"as {min(longer, key=len)}"
+    first = path.split("/", 1)[0]
+    if "*" not in first and not in_tree(tree, first):
+        return PromiseStatus.UNVERIFIABLE, path, f"no {first}/ in this repository: a path of another tree?"
+    candidates = namesakes(path, listing)
+    parent = path.rstrip("/").rsplit("/", 1)[0]
+    if candidates is None and "*" not in parent and not in_tree(tree, parent):
+        # Neither its folder nor its name is anywhere here: more likely another tree's path (a skill about
+        # another repository, a run's output) than a file this one lost. Said, never called missing.
+        why = f"neither {parent}/ nor a file of its name is in this repository: a path of another tree?"
+        return PromiseStatus.UNVERIFIABLE, path, why
+    return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
+
+
+def cited_path(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    """What a path of the prose (or a line anchor's file) reads: the path, or any path it is the tail of."""
+    path = c.target.strip("/")
+    tail = Tail(path) if "*" not in path and c.kind in (ReferenceKind.PATH, ReferenceKind.LINES) else None
+    yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({path}), tail)
+
+
+def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
+    status, path, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    return judged(PromiseKind.PATH, c, ctx, status, path, detail)
+
+
+def _missing(c: Citation, r: PromiseResult, skill: Skill) -> bool:
+    """A path the history may know of: where it went, or that it was here."""
+    return r.status is PromiseStatus.MISSING or (r.status is PromiseStatus.UNVERIFIABLE and "another tree" in r.detail)
+
+
+PATH_HEAL = Heal(_missing, lambda out, missing, ctx: healed(out, missing, ctx.skill, ctx.tree, ctx.listing))
+
+PATH: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.PATH, citations_of(ReferenceKind.PATH), cited_path, _check_path, PromiseKind.PATH, PATH_HEAL
+)
+
+
+# @path and card.yaml evidence: a path of the repository, as written.
+
+Written = tuple[str, int]  # a path and the line that names it
+
+
+def _at_paths(skill: Skill, entry: SkillSpec | None) -> Sequence[Written]:
+    return skill.references
+
+
+def _evidence(skill: Skill, entry: SkillSpec | None) -> Sequence[Written]:
+    card = skill.card
+    if card is None:
+        return ()
+    return list(zip(card.evidence, card.evidence_lines or (1,) * len(card.evidence), strict=False))
+
+
+def _reads_at_path(item: Written, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    yield Reference(ReferenceKind.AT_PATH, "SKILL.md", item[1], "@" + item[0], frozenset({item[0]}))
+
+
+def _reads_evidence(item: Written, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    yield Reference(ReferenceKind.EVIDENCE, "card.yaml", item[1], item[0], frozenset({item[0]}))
+
+
+def _check_at_path(item: Written, ctx: Context) -> list[PromiseResult]:
+    return [exists(PromiseKind.REFERENCE, item[0], ctx.tree, ctx.skill_md, item[1])]
+
+
+def _check_evidence(item: Written, ctx: Context) -> list[PromiseResult]:
+    return [exists(PromiseKind.EVIDENCE, item[0], ctx.tree, ctx.card_yaml, item[1])]
+
+
+AT_PATH: Checker[Written, list[PromiseResult]] = Checker(
+    ReferenceKind.AT_PATH, _at_paths, _reads_at_path, _check_at_path, PromiseKind.REFERENCE
+)
+EVIDENCE: Checker[Written, list[PromiseResult]] = Checker(
+    ReferenceKind.EVIDENCE, _evidence, _reads_evidence, _check_evidence, PromiseKind.EVIDENCE
+)
+
+
+def exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
+    if kind is PromiseKind.EVIDENCE and re.search(r"\s|#|\(|^[A-Z][\w-]* v?\d", path):
+        # "PR #3107 (…)", "Megatron-Core v0.16 benchmarks": evidence in words, not a path of the repository
+        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, "free text, not a repository path")
+    try:
+        found = tree.blob_id(path) is not None or tree.is_folder(path)
+    except NotCarried as exc:
+        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, str(exc))
+    except UnreadableFile as exc:
+        return PromiseResult(kind, path, PromiseStatus.EXISTS, file, line, str(exc))  # there, if not readable
+    return PromiseResult(kind, path, PromiseStatus.EXISTS if found else PromiseStatus.MISSING, file, line)
+
+
+def with_moves(results: list[PromiseResult], skill: Skill, tree: SourceTree) -> list[PromiseResult]:
+    """Each missing path with where the history moved it (asked once for all), or the path it names with the
+    skill's own name renamed inside it, as its detail and its heal."""
+    gone = tree.removals([r.path for r in results if r.status is PromiseStatus.MISSING])
+    out = []
+    for r in results:
+        removal = gone.get(r.path) if r.status is PromiseStatus.MISSING else None
+        if removal is not None and removal.now is not None:
+            heal = removal.now if removal.was == r.path else None  # another path with this tail: said, not healed
+            r = replace(r, detail=f"moved to {removal.now} in commit {removal.commit[:10]}", heal=heal)
+        elif r.status is PromiseStatus.MISSING and (renamed := with_skill_renamed(r.path, skill, tree)):
+            r = replace(r, detail=renamed.why, heal=renamed.candidate, renamed=(renamed.written, renamed.code_has))
+        elif removal is not None:
+            r = replace(r, detail=f"deleted in commit {removal.commit[:10]}")
+        out.append(r)
+    return out
+
+
+# The skill's own folder, on disk.
+
+
+def leaves(target: str) -> bool:
+    return posixpath.normpath(target).startswith("..")
+
+
+def on_disk(skill: Skill, target: str, root: str | None) -> bool:
+    """Whether ``target`` (relative to the skill's folder) is on disk, never looking above ``root``."""
+    if skill.disk is None or root is None:
+        return False
+    # Most targets are not there at all: one lstat says so before the walk of every folder up to the root.
+    if not os.path.lexists(os.path.normpath(os.path.join(skill.disk, target))):
+        return False
+    here = _inside(skill.disk, target, root)
+    return here is not None and here.exists()
+
+
+def _inside(folder: str, target: str, root: str) -> Path | None:
+    """``folder/target`` when it (and what a link there points at) stays under ``root``; else None.  ``root`` is
+    a real path (resolved when the skill was read), so a link put there since cannot widen it."""
+    here = Path(os.path.normpath(os.path.join(folder, target)))
+    if not here.is_relative_to(root) or not Path(os.path.realpath(here)).is_relative_to(root):
+        return None
+    return here
+
+
+def read_disk(skill: Skill, target: str) -> str | None:
+    """A Markdown file a link names, to read its headings: under the skill's root only, 2 MiB at most."""
+    if skill.disk is None or skill.disk_root is None:
+        return None
+    path = _inside(skill.disk, target, skill.disk_root)
+    try:
+        if path is None or not path.is_file() or path.stat().st_size > 2 * 1024 * 1024:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def read_tree(tree: SourceTree, folder: str | None, target: str) -> str | None:
+    source = tree.read(f"{folder}/{target}" if folder else target)
+    return source.text if source is not None else None
+
+
+def read_skill_md(skill: Skill, tree: SourceTree) -> str | None:
+    """The skill's SKILL.md as it is where the skill is read (on disk, else in the tree)."""
+    return read_disk(skill, "SKILL.md") if skill.disk else read_tree(tree, skill.repo_folder, "SKILL.md")

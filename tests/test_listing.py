@@ -119,3 +119,21 @@ def test_listings_of_trees_with_the_same_paths_share_their_indexes_and_answer_as
     first, changed = listings[0], listings[1]
     assert changed.named("y.py") is first.named("y.py")  # one index for both: their paths are the same
     assert listings[2].named("y.py") is not first.named("y.py")
+
+
+def test_a_package_under_any_tests_folder_is_no_root_of_the_package(tmp_path) -> None:
+    """One rule for a test's file (``is_test``): a copy of the package under ``integration/tests/`` is a test's, as
+    one under the root ``tests/`` is; ``test_*.py`` is a test's, a package named ``testing`` is not."""
+    from anchor_audit.source.listing import is_test
+
+    repo = empty_repo(tmp_path / "code")
+    for path in ["src/acme/__init__.py", "tests/acme/__init__.py", "integration/tests/acme/__init__.py",
+                 "lib/testing/__init__.py"]:  # fmt: skip
+        repo.write(path, "\n")
+    tree = open_git(str(repo.path), repo.commit("packages"))  # held: a listing cannot outlive its tree
+    listing = Listing(tree)
+    assert listing.package_roots("acme") == ["src/"]
+    assert listing.package_roots("testing") == ["lib/"]
+    assert [is_test(p) for p in ("pkg/test_helpers.py", "pkg/helpers.py", "a/tests/b/c.py", "testing/x.py")] == [
+        True, False, True, False
+    ]

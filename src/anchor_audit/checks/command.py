@@ -31,7 +31,7 @@ from ..model import (
 )
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
 from ..source import SourceTree
-from ..source.listing import Listing
+from ..source.listing import Listing, is_test
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
@@ -300,7 +300,7 @@ def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
     ``infra/tool/pyproject.toml``, three folders deep at most): program -> module; the root's first."""
     found: dict[str, str] = {}
     nested = sorted(p for p in listing.named("pyproject.toml") if 1 <= p.count("/") <= 3)
-    for path in ["pyproject.toml", *(p for p in nested if not p.startswith(("tests/", "test/")))][:MAX_PROJECTS]:
+    for path in ["pyproject.toml", *(p for p in nested if not is_test(p))][:MAX_PROJECTS]:
         meta = project_meta(tree, path)
         found = {**(meta.scripts if meta is not None else {}), **found}
     return found

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from ..model import Citation, PromiseStatus, ReferenceKind, Skill
 from ..source import SourceTree
-from .symbols import bare_searches, definitions, is_test
+from ..source.listing import is_test
+from .symbols import bare_searches, definitions
 
 Said = tuple[PromiseStatus, str]
 

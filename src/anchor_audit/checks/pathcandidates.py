@@ -18,6 +18,8 @@ from ..source import Removal, SourceTree
 from ..source.listing import Listing
 
 MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
+# The citations a path written in place of another heals: a path of the prose, an @path, a card's evidence path.
+HEALABLE = (ReferenceKind.PATH, ReferenceKind.AT_PATH, ReferenceKind.EVIDENCE)
 
 
 def healed(
@@ -31,7 +33,7 @@ def healed(
         removal = gone.get(c.target)
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
-            heal = renamed.candidate if c.kind is ReferenceKind.PATH and c.text.strip("`@") == c.target else None
+            heal = renamed.candidate if c.kind in HEALABLE and c.text.strip("`@") == c.target else None
             out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed.why, heal=heal,
                               renamed=(renamed.written, renamed.code_has))  # fmt: skip
             continue
@@ -135,7 +137,7 @@ def _sole_candidate(c: Citation, listing: Listing, moved: str | None) -> str | N
     exactly one, or the path is written in a form fix cannot rewrite in place (a glob, a brace expansion, a
     folder)."""
     path = c.target
-    if c.kind is not ReferenceKind.PATH or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
+    if c.kind not in HEALABLE or c.text.strip("`") not in (path, f"./{path}", f"@{path}"):
         return None
     if "*" in path or path.endswith("/"):
         return None

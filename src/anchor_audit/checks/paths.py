@@ -17,11 +17,9 @@ import fnmatch
 import os
 import posixpath
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from ..errors import NotCarried, UnreadableFile
 from ..model import (
     Citation,
     PromiseKind,
@@ -35,7 +33,7 @@ from ..model import (
 )
 from ..source import SourceTree
 from ..source.listing import Listing
-from .pathcandidates import healed, in_tree, namesakes, with_skill_renamed
+from .pathcandidates import healed, in_tree, namesakes
 from .protocol import Checker, Context, Heal, citations_of, judged
 
 Judged = tuple[PromiseStatus, str, str]  # a status, the path it is of, and why
@@ -97,75 +95,51 @@ PATH: Checker[Citation, list[PromiseResult]] = Checker(
 )
 
 
-# @path and card.yaml evidence: a path of the repository, as written.
-
-Written = tuple[str, int]  # a path and the line that names it
-
-
-def _at_paths(skill: Skill, entry: SkillSpec | None) -> Sequence[Written]:
-    return skill.references
+# @path: a path of the prose, written to be read (looked up as any other); card.yaml evidence: a path of the
+# repository, as written (or evidence in words).
 
 
-def _evidence(skill: Skill, entry: SkillSpec | None) -> Sequence[Written]:
+def _at_paths(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
+    return [Citation(ReferenceKind.AT_PATH, f"@{path}", path, line) for path, line in skill.references]
+
+
+def _evidence(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
     card = skill.card
     if card is None:
         return ()
-    return list(zip(card.evidence, card.evidence_lines or (1,) * len(card.evidence), strict=False))
+    lines = card.evidence_lines or (1,) * len(card.evidence)
+    return [Citation(ReferenceKind.EVIDENCE, p, p, line) for p, line in zip(card.evidence, lines, strict=False)]
 
 
-def _reads_at_path(item: Written, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    yield Reference(ReferenceKind.AT_PATH, "SKILL.md", item[1], "@" + item[0], frozenset({item[0]}))
+def _reads_at_path(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    yield Reference(ReferenceKind.AT_PATH, "SKILL.md", c.line, c.text, frozenset({c.target}))
 
 
-def _reads_evidence(item: Written, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    yield Reference(ReferenceKind.EVIDENCE, "card.yaml", item[1], item[0], frozenset({item[0]}))
+def _reads_evidence(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    yield Reference(ReferenceKind.EVIDENCE, "card.yaml", c.line, c.text, frozenset({c.target}))
 
 
-def _check_at_path(item: Written, ctx: Context) -> list[PromiseResult]:
-    return [exists(PromiseKind.REFERENCE, item[0], ctx.tree, ctx.skill_md, item[1])]
+def _check_at_path(c: Citation, ctx: Context) -> list[PromiseResult]:
+    status, path, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    return judged(PromiseKind.REFERENCE, c, ctx, status, path, detail)
 
 
-def _check_evidence(item: Written, ctx: Context) -> list[PromiseResult]:
-    return [exists(PromiseKind.EVIDENCE, item[0], ctx.tree, ctx.card_yaml, item[1])]
-
-
-AT_PATH: Checker[Written, list[PromiseResult]] = Checker(
-    ReferenceKind.AT_PATH, _at_paths, _reads_at_path, _check_at_path, PromiseKind.REFERENCE
-)
-EVIDENCE: Checker[Written, list[PromiseResult]] = Checker(
-    ReferenceKind.EVIDENCE, _evidence, _reads_evidence, _check_evidence, PromiseKind.EVIDENCE
-)
-
-
-def exists(kind: PromiseKind, path: str, tree: SourceTree, file: str, line: int) -> PromiseResult:
-    if kind is PromiseKind.EVIDENCE and re.search(r"\s|#|\(|^[A-Z][\w-]* v?\d", path):
+def _check_evidence(c: Citation, ctx: Context) -> list[PromiseResult]:
+    if re.search(r"\s|#|\(|^[A-Z][\w-]* v?\d", c.target):
         # "PR #3107 (…)", "Megatron-Core v0.16 benchmarks": evidence in words, not a path of the repository
-        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, "free text, not a repository path")
-    try:
-        found = tree.blob_id(path) is not None or tree.is_folder(path)
-    except NotCarried as exc:
-        return PromiseResult(kind, path, PromiseStatus.UNVERIFIABLE, file, line, str(exc))
-    except UnreadableFile as exc:
-        return PromiseResult(kind, path, PromiseStatus.EXISTS, file, line, str(exc))  # there, if not readable
-    return PromiseResult(kind, path, PromiseStatus.EXISTS if found else PromiseStatus.MISSING, file, line)
+        status, detail = PromiseStatus.UNVERIFIABLE, "free text, not a repository path"
+    else:
+        status, detail = (PromiseStatus.EXISTS if in_tree(ctx.tree, c.target) else PromiseStatus.MISSING), ""
+    return [PromiseResult(PromiseKind.EVIDENCE, c.target, status, ctx.card_yaml, c.line, detail)]
 
 
-def with_moves(results: list[PromiseResult], skill: Skill, tree: SourceTree) -> list[PromiseResult]:
-    """Each missing path with where the history moved it (asked once for all), or the path it names with the
-    skill's own name renamed inside it, as its detail and its heal."""
-    gone = tree.removals([r.path for r in results if r.status is PromiseStatus.MISSING])
-    out = []
-    for r in results:
-        removal = gone.get(r.path) if r.status is PromiseStatus.MISSING else None
-        if removal is not None and removal.now is not None:
-            heal = removal.now if removal.was == r.path else None  # another path with this tail: said, not healed
-            r = replace(r, detail=f"moved to {removal.now} in commit {removal.commit[:10]}", heal=heal)
-        elif r.status is PromiseStatus.MISSING and (renamed := with_skill_renamed(r.path, skill, tree)):
-            r = replace(r, detail=renamed.why, heal=renamed.candidate, renamed=(renamed.written, renamed.code_has))
-        elif removal is not None:
-            r = replace(r, detail=f"deleted in commit {removal.commit[:10]}")
-        out.append(r)
-    return out
+AT_PATH: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.AT_PATH, _at_paths, _reads_at_path, _check_at_path, PromiseKind.REFERENCE, PATH_HEAL
+)
+EVIDENCE: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.EVIDENCE, _evidence, _reads_evidence, _check_evidence, PromiseKind.EVIDENCE, PATH_HEAL,
+    written_in="card.yaml",
+)  # fmt: skip
 
 
 # The skill's own folder, on disk.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..model import PromiseResult, ReferenceKind
 from . import CHECKERS
-from .paths import with_moves
+from .prose import check_each
 from .protocol import Context
 
 _PATHS = (ReferenceKind.EVIDENCE, ReferenceKind.AT_PATH)
@@ -21,10 +21,9 @@ _OTHERS = (ReferenceKind.TESTS, ReferenceKind.SYMBOL)
 def check_promises(ctx: Context, evidence_only: bool = False) -> tuple[PromiseResult, ...]:
     """Every promise of the skill besides its quotes and its prose (``evidence_only``: card.yaml's evidence paths,
     which ``file_exists`` claims need), in the order of :data:`_PATHS` then :data:`_OTHERS`."""
-    out: list[PromiseResult] = []
-    for kind in _PATHS[:1] if evidence_only else _PATHS:
-        out += _checked(kind, ctx)
-    out = with_moves(out, ctx.skill, ctx.tree)
+    kinds = _PATHS[:1] if evidence_only else _PATHS
+    paths = [c for kind in kinds for c in CHECKERS[kind].written(ctx.skill, ctx.entry)]
+    out = check_each(paths, ctx)  # what became of the missing ones asked of the history once for all
     if evidence_only:
         return tuple(out)
     for kind in _OTHERS:

@@ -11,7 +11,7 @@ that failed: moved, renamed or deleted.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, PromiseResult, PromiseStatus, ReferenceKind
@@ -26,9 +26,15 @@ def check_citations(ctx: Context) -> list[PromiseResult]:
     searched = names_searched(skill, ctx.tree)
     commands = tuple(c for c in skill.citations if c.kind is ReferenceKind.COMMAND)
     ctx = replace(ctx, searched=searched, gone=names_gone(skill, ctx.tree, searched), commands=commands)
+    return check_each(skill.citations, ctx)
+
+
+def check_each(citations: Sequence[Citation], ctx: Context) -> list[PromiseResult]:
+    """A result for each of ``citations`` by its kind's checker, in order; then each kind's heal pass."""
+    skill = ctx.skill
     out: list[PromiseResult] = []
     failed: dict[Heal, list[tuple[int, Citation]]] = {}  # for each heal pass, (where in out, the citation)
-    for c in skill.citations:
+    for c in citations:
         checker = CHECKERS[c.kind]
         for result in _guarded(checker, c, ctx):
             out.append(result)
@@ -46,7 +52,7 @@ def _guarded(checker: Checker[Citation, Any], c: Citation, ctx: Context) -> list
     assert kind is not None
 
     def failed(status: PromiseStatus, detail: str) -> list[PromiseResult]:
-        return [PromiseResult(kind, checker.subject(c), status, ctx.skill_md, c.line, detail)]
+        return [PromiseResult(kind, checker.subject(c), status, ctx.file(checker.written_in), c.line, detail)]
 
     try:
         results: list[PromiseResult] = checker.check(c, ctx)

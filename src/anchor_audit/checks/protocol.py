@@ -61,11 +61,15 @@ class Context:
 
     @property
     def skill_md(self) -> str:
-        return f"{self.skill.path.rstrip('/')}/SKILL.md"
+        return self.file("SKILL.md")
 
     @property
     def card_yaml(self) -> str:
-        return f"{self.skill.path.rstrip('/')}/card.yaml"
+        return self.file("card.yaml")
+
+    def file(self, name: str) -> str:
+        """A file of the skill, as reports name it."""
+        return f"{self.skill.path.rstrip('/')}/{name}"
 
 
 @dataclass(frozen=True)
@@ -93,13 +97,14 @@ class Checker(Generic[Item, Result]):
     check: Callable[[Item, Context], Result]
     reported_as: PromiseKind | None = None
     heal: Heal | None = None
+    written_in: str = "SKILL.md"  # or "card.yaml": the file of the skill its results are on
     subject: Callable[[Citation], str] = lambda c: c.target
     unreadable_is_there: bool = True
 
 
 def judged(kind: PromiseKind, c: Citation, ctx: Context, status: PromiseStatus, path: str, detail: str = ""
            ) -> list[PromiseResult]:  # fmt: skip
-    """The one result of a citation of the prose."""
+    """The one result of a citation of SKILL.md."""
     return [PromiseResult(kind, path, status, ctx.skill_md, c.line, detail)]
 
 

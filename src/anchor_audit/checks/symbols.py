@@ -19,6 +19,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from ..parse import PythonSyntaxProblem, python_index
 from ..source import SourceTree
+from ..source.listing import is_test
 from ..store.memo import Memo, no_memo
 from .pyproject import project_meta
 
@@ -315,9 +316,3 @@ def _bare(
     if privately and not name.startswith("_"):
         return PromiseStatus.PRIVATE, f"{privately[0]} has _{name}: the name became private"
     return None
-
-
-def is_test(path: str) -> bool:
-    """Whether ``path`` is a test's file (under tests/, or test_*.py): its names are not the package's."""
-    parts = path.split("/")
-    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")

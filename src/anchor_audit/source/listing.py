@@ -91,7 +91,7 @@ class Listing:
         if self._submodules is None:
             self._submodules = roots_of(self._inside_submodules())
         found = set(self._own_roots(top)) | self._submodules.get(top, set())
-        kept = (r for r in found if not r.startswith(("tests/", "test/")))
+        kept = (r for r in found if not is_test(f"{r}__init__.py"))  # a root under a tests folder: a test's
         return sorted(kept, key=lambda r: (len(r), r))[:MAX_ROOTS]
 
     def _own_roots(self, top: str) -> list[str]:
@@ -173,3 +173,10 @@ def roots_of(files: list[str]) -> dict[str, set[str]]:
         elif name.endswith(".py"):
             roots.setdefault(name[:-3], set()).add(f"{folder}/" if folder else "")
     return roots
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test's file (under a ``tests/`` or ``test/`` folder, or ``test_*.py``): what it defines
+    is not the package's, and a package root or a project under a tests folder is a test's."""
+    parts = path.split("/")
+    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")

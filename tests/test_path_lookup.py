@@ -1,0 +1,58 @@
+"""One answer to "is this path here?" and to "what became of it?", however the skill writes the path.
+
+A path in backticks, an ``@path`` and a card's evidence path are looked up by one rule each and healed by one
+pass: a path the skill's own folder ships is there as ``@path`` too, and an ``@path`` the history moved is healed
+to where it went, as a path in backticks is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from anchor_audit.checks.promises import check_promises
+from anchor_audit.checks.prose import check_citations
+from anchor_audit.checks.protocol import context
+from anchor_audit.source.git import open_git
+from anchor_audit.spec.skill import load_skill
+
+from .conftest import git
+from .hostile.conftest import make_code_repo, make_skill
+
+BODY = "def step(state):\n" + "".join(f"    state.value_{i} = {i}\n" for i in range(12)) + "    return state\n"
+
+
+def test_a_file_of_the_skills_own_folder_is_there_written_as_at_path_or_in_backticks(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code", {"scripts/other.sh": "echo\n"})
+    folder = make_skill(tmp_path / "skill", "Run `scripts/run.sh`, then read @scripts/run.sh.\n")
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "run.sh").write_text("echo run\n")
+    skill = load_skill(folder)
+    tree = open_git(str(repo.path), "v1")
+    prose = [(r.path, r.status, r.detail) for r in check_citations(context(skill, tree))]
+    at = [(r.path, r.status, r.detail) for r in check_promises(context(skill, tree)) if r.kind == "reference"]
+    assert prose == at == [("scripts/run.sh", "exists", "in the skill's own folder")]
+
+
+def test_an_at_path_the_history_moved_is_healed_as_a_path_in_backticks_is(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code", {"pkg/old_name.py": BODY})
+    (repo.path / "pkg/core").mkdir()
+    git(repo.path, "mv", "pkg/old_name.py", "pkg/core/new_name.py")
+    repo.commit("move", tag="v2", date="2026-02-01T00:00:00")
+    skill = load_skill(make_skill(tmp_path / "skill", "Read @pkg/old_name.py and `pkg/old_name.py`.\n"))
+    tree = open_git(str(repo.path), "v2")
+    (prose,) = check_citations(context(skill, tree))
+    (at,) = [r for r in check_promises(context(skill, tree)) if r.kind == "reference"]
+    assert (at.status, at.detail, at.heal) == (prose.status, prose.detail, prose.heal)
+    assert (at.status, at.heal) == ("missing", "pkg/core/new_name.py")
+    assert at.detail.startswith("moved to pkg/core/new_name.py in commit ")
+
+
+def test_a_moved_evidence_path_is_healed_in_card_yaml(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code", {"pkg/old_name.py": BODY})
+    git(repo.path, "mv", "pkg/old_name.py", "pkg/new_name.py")
+    repo.commit("move", tag="v2", date="2026-02-01T00:00:00")
+    folder = make_skill(tmp_path / "skill", "Nothing cited.\n", card="evidence:\n  - pkg/old_name.py\n")
+    (evidence,) = check_promises(context(load_skill(folder), open_git(str(repo.path), "v2")))
+    assert (evidence.kind, evidence.file.rsplit("/", 1)[-1], evidence.status, evidence.heal) == (
+        "evidence", "card.yaml", "missing", "pkg/new_name.py"
+    )

@@ -20,41 +20,25 @@ from ..checks.reads import reads
 from ..checks.validation import with_skill_facts
 from ..errors import BoundExceeded
 from ..model import (
-    KNOWN_TAGS,
-    AnchorStatus,
     AuditReport,
-    ClaimSpec,
-    ClaimVerdict,
-    ConditionStatus,
-    Evidence,
-    EvidenceKind,
-    Located,
-    Location,
-    Mismatch,
-    PromiseKind,
-    PromiseResult,
-    PromiseStatus,
-    QuoteMatch,
     ReferenceKind,
-    RegistryStatus,
     Skill,
     SkillReport,
     SkillSpec,
     Spec,
     UnreadableSkill,
-    Verdict,
 )
 from ..source import Progress, SourceTree, no_progress
 from .judge import Judge
 from .kept import keep, kept_key, recalled
 from .parallel import Spread, spreading
+from .verdicts import claim_verdicts, with_file_claims
 
 R = TypeVar("R")
 # Items prepared together (a catalog's skills read, and each tree searched once for them): enough that a
 # component's skills share a search, few enough that what a window holds stays small beside a whole catalog.
 PREPARED_AT_ONCE = 64
-_UNCHECKED_ANCHOR = (AnchorStatus.UNVERIFIABLE, AnchorStatus.INCOMPLETE, AnchorStatus.ERROR)
-_UNCHECKED_CONDITION = (ConditionStatus.UNVERIFIABLE, ConditionStatus.INCOMPLETE, ConditionStatus.ERROR)
+
 
 def audit(
     skills: Sequence[tuple[Skill, SkillSpec | None] | UnreadableSkill],
@@ -179,7 +163,6 @@ def audit_skill(
     facts: bool = True,
 ) -> SkillReport:
     judge = judge or Judge()
-    notes: list[str] = []
     # A lean git mirror brings the files this skill names in one fetch (a card comment's file, named by its
     # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
     tree.prefetch(sorted(reads(skill, entry).paths))
@@ -187,155 +170,13 @@ def audit_skill(
     ctx = Context(skill, entry, tree, judge.listing(tree), judge.remember, judge.quote, judge.condition)
     anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)
     ctx = replace(ctx, matches=anchors)
-    by_key = {m.quote.key: m for m in anchors}
-    spec_claims = {c.id: c for c in entry.claims} if entry else {}
-    card_claims = {c.id: c for c in skill.card.claims} if skill.card else {}
-    ids = list(card_claims) + [cid for cid in spec_claims if cid not in card_claims]
-    claims = []
-    linked: set[str] = set()
-    for cid in ids:
-        card = card_claims.get(cid)
-        missing_from_card = skill.card is not None and card is None
-        tags = card.tags if card else ()
-        if card is not None and card.anchors and not (entry and _registered(entry, cid)):
-            # Linked by card.yaml comments; anchors.yaml entries win where both exist.
-            evidence, said = CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
-            notes += said
-            verdict = _conclude(cid, tags, evidence, False)
-            linked.add(cid)
-        else:
-            verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, ctx, missing_from_card)
-        claims.append(replace(verdict, card_line=card.line) if card else verdict)
+    claims, linked, notes = claim_verdicts(ctx, anchors)
     card_path = f"{skill.path.rstrip('/')}/card.yaml" if skill.card else None
     needed = promises or any("file_exists" in c.declared for c in claims)  # file_exists verdicts need them
     kept = check_promises(ctx, evidence_only=not promises) if needed else ()
     if promises and skill.citations:
         judge.budget.check()
         kept += tuple(check_citations(ctx))
-    has_entry = entry is not None
-    claims = [
-        c if c.id in linked or (entry is not None and _registered(entry, c.id)) else _file_claim(c, kept, has_entry)
-        for c in claims
-    ]
-    if entry is None:
-        notes.insert(0, _no_entry_note(claims, linked))
+    claims, notes = with_file_claims(claims, linked, notes, kept, entry)
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
     return with_skill_facts(report, skill, entry, tree) if facts else report
-
-
-def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
-    """The note of a skill anchors.yaml does not list, agreeing with its claims (some may have evidence: card.yaml
-    comments link them, or its file paths check them)."""
-    said = "no entry in anchors.yaml: quotes are checked on their own"
-    backed = [c for c in claims if c.id in linked or any(e.kind is EvidenceKind.FILE for e in c.evidence)]
-    if not claims:
-        return said
-    if not backed:
-        return said + ", claims have no evidence"
-    if len(backed) == len(claims):
-        return said + ", claims are checked by card.yaml's own comments and paths"
-    return said + f"; {len(backed)} of {len(claims)} claims have evidence from card.yaml, the others none"
-
-
-def _registered(entry: SkillSpec, cid: str) -> bool:
-    return any(c.id == cid and c.has_evidence for c in entry.claims)
-
-
-def _file_at(promise: PromiseResult) -> Location | None:
-    return Location(promise.path) if promise.status.ok else None
-
-
-def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...], has_entry: bool = False) -> ClaimVerdict:
-    """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
-    paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
-    if "file_exists" in claim.declared:
-        paths = [p for p in promises if p.kind is PromiseKind.EVIDENCE]
-        evidence = tuple(
-            Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, _file_at(p)) for p in paths
-        )
-        if not evidence:
-            return claim
-        verdict = (
-            Verdict.BROKEN if any(p.status is PromiseStatus.MISSING for p in paths)
-            else Verdict.UNVERIFIABLE if any(not p.status.ok for p in paths)
-            else Verdict.CODE_VERIFIED
-        )  # fmt: skip
-        # The card's file_exists is a claim too: a path it names that is gone contradicts it.
-        mismatch = Mismatch.FILES_MISSING if verdict is Verdict.BROKEN else None
-        return replace(claim, verdict=verdict, evidence=evidence, mismatch=mismatch)
-    if "code_verified" in claim.declared and claim.verdict is Verdict.DOC_ONLY and claim.mismatch:
-        why = (
-            "anchors.yaml's entry registers no evidence for this claim (add its quotes or conditions there)"
-            if has_entry
-            else "no evidence is registered for this claim (anchor-audit init drafts an anchors.yaml entry)"
-        )
-        evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.NO_ENTRY, why),)
-        return replace(claim, verdict=Verdict.UNLINKED, evidence=evidence, mismatch=None)
-    return claim
-
-
-def _verdict(
-    cid: str,
-    tags: tuple[str, ...],
-    entry: ClaimSpec | None,
-    anchors: dict[str, QuoteMatch],
-    ctx: Context,
-    missing_from_card: bool,
-) -> ClaimVerdict:
-    """The verdict from the evidence anchors.yaml registers for the claim."""
-    evidence: list[Evidence] = []
-    for key in entry.quotes if entry else ():
-        match = anchors.get(key)
-        if match is None:
-            why = "SKILL.md has no quote with this range"
-            evidence.append(Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why))
-            continue
-        found = isinstance(match, Located)
-        location = match.location if isinstance(match, Located) else None
-        evidence.append(Evidence(EvidenceKind.QUOTE, key, found, match.status, match.detail, location))
-    for condition in entry.conditions if entry else ():
-        result = CHECKERS[ReferenceKind.CONDITION].check(condition, ctx)
-        ok = result.status is ConditionStatus.HOLDS
-        evidence.append(
-            Evidence(EvidenceKind.CONDITION, condition.describe(), ok, result.status, result.detail, result.location)
-        )
-    return _conclude(cid, tags, evidence, entry is not None and missing_from_card)
-
-
-_UNCHECKED = (*_UNCHECKED_ANCHOR, *_UNCHECKED_CONDITION)
-
-
-def _conclude(cid: str, tags: tuple[str, ...], evidence: list[Evidence], missing_from_card: bool) -> ClaimVerdict:
-    """The verdict the evidence gives: all holds, some fails, some could not be checked, or none."""
-    unchecked = any(not e.ok and e.status in _UNCHECKED for e in evidence)
-    failed = any(not e.ok and e.status not in _UNCHECKED for e in evidence)
-    if not evidence:
-        verdict = Verdict.DOC_ONLY
-    elif failed:
-        verdict = Verdict.BROKEN
-    elif unchecked:
-        verdict = Verdict.UNVERIFIABLE
-    else:
-        verdict = Verdict.CODE_VERIFIED
-    return ClaimVerdict(
-        id=cid,
-        declared=tags,
-        verdict=verdict,
-        evidence=tuple(evidence),
-        mismatch=_mismatch(tags, verdict, missing_from_card),
-        unknown_tags=tuple(t for t in tags if t not in KNOWN_TAGS),
-    )
-
-
-def _mismatch(tags: tuple[str, ...], verdict: Verdict, missing_from_card: bool) -> Mismatch | None:
-    """How card.yaml contradicts the verdict, if it does."""
-    if missing_from_card:
-        return Mismatch.NOT_ON_CARD
-    if "code_verified" in tags:
-        if verdict is Verdict.DOC_ONLY:
-            return Mismatch.NO_EVIDENCE
-        if verdict is Verdict.BROKEN:
-            return Mismatch.EVIDENCE_FAILS
-    if "doc_only" in tags and verdict is Verdict.CODE_VERIFIED:
-        return Mismatch.EVIDENCE_HOLDS
-    return None

@@ -69,40 +69,67 @@ def plan_fix(
         if parse_skill_md(disk.text.replace("\r\n", "\n"), str(skill_md)) != skill.quotes:
             raise WriteConflict(f"{skill_md}: changed on disk since anchor-audit read it; nothing written, run again")
         moved = [m for m in result.anchors if isinstance(m, (Moved, Relocated))]
-        for m in result.anchors:
-            if not isinstance(m, (Exact, Moved, Relocated)):
-                plan.left.append(f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten")
+        plan.left += [f"{skill_md}:{m.quote.skill_line}: {m.quote.key} is {m.status.value}; not rewritten"
+                      for m in result.anchors if not isinstance(m, (Exact, Moved, Relocated))]  # fmt: skip
         if entry is not None and moved:
-            renamed = {m.quote.key: f"{m.path_now}:{m.suggested}" for m in moved}
-            healed = heal_registry(registry_text, entry.name, renamed, spec.path if spec else "anchors.yaml")
-            # An entry with no path is this skill's by name; one naming another folder is that folder's. Its quote
-            # keys and this SKILL.md's fences are healed together or not at all: one without the other breaks claims.
-            if entry.path is None or entry.path.resolve() == Path(skill.path).resolve():
-                registry_text = healed
-            elif healed != registry_text:
-                plan.left.append(
-                    f"{skill_md}: {len(moved)} moved quote{'s' if len(moved) != 1 else ''} not rewritten: the "
-                    f"anchors.yaml entry {entry.name} names them but belongs to {entry.path}; healing the fences "
-                    "without its keys would break its claims (fix that folder, or give this one an entry with its path)"
-                )
-                moved = []
+            registry_text, moved = _registry_keys(plan, registry_text, skill, entry, moved, spec)
         sources = _sources(tree, {m.path_now for m in moved}) if refresh else {}
-        new_text = heal_skill_md(disk.text, moved, sources, refresh)
-        renames = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is not PromiseKind.EVIDENCE]
-        new_text, renamed_paths = heal_paths(new_text, renames)
-        plan.done += [f"{skill_md}:{line}: path {old} -> {new}" for line, old, new in renamed_paths]
-        if new_text != disk.text:
-            plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
-        plan.done += [_healed_line(skill_md, m) for m in moved]
-        evidence = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is PromiseKind.EVIDENCE]
-        card_healed = set()
-        if skill.card is not None and (update_card or evidence):
-            card_healed = _update_card(plan, skill, result, report, evidence, reconcile=update_card)
-        healed_paths = {path for _, path, _ in evidence} if skill.card is not None else set()
-        _claims(plan, skill, result, healed_paths, card_healed)
+        _heal_skill_md(plan, skill_md, disk, moved, result, sources, refresh)
+        _heal_card(plan, skill, result, report, update_card)
     if registry is not None and spec is not None and registry_text != registry.text:
         plan.edits.insert(0, FileEdit(spec.path, registry.raw, registry.encode(registry_text)))
     return plan
+
+
+def _registry_keys(
+    plan: FixPlan, registry_text: str, skill: Skill, entry: SkillSpec, moved: list[Healable], spec: Spec | None
+) -> tuple[str, list[Healable]]:
+    """anchors.yaml with the keys of ``skill``'s moved quotes healed, and the moved quotes SKILL.md may heal.
+
+    An entry with no path is this skill's by name; one naming another folder is that folder's. Its quote keys and
+    this SKILL.md's fences are healed together or not at all: one without the other breaks claims."""
+    renamed = {m.quote.key: f"{m.path_now}:{m.suggested}" for m in moved}
+    healed = heal_registry(registry_text, entry.name, renamed, spec.path if spec else "anchors.yaml")
+    if entry.path is None or entry.path.resolve() == Path(skill.path).resolve():
+        return healed, moved
+    if healed != registry_text:
+        plan.left.append(
+            f"{Path(skill.path) / 'SKILL.md'}: {len(moved)} moved quote{'s' if len(moved) != 1 else ''} not "
+            f"rewritten: the anchors.yaml entry {entry.name} names them but belongs to {entry.path}; healing the "
+            "fences without its keys would break its claims (fix that folder, or give this one an entry with its path)"
+        )
+        return registry_text, []
+    return registry_text, moved
+
+
+def _heal_skill_md(
+    plan: FixPlan,
+    skill_md: Path,
+    disk: DiskText,
+    moved: list[Healable],
+    result: SkillReport,
+    sources: dict[str, SourceFile],
+    refresh: bool,
+) -> None:
+    """SKILL.md's moved quotes and renamed paths healed, into ``plan``."""
+    new_text = heal_skill_md(disk.text, moved, sources, refresh)
+    renames = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is not PromiseKind.EVIDENCE]
+    new_text, renamed_paths = heal_paths(new_text, renames)
+    plan.done += [f"{skill_md}:{line}: path {old} -> {new}" for line, old, new in renamed_paths]
+    if new_text != disk.text:
+        plan.edits.append(FileEdit(skill_md, disk.raw, disk.encode(new_text)))
+    plan.done += [_healed_line(skill_md, m) for m in moved]
+
+
+def _heal_card(plan: FixPlan, skill: Skill, result: SkillReport, report: AuditReport, update_card: bool) -> None:
+    """card.yaml's moved evidence paths (and, ``update_card``, its tags) healed, into ``plan``; then what it says of
+    each claim."""
+    evidence = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is PromiseKind.EVIDENCE]
+    card_healed = set()
+    if skill.card is not None and (update_card or evidence):
+        card_healed = _update_card(plan, skill, result, report, evidence, reconcile=update_card)
+    healed_paths = {path for _, path, _ in evidence} if skill.card is not None else set()
+    _claims(plan, skill, result, healed_paths, card_healed)
 
 
 def _claims(plan: FixPlan, skill: Skill, result: SkillReport, healed_paths: set[str], card_healed: set[str]) -> None:

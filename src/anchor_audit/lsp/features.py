@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from ..findings import Finding
 from ..findings.baseline import PLACEHOLDER
-from ..model import Healable, Moved, PromiseKind, PromiseStatus, QuoteMatch, Relocated, pointed_at
+from ..model import Healable, Moved, PromiseKind, PromiseResult, PromiseStatus, QuoteMatch, Relocated, pointed_at
 from ..text.lines import split_lines_keepends
 from .edits import diagnostic, line_range, text_edits, utf16
 from .session import Session, SkillCheck
@@ -123,51 +123,76 @@ def _text(text: str) -> str:
 # ---------------------------------------------------------------------------------------------- code actions
 
 
+Actions = list[types.CodeAction]
+
+
 def code_actions(
     check: SkillCheck, file: Path, first: int, last: int, texts: Texts, session: Session
 ) -> list[types.CodeAction]:
     """What the editor can do about the findings on lines ``first``..``last`` (0-based) of ``file``."""
     if check.skill is None:
         return []
-    out: list[types.CodeAction] = []
     on_lines = [f for f in check.findings if Path(f.file) == file and first <= f.line - 1 <= last]
-    if file.name == "SKILL.md":
-        moved = [m for m in check.report.anchors if isinstance(m, (Moved, Relocated))]
-        for match in moved:
-            if first <= match.quote.skill_line - 1 <= last:
-                title = f"Heal the quote: {match.path_now}:{match.suggested.start}:{match.suggested.end}"
-                out.append(_action(title, _heal_quotes(check, [match], texts, session), on_lines, preferred=True))
-        if len(moved) > 1:
-            title = f"Heal all {len(moved)} moved quotes of {check.skill.name}"
-            every = _heal_quotes(check, moved, texts, session)
-            out.append(_action(title, every, [], kind=types.CodeActionKind.SourceFixAll))
-    for promise in check.report.promises:
-        if promise.heal and Path(promise.file) == file and first <= promise.line - 1 <= last:
-            from ..fix.skillmd import heal_paths
-
-            before = text_of(file, texts)
-            after, done = heal_paths(before, [(promise.line, promise.path, promise.heal)])
-            if done:
-                what = "evidence" if promise.kind is PromiseKind.EVIDENCE else "path"
-                edit = {uri_of(file): text_edits(before, after)}
-                out.append(_action(f"Rename the {what} to {promise.heal}", edit, on_lines, preferred=True))
-    for promise in check.report.promises:
-        if promise.status is PromiseStatus.PRIVATE and Path(promise.file) == file and first <= promise.line - 1 <= last:
-            renamed = _private_rename(text_of(file, texts), promise.line, promise.path, promise.detail)
-            if renamed is not None:
-                title, after = renamed
-                out.append(_action(title, {uri_of(file): text_edits(text_of(file, texts), after)}, on_lines))
+    here = [p for p in check.report.promises if Path(p.file) == file and first <= p.line - 1 <= last]
+    out = _quote_actions(check, first, last, texts, session, on_lines) if file.name == "SKILL.md" else []
+    out += _path_actions(file, here, texts, on_lines)
     if file.name == "card.yaml" and check.tree is not None and any(f.code == "AA203" for f in on_lines):
-        from ..fix.cardyaml import reconcile_card
-
-        before = text_of(file, texts)
-        after, _ = reconcile_card(before, check.report.claims, check.tree.info, file)
-        if after != before:
-            card_findings = [f for f in on_lines if f.code == "AA203"]
-            out.append(_action("Update card.yaml's tags to the verdicts", {uri_of(file): text_edits(before, after)},
-                               card_findings))  # fmt: skip
+        out += _card_actions(check, file, texts, on_lines)
     out += [_accept(f, session) for f in on_lines if f.drift and session.baseline_path is not None]
     return out
+
+
+def _quote_actions(
+    check: SkillCheck, first: int, last: int, texts: Texts, session: Session, on_lines: list[Finding]
+) -> Actions:
+    """Heal each moved quote on the lines, and (more than one) every moved quote of the skill."""
+    assert check.skill is not None
+    out: Actions = []
+    moved = [m for m in check.report.anchors if isinstance(m, (Moved, Relocated))]
+    for match in moved:
+        if first <= match.quote.skill_line - 1 <= last:
+            title = f"Heal the quote: {match.path_now}:{match.suggested.start}:{match.suggested.end}"
+            out.append(_action(title, _heal_quotes(check, [match], texts, session), on_lines, preferred=True))
+    if len(moved) > 1:
+        title = f"Heal all {len(moved)} moved quotes of {check.skill.name}"
+        every = _heal_quotes(check, moved, texts, session)
+        out.append(_action(title, every, [], kind=types.CodeActionKind.SourceFixAll))
+    return out
+
+
+def _path_actions(file: Path, here: list[PromiseResult], texts: Texts, on_lines: list[Finding]) -> Actions:
+    """Rename each path (or evidence path) on the lines to where it went, and each name to its private name."""
+    from ..fix.skillmd import heal_paths
+
+    out: Actions = []
+    for promise in (p for p in here if p.heal):
+        assert promise.heal is not None
+        before = text_of(file, texts)
+        after, done = heal_paths(before, [(promise.line, promise.path, promise.heal)])
+        if done:
+            what = "evidence" if promise.kind is PromiseKind.EVIDENCE else "path"
+            edit = {uri_of(file): text_edits(before, after)}
+            out.append(_action(f"Rename the {what} to {promise.heal}", edit, on_lines, preferred=True))
+    for promise in (p for p in here if p.status is PromiseStatus.PRIVATE):
+        renamed = _private_rename(text_of(file, texts), promise.line, promise.path, promise.detail)
+        if renamed is not None:
+            title, after = renamed
+            out.append(_action(title, {uri_of(file): text_edits(text_of(file, texts), after)}, on_lines))
+    return out
+
+
+def _card_actions(check: SkillCheck, file: Path, texts: Texts, on_lines: list[Finding]) -> Actions:
+    """card.yaml's tags updated to the verdicts."""
+    from ..fix.cardyaml import reconcile_card
+
+    assert check.tree is not None
+    before = text_of(file, texts)
+    after, _ = reconcile_card(before, check.report.claims, check.tree.info, file)
+    if after == before:
+        return []
+    card_findings = [f for f in on_lines if f.code == "AA203"]
+    edit = {uri_of(file): text_edits(before, after)}
+    return [_action("Update card.yaml's tags to the verdicts", edit, card_findings)]
 
 
 _PRIVATE = re.compile(r" has _(\w+): the name became private$")

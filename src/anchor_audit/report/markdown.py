@@ -99,23 +99,7 @@ class MarkdownRenderer:
 
     def _skill(self, w, skill: SkillReport, revision: str, notes: bool = True) -> None:  # type: ignore[no-untyped-def]
         w(f"\n## {md_code(skill.name)}\n\n{md_code(skill.path)}\n")
-        if skill.source is not None:
-            own = skill.source
-            w(f"\nAudited against {md_text(own.repo)} at {md_code(own.ref)}, commit {md_code(own.commit or '-')}.\n")
-        for label, text in (("error", skill.error), ("skipped", skill.skipped)):
-            if text is not None:
-                w(f"\n> **{label}**: {md_text(text)}\n")
-        if skill.sync is not None and skill.sync.differs:
-            files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
-            w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
-        for said in skill.card_contradicted:
-            w(f"\n> **card.yaml**: {md_text(said)}\n")
-        if skill.folder_rename is not None:
-            w(f"\n> **folder rename in paths**: {md_text(skill.folder_rename.said)}\n")
-        if skill.owners is not None:
-            w(f"\n> **who can heal it**: {md_text(skill.owners.said)}\n")
-        for note in skill.notes if notes else ():
-            w(f"\n> {md_text(note)}\n")
+        _said_of_the_skill(w, skill, notes)
         _citations_not_kept(w, skill)
         if skill.claims:
             w("\n### Claims\n\n| claim | card.yaml | verdict | evidence |\n| --- | --- | --- | --- |\n")
@@ -127,34 +111,21 @@ class MarkdownRenderer:
                 declared = md_text(", ".join(claim.declared)) or "—"
                 w(f"| {md_code(claim.id)} | {declared} | {verdict} | {self._evidence(claim, revision)} |\n")
         if skill.anchors:
-            w("\n### Quotes\n\n| SKILL.md line | quote | status | at the ref | suggested |\n")
-            w("| ---: | --- | --- | --- | --- |\n")
-            for m in skill.anchors:
-                at = "—"
-                if isinstance(m, (Exact, Moved, Relocated)):  # a relocated quote is linked where it is now
-                    shown = str(m.location) if isinstance(m, Relocated) else str(m.found)
-                    at = self._link(m.location.path, m.found, revision, shown)
-                healed = suggested_lines(m)
-                suggested = f"`{healed.start}:{healed.end}`" if healed else "—"
-                w(f"| {m.quote.skill_line} | {md_code(m.quote.key)} | {m.status.value} | {at} | {suggested} |\n")
-        moved = [m for m in skill.anchors if isinstance(m, (Moved, Relocated))]
-        if moved:
-            w("\n### Suggested fixes\n\n")
-            for m in moved:
-                old = f"{m.quote.declared.start}:{m.quote.declared.end}"
-                w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
-                  f"{md_code(f'{m.suggested.start}:{m.suggested.end}:{m.path_now}')}\n")  # fmt: skip
-            w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
-        problems = [m for m in skill.anchors if quote_column(m.status) not in (QuoteColumn.EXACT, QuoteColumn.MOVED)]
-        if problems:
-            w("\n### Not found or not verified\n\n")
-            for m in problems:
-                w(
-                    f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) "
-                    f"is **{m.status.value}**: {md_text(m.detail)}\n"
-                )
-                if isinstance(m, Changed) and m.diff:
-                    w("\n" + md_fence("\n".join(m.diff), "diff", indent="  "))
+            self._quotes(w, skill, revision)
+        _suggested_fixes(w, skill)
+        _quotes_not_found(w, skill)
+
+    def _quotes(self, w, skill: SkillReport, revision: str) -> None:  # type: ignore[no-untyped-def]
+        w("\n### Quotes\n\n| SKILL.md line | quote | status | at the ref | suggested |\n")
+        w("| ---: | --- | --- | --- | --- |\n")
+        for m in skill.anchors:
+            at = "—"
+            if isinstance(m, (Exact, Moved, Relocated)):  # a relocated quote is linked where it is now
+                shown = str(m.location) if isinstance(m, Relocated) else str(m.found)
+                at = self._link(m.location.path, m.found, revision, shown)
+            healed = suggested_lines(m)
+            suggested = f"`{healed.start}:{healed.end}`" if healed else "—"
+            w(f"| {m.quote.skill_line} | {md_code(m.quote.key)} | {m.status.value} | {at} | {suggested} |\n")
 
     def _evidence(self, claim: ClaimVerdict, revision: str) -> str:
         if not claim.evidence:
@@ -180,6 +151,52 @@ class MarkdownRenderer:
         anchor = f"#L{rng.start}" if rng.start == rng.end else f"#L{rng.start}-L{rng.end}"
         target = quote(f"{self.link_base}/blob/{revision}/{path}", safe=":/@-._~") + anchor
         return f"[{md_code(text)}]({target})"
+
+
+def _said_of_the_skill(w, skill: SkillReport, notes: bool) -> None:  # type: ignore[no-untyped-def]
+    """What is said of the skill as a whole: its own source, an error or a skip, its sync, its card's dates, a
+    folder rename, who can heal it, and (``notes``) the audit's notes."""
+    if skill.source is not None:
+        own = skill.source
+        w(f"\nAudited against {md_text(own.repo)} at {md_code(own.ref)}, commit {md_code(own.commit or '-')}.\n")
+    for label, text in (("error", skill.error), ("skipped", skill.skipped)):
+        if text is not None:
+            w(f"\n> **{label}**: {md_text(text)}\n")
+    if skill.sync is not None and skill.sync.differs:
+        files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
+        w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
+    for said in skill.card_contradicted:
+        w(f"\n> **card.yaml**: {md_text(said)}\n")
+    if skill.folder_rename is not None:
+        w(f"\n> **folder rename in paths**: {md_text(skill.folder_rename.said)}\n")
+    if skill.owners is not None:
+        w(f"\n> **who can heal it**: {md_text(skill.owners.said)}\n")
+    for note in skill.notes if notes else ():
+        w(f"\n> {md_text(note)}\n")
+
+
+def _suggested_fixes(w, skill: SkillReport) -> None:  # type: ignore[no-untyped-def]
+    moved = [m for m in skill.anchors if isinstance(m, (Moved, Relocated))]
+    if moved:
+        w("\n### Suggested fixes\n\n")
+        for m in moved:
+            old = f"{m.quote.declared.start}:{m.quote.declared.end}"
+            w(f"- `SKILL.md:{m.quote.skill_line}`: {md_code(f'{old}:{m.quote.path}')} → "
+              f"{md_code(f'{m.suggested.start}:{m.suggested.end}:{m.path_now}')}\n")  # fmt: skip
+        w("\n`anchor-audit fix --write` applies these (and updates the registry's quote keys).\n")
+
+
+def _quotes_not_found(w, skill: SkillReport) -> None:  # type: ignore[no-untyped-def]
+    problems = [m for m in skill.anchors if quote_column(m.status) not in (QuoteColumn.EXACT, QuoteColumn.MOVED)]
+    if problems:
+        w("\n### Not found or not verified\n\n")
+        for m in problems:
+            w(
+                f"- {md_code(m.quote.key)} (SKILL.md:{m.quote.skill_line}) "
+                f"is **{m.status.value}**: {md_text(m.detail)}\n"
+            )
+            if isinstance(m, Changed) and m.diff:
+                w("\n" + md_fence("\n".join(m.diff), "diff", indent="  "))
 
 
 def _citations_not_kept(w, skill: SkillReport) -> None:  # type: ignore[no-untyped-def]

@@ -100,36 +100,18 @@ class TerminalRenderer:
     def _skill(self, console: Console, skill: SkillReport) -> None:
         console.print()
         console.print(Text.assemble((printable(skill.name), "bold"), f"  {printable(skill.path)}"))
-        if skill.source is not None:
-            console.print(Text(f"source: {printable(skill.source.label)}", style="dim"))
-        if skill.error is not None:
-            console.print(Text(f"error: {printable(skill.error)} (nothing of this skill was checked)", style="magenta"))
-        if skill.skipped is not None:
-            console.print(Text(f"skipped: {printable(skill.skipped)}", style="magenta"))
-        if skill.sync is not None and skill.sync.differs:
-            files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
-            text = f"out of sync with its repository: {skill.sync.summary(skill.source)}{files}"
-            console.print(Text(printable(text), style="yellow"))
-        for said in skill.card_contradicted:
-            console.print(Text(printable(f"card.yaml: {said}"), style="red"))
-        if skill.folder_rename is not None:
-            console.print(Text(printable(skill.folder_rename.said), style="red"))
-        if skill.owners is not None:
-            console.print(Text(printable(f"who can heal it: {skill.owners.said}"), style="dim"))
-        for note in skill.notes:
-            console.print(Text(f"note: {printable(note)}", style="dim"))
+        _said_of_the_skill(console, skill)
         narrow = console.width < NARROW
         if skill.anchors:
             console.print(_quotes_list(skill, console.width) if narrow else _quotes_table(skill, console.width))
-        for match in skill.anchors:
-            diff = match.diff if isinstance(match, Changed) else ()
-            if match.status is not AnchorStatus.EXACT and (match.detail or diff):
-                console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
-                if diff:
-                    for line in diff:
-                        console.print(Text("    " + printable(line), style=_diff_style(line)))
+        _quote_details(console, skill)
         if skill.claims:
             console.print(_claims_list(skill) if narrow else _claims_table(skill))
+        self._promises(console, skill)
+        self._evidence(console, skill)
+
+    def _promises(self, console: Console, skill: SkillReport) -> None:
+        """The promises that do not hold (every one with --verbose); those that cannot be checked, counted."""
         hidden = 0
         for promise in skill.promises:
             if promise.status.ok and not self.verbose:
@@ -145,7 +127,6 @@ class TerminalRenderer:
             console.print(Text(printable(text), style=style))
         if hidden:
             console.print(Text(f"  {hidden} promises cannot be checked from this source (--verbose lists them)"))
-        self._evidence(console, skill)
 
     def _evidence(self, console: Console, skill: SkillReport) -> None:
         """Each claim's failing evidence (all of it with --verbose); evidence several claims share said once,
@@ -177,6 +158,39 @@ class TerminalRenderer:
             console.print(Text(printable(f"  under {len(ids)} claims ({', '.join(ids)}):"), style="bold"))
             for line in group:
                 console.print(Text(printable(f"    {line}"), style="red" if line in failing else ""))
+
+
+def _said_of_the_skill(console: Console, skill: SkillReport) -> None:
+    """What is said of the skill as a whole: its own source, an error or a skip, its sync, its card's dates, a
+    folder rename, who can heal it, the audit's notes."""
+    if skill.source is not None:
+        console.print(Text(f"source: {printable(skill.source.label)}", style="dim"))
+    if skill.error is not None:
+        console.print(Text(f"error: {printable(skill.error)} (nothing of this skill was checked)", style="magenta"))
+    if skill.skipped is not None:
+        console.print(Text(f"skipped: {printable(skill.skipped)}", style="magenta"))
+    if skill.sync is not None and skill.sync.differs:
+        files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
+        text = f"out of sync with its repository: {skill.sync.summary(skill.source)}{files}"
+        console.print(Text(printable(text), style="yellow"))
+    for said in skill.card_contradicted:
+        console.print(Text(printable(f"card.yaml: {said}"), style="red"))
+    if skill.folder_rename is not None:
+        console.print(Text(printable(skill.folder_rename.said), style="red"))
+    if skill.owners is not None:
+        console.print(Text(printable(f"who can heal it: {skill.owners.said}"), style="dim"))
+    for note in skill.notes:
+        console.print(Text(f"note: {printable(note)}", style="dim"))
+
+
+def _quote_details(console: Console, skill: SkillReport) -> None:
+    """Why each quote that is not exact is as it is, and its diff."""
+    for match in skill.anchors:
+        diff = match.diff if isinstance(match, Changed) else ()
+        if match.status is not AnchorStatus.EXACT and (match.detail or diff):
+            console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
+            for line in diff:
+                console.print(Text("    " + printable(line), style=_diff_style(line)))
 
 
 NARROW = 100  # below this many columns, quotes and claims are lists, not tables

@@ -207,16 +207,22 @@ def _fields(at: ClassAt, tree: SourceTree, seen: set[ClassAt]) -> tuple[dict[str
         inherited, whole = _fields(parent, tree, seen) if parent is not None else ({}, False)
         fields |= inherited
         complete &= whole
+    _add_own_fields(node, at.path, fields)
+    return fields, complete
+
+
+def _add_own_fields(node: ast.ClassDef, path: str, fields: dict[str, Field]) -> None:
+    """Into ``fields`` (its bases'), the attributes a class's body defines: annotated and assigned names and methods
+    (over a base's), and ``self.x`` its methods set (where no base or name of its own has it)."""
     for item in node.body:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            fields[item.target.id] = Field(item.lineno, item.annotation, at.path)
+            fields[item.target.id] = Field(item.lineno, item.annotation, path)
         elif isinstance(item, ast.Assign):
-            fields |= {t.id: Field(item.lineno, None, at.path) for t in item.targets if isinstance(t, ast.Name)}
+            fields |= {t.id: Field(item.lineno, None, path) for t in item.targets if isinstance(t, ast.Name)}
         elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            fields[item.name] = Field(item.lineno, item.returns, at.path)
+            fields[item.name] = Field(item.lineno, item.returns, path)
             for sub in ast.walk(item):  # self.x = ... in a method
                 if isinstance(sub, (ast.Assign, ast.AnnAssign)):
                     for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                            fields.setdefault(t.attr, Field(sub.lineno, getattr(sub, "annotation", None), at.path))
-    return fields, complete
+                            fields.setdefault(t.attr, Field(sub.lineno, getattr(sub, "annotation", None), path))

@@ -19,6 +19,7 @@ from ..model import (
     ExitCode,
     Moved,
     PromiseKind,
+    PromiseResult,
     PromiseStatus,
     QuoteMatch,
     Relocated,
@@ -111,23 +112,26 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
         out.append(Finding("AA410", skill.name, "folder-rename", skill.folder_rename.said, _skill_md(skill), 1))
     for promise in skill.promises:
         if promise.renamed is not None and skill.folder_rename is not None:
-            continue
-        code = _PROMISE_RULE.get((promise.kind, promise.status))
-        if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
-            code = "AA404"
-        if code is None:
-            continue
-        if promise.kind is PromiseKind.TESTS and promise.found is not None:
-            message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
-        else:
-            verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
-            message = f"{promise.kind} {promise.path} {verb}" + (
-                f": {promise.detail}" if promise.detail else ""
-            )
-        out.append(Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line))
+            continue  # said once, by the folder rename's finding
+        out += _promise_finding(skill, promise)
     if skill.owners is not None:  # every format that shows a finding can say whom to ask
         out = [replace(f, owners=skill.owners.said) for f in out]
     return out
+
+
+def _promise_finding(skill: SkillReport, promise: PromiseResult) -> list[Finding]:
+    """A promise's finding, if it fails or cannot be checked (its code by kind and status)."""
+    code = _PROMISE_RULE.get((promise.kind, promise.status))
+    if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
+        code = "AA404"
+    if code is None:
+        return []
+    if promise.kind is PromiseKind.TESTS and promise.found is not None:
+        message = f"{promise.path} defines {promise.found} tests; SKILL.md promises {promise.promised} passed"
+    else:
+        verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
+        message = f"{promise.kind} {promise.path} {verb}" + (f": {promise.detail}" if promise.detail else "")
+    return [Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line)]
 
 
 def _all_findings(report: AuditReport) -> list[Finding]:

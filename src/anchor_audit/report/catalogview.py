@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Finding, counts_as_drift, findings
-from ..model import AuditReport
+from ..model import AuditReport, SkillReport
 from ..text.escape import printable
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, sync_only, why
 
@@ -108,7 +108,18 @@ def _drifting(
         return
     console.print()
     console.print(Text(f"skills with drift ({len(skills)})", style="bold"))
-    cells = [[Text(printable(s.name)), Text(printable(why(s, drift[s.name])))] for s in listed[:MAX_SKILL_LINES]]
+    _drift_lines(console, [(s.name, why(s, drift[s.name])) for s in listed[:MAX_SKILL_LINES]])
+    if len(listed) > MAX_SKILL_LINES:
+        console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift (--verbose lists each)"))
+    for r in rows:  # the skills whose only drift is the copy's sync: counted per component, the split said
+        mine = [s for s in skills if s.name in r.info.skills and s not in listed]
+        if mine:
+            console.print(Text(printable(_only_sync(repo_name(r.info.repo), mine))))
+
+
+def _drift_lines(console: Console, said: list[tuple[str, str]]) -> None:
+    """Each skill and why it drifts: a table where the reasons fit on one line, else one skill a line."""
+    cells = [[Text(printable(name)), Text(printable(words))] for name, words in said]
     name_width = max((len(c[0].plain) for c in cells), default=0)
     if cells and name_width + 3 + max(len(c[1].plain) for c in cells) <= console.width:
         table = Table(show_edge=False, pad_edge=False, show_header=False)
@@ -120,17 +131,15 @@ def _drifting(
     else:  # a table would wrap the reasons: one skill a line, whatever its length
         for name, words in cells:
             console.print(Text.assemble(name, ": ", words))
-    if len(listed) > MAX_SKILL_LINES:
-        console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift (--verbose lists each)"))
-    for r in rows:  # the skills whose only drift is the copy's sync: counted per component, the split said
-        mine = [s for s in skills if s.name in r.info.skills and s not in listed]
-        if mine:
-            behind = sum(1 for s in mine if s.sync is not None and s.sync.matches is not None)
-            absent = sum(1 for s in mine if s.sync is not None and s.sync.absent)
-            split = ", ".join(f"{n} {what}" for n, what in ((behind, "behind upstream"), (absent, "absent upstream"),
-                              (len(mine) - behind - absent, "ahead or diverged")) if n)  # fmt: skip
-            text = f"{repo_name(r.info.repo)}: {count(len(mine), 'skill')} out of sync and nothing else ({split})"
-            console.print(Text(printable(text)))
+
+
+def _only_sync(repo: str, mine: list[SkillReport]) -> str:
+    """A component's skills whose only drift is the copy's sync, counted, and how they stand to upstream."""
+    behind = sum(1 for s in mine if s.sync is not None and s.sync.matches is not None)
+    absent = sum(1 for s in mine if s.sync is not None and s.sync.absent)
+    split = ", ".join(f"{n} {what}" for n, what in ((behind, "behind upstream"), (absent, "absent upstream"),
+                      (len(mine) - behind - absent, "ahead or diverged")) if n)  # fmt: skip
+    return f"{repo}: {count(len(mine), 'skill')} out of sync and nothing else ({split})"
 
 
 def _classes(console: Console, report: AuditReport) -> None:

@@ -86,26 +86,32 @@ def _summary(report: AuditReport, found: list[Finding]) -> dict[str, Any]:
     for p in (p for s in report.skills for p in s.promises):
         promises.setdefault(p.kind.value, {}).setdefault(p.status.value, 0)
         promises[p.kind.value][p.status.value] += 1
-    skills = report.skills
     return {
         "anchors": report.anchor_counts(),
         "claims": report.claim_counts(),
         "card_mismatches": report.mismatch_count(),
         "promises": promises,
-        "skills": {
-            "audited": sum(1 for s in skills if s.error is None and s.skipped is None),
-            "skipped": sum(1 for s in skills if s.skipped is not None),
-            "unreadable": sum(1 for s in skills if s.error is not None),
-            "out_of_sync": sum(1 for s in skills if s.sync is not None and s.sync.differs),
-            "absent_upstream": sum(1 for s in skills if s.sync is not None and s.sync.absent),
-            "behind_upstream": sum(1 for s in skills if s.sync is not None and s.sync.matches is not None),
-            "unlisted": len(report.unlisted),
-        },
-        "out_of_sync_files": sum(len(s.out_of_sync) for s in skills),
+        "skills": _skill_counts(report),
+        "out_of_sync_files": sum(len(s.out_of_sync) for s in report.skills),
         "findings": dict(sorted(Counter(f.code for f in found).items())),
         "accepted": sum(1 for f in found if f.key in report.accepted),
         "drift": sum(1 for f in found if counts_as_drift(f, report)),
         "exit_code": int(exit_code(report)),
+    }
+
+
+def _skill_counts(report: AuditReport) -> dict[str, int]:
+    """The skills audited, skipped and unreadable; out of sync with upstream, and how; the folders no component
+    names."""
+    skills = report.skills
+    return {
+        "audited": sum(1 for s in skills if s.error is None and s.skipped is None),
+        "skipped": sum(1 for s in skills if s.skipped is not None),
+        "unreadable": sum(1 for s in skills if s.error is not None),
+        "out_of_sync": sum(1 for s in skills if s.sync is not None and s.sync.differs),
+        "absent_upstream": sum(1 for s in skills if s.sync is not None and s.sync.absent),
+        "behind_upstream": sum(1 for s in skills if s.sync is not None and s.sync.matches is not None),
+        "unlisted": len(report.unlisted),
     }
 
 

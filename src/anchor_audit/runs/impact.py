@@ -154,22 +154,45 @@ def _skill_impacts(
     healed = heal_skill_md(text, moved, {}, refresh=False) if moved else text
     skill_patch = _diff(text, healed, name)
     patch = skill_patch + keys_patch
-    status_changes = compare(AuditReport(base.info, (old,)), AuditReport(head.info, (new,))).changes
+    out += _status_impacts(skill.name, old, new, base, head, patch)
+    out += _condition_impacts(skill.name, old, new, patch)
+    out += _promise_impacts(skill.name, old, new)
+    out += _touched_impacts(skill.name, old, new, changed, hunks, {i.key for i in out if i.kind is ChangeKind.ANCHOR},
+                            patch)  # fmt: skip
+    return [_on_skill(i, old, new, name) for i in out], (name, text, healed) if skill_patch else None
+
+
+def _status_impacts(
+    name: str, old: SkillReport, new: SkillReport, base: GitTree, head: GitTree, patch: str
+) -> list[Impact]:
+    """Every quote and claim whose status the change changes (a quote where it points at HEAD)."""
+    out: list[Impact] = []
     by_key = {m.quote.key: m for m in new.anchors}
-    for change in status_changes:
+    for change in compare(AuditReport(base.info, (old,)), AuditReport(head.info, (new,))).changes:
         if change.kind is ChangeKind.ANCHOR:
             match = by_key.get(change.key)
             at = pointed_at(match) if match else None
             path = at.path if at else match.quote.path if match else None
             where = at.lines if at else None
-            out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, path, where, patch))
+            out.append(Impact(name, change.kind, change.key, change.before, change.after, path, where, patch))
         elif change.kind is not ChangeKind.PROMISE:  # promises: only those that break or mend (below)
-            out.append(Impact(skill.name, change.kind, change.key, change.before, change.after, None, None, patch))
-    out += _condition_impacts(skill.name, old, new, patch)
-    out += _promise_impacts(skill.name, old, new)
-    reported = {i.key for i in out if i.kind is ChangeKind.ANCHOR}
+            out.append(Impact(name, change.kind, change.key, change.before, change.after, None, None, patch))
+    return out
+
+
+def _touched_impacts(
+    name: str,
+    old: SkillReport,
+    new: SkillReport,
+    changed: set[str],
+    hunks: Callable[[str], list[tuple[int, int, int, int]]],
+    reported: set[str],
+    patch: str,
+) -> list[Impact]:
+    """The quotes whose status stays, where the diff touches the quoted code (where BASE has it)."""
+    out: list[Impact] = []
     at_base = {m.quote.key: found_lines(m) or (m.candidate if isinstance(m, Changed) else None) for m in old.anchors}
-    for match in new.anchors:  # the same status, but the diff touches the quoted code (where BASE has it)
+    for match in new.anchors:
         quote = match.quote
         if quote.key in reported or quote.path not in changed:
             continue
@@ -177,10 +200,8 @@ def _skill_impacts(
         if any(_touches(h, lines) for h in hunks(quote.path)):
             at = pointed_at(match)
             where = at.lines if at else None
-            out.append(
-                Impact(skill.name, ChangeKind.ANCHOR, quote.key, match.status, match.status, quote.path, where, patch)
-            )
-    return [_on_skill(i, old, new, name) for i in out], (name, text, healed) if skill_patch else None
+            out.append(Impact(name, ChangeKind.ANCHOR, quote.key, match.status, match.status, quote.path, where, patch))
+    return out
 
 
 def _on_skill(impact: Impact, old: SkillReport, new: SkillReport, skill_md: str) -> Impact:

@@ -109,33 +109,51 @@ def load_inputs(
         return AuditInputs(spec, [], list(skill_dirs), repo, ref, [r.strip("/") for r in all_roots or []], memo)
     named = list(skill_dirs)
     skill_dirs = named + _found_under(all_roots or [], before_reading)
-    skills: list[SkillInput] = []
     if skill_dirs:
-        found_by_all = set(skill_dirs) - set(named)
-        for d in skill_dirs:
-            try:
-                before_reading(d)
-                skill = load_skill(Path(d), shown_as=d, memo=memo)
-            except SpecError as exc:
-                if d not in found_by_all:
-                    raise  # a skill named on the command line: a bad command line
-                skills.append(UnreadableSkill(Path(d).name, d, str(exc)))
-                continue
-            skills.append((skill, spec.skill(skill.name) if spec else None))
-        if all(isinstance(item, UnreadableSkill) for item in skills):
-            raise UsageError(f"no skill could be read; the first: {_first_error(skills)}")
-    elif spec is not None:
-        # An entry without a path is audited where it is named (SKILL_DIR, --all): a published skill
-        # that users keep in a place of their own.
-        for entry in spec.skills:
-            if entry.path is not None:
-                before_reading(str(entry.path))
-                skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path), memo=memo), entry))
-        if not skills:
-            raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
+        skills = _named_skills(skill_dirs, set(skill_dirs) - set(named), spec, memo, before_reading)
+    else:
+        skills = _registered_skills(spec, memo, before_reading) if spec is not None else []
     if not skills:
         raise UsageError("no skills to audit: give SKILL_DIR arguments or list skills in anchors.yaml")
     return AuditInputs(spec, [_placed(item, repo) for item in skills], [], repo, ref, memo=memo)
+
+
+def _named_skills(
+    skill_dirs: list[str],
+    found_by_all: set[str],
+    spec: Spec | None,
+    memo: Memo | None,
+    before_reading: Callable[[str], None],
+) -> list[SkillInput]:
+    """The skills of the folders named (or found under ``--all``), each with its registry entry; a folder found
+    by ``--all`` that cannot be read is that skill's error, one named on the command line a bad command line."""
+    skills: list[SkillInput] = []
+    for d in skill_dirs:
+        try:
+            before_reading(d)
+            skill = load_skill(Path(d), shown_as=d, memo=memo)
+        except SpecError as exc:
+            if d not in found_by_all:
+                raise  # a skill named on the command line: a bad command line
+            skills.append(UnreadableSkill(Path(d).name, d, str(exc)))
+            continue
+        skills.append((skill, spec.skill(skill.name) if spec else None))
+    if all(isinstance(item, UnreadableSkill) for item in skills):
+        raise UsageError(f"no skill could be read; the first: {_first_error(skills)}")
+    return skills
+
+
+def _registered_skills(spec: Spec, memo: Memo | None, before_reading: Callable[[str], None]) -> list[SkillInput]:
+    """The skills the registry lists with a path.  An entry without a path is audited where it is named (SKILL_DIR,
+    --all): a published skill that users keep in a place of their own."""
+    skills: list[SkillInput] = []
+    for entry in spec.skills:
+        if entry.path is not None:
+            before_reading(str(entry.path))
+            skills.append((load_skill(entry.path, shown_as=os.path.relpath(entry.path), memo=memo), entry))
+    if not skills:
+        raise UsageError(f"{spec.path}: no skill entry has a path; give SKILL_DIR arguments")
+    return skills
 
 
 def _found_under(roots: list[str], before_reading: Callable[[str], None]) -> list[str]:

@@ -66,32 +66,42 @@ def _check(value: Any, schema: dict[str, Any], root: dict[str, Any], path: KeyPa
     if "enum" in schema and value not in schema["enum"]:
         out.append(Violation(path, "must be one of " + ", ".join(json.dumps(v) for v in schema["enum"])))
     if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0):
-            out.append(Violation(path, "must not be empty"))
-        pattern = schema.get("pattern")
-        if pattern is not None and not re.search(pattern, value):
-            out.append(Violation(path, f"{value!r} is not of the form {schema.get('x-form', pattern)}"))
+        _check_text(value, schema, path, out)
     if isinstance(value, list) and "items" in schema:
         for i, item in enumerate(value):
             _check(item, schema["items"], root, path + (i,), out)
     if isinstance(value, dict):
-        props = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        # An unknown key is an error, and said first: a misspelt `quote:` would otherwise silently drop the
-        # claim's evidence, and a misspelt `skils:` would read as "missing skills".
-        for key in value:
-            if key not in props and extra is False:
-                near = difflib.get_close_matches(str(key), list(props), n=1)
-                hint = f" (did you mean '{near[0]}'?)" if near else f" (known: {', '.join(props)})"
-                out.append(Violation(path + (key,), f"unknown key{hint}"))
-        for key in schema.get("required", ()):
-            if key not in value:
-                out.append(Violation(path, f"missing required key '{key}'"))
-        for key, item in value.items():
-            if key in props:
-                _check(item, props[key], root, path + (key,), out)
-            elif isinstance(extra, dict):
-                _check(item, extra, root, path + (key,), out)
+        _check_mapping(value, schema, root, path, out)
+
+
+def _check_text(value: str, schema: dict[str, Any], path: KeyPath, out: list[Violation]) -> None:
+    if len(value) < schema.get("minLength", 0):
+        out.append(Violation(path, "must not be empty"))
+    pattern = schema.get("pattern")
+    if pattern is not None and not re.search(pattern, value):
+        out.append(Violation(path, f"{value!r} is not of the form {schema.get('x-form', pattern)}"))
+
+
+def _check_mapping(
+    value: dict[Any, Any], schema: dict[str, Any], root: dict[str, Any], path: KeyPath, out: list[Violation]
+) -> None:
+    props = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    # An unknown key is an error, and said first: a misspelt `quote:` would otherwise silently drop the
+    # claim's evidence, and a misspelt `skils:` would read as "missing skills".
+    for key in value:
+        if key not in props and extra is False:
+            near = difflib.get_close_matches(str(key), list(props), n=1)
+            hint = f" (did you mean '{near[0]}'?)" if near else f" (known: {', '.join(props)})"
+            out.append(Violation(path + (key,), f"unknown key{hint}"))
+    for key in schema.get("required", ()):
+        if key not in value:
+            out.append(Violation(path, f"missing required key '{key}'"))
+    for key, item in value.items():
+        if key in props:
+            _check(item, props[key], root, path + (key,), out)
+        elif isinstance(extra, dict):
+            _check(item, extra, root, path + (key,), out)
 
 
 def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any]:

@@ -237,6 +237,23 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
     """
     text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
     lines = text.split("\n")
+    commands, in_code = _pytest_commands(text, lines)
+    references: list[tuple[str, int]] = []
+    promises: list[TestPromise] = []
+    for number, line in enumerate(lines, 1):
+        if in_code[number - 1]:
+            continue
+        if not MAKES.search(line):  # "Create @sandbox/results.md": a file to make, not one that is there
+            references += [(m.group(1), number) for m in _REFERENCE.finditer(line)]
+        for match in _PASSED.finditer(line):
+            path = _promised_of(line[: match.start()].lower(), number, commands)
+            if path is not None:
+                promises.append(TestPromise(path, int(match.group(1)), number))
+    return tuple(references), tuple(promises)
+
+
+def _pytest_commands(text: str, lines: list[str]) -> tuple[list[tuple[str, int]], list[bool]]:
+    """The pytest commands of SKILL.md (the file each runs, and its line), in order; and which lines are code."""
     in_code = [False] * len(lines)
     commands: list[tuple[str, int]] = []
     for token in _tokens(text):
@@ -253,26 +270,17 @@ def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPr
                     at = next((n for n in range(*token.map) if child.content in lines[n]), token.map[0])
                     commands.append((found.group(1), at + 1))
     commands.sort(key=lambda command: command[1])
-    references: list[tuple[str, int]] = []
-    promises: list[TestPromise] = []
-    command_lines = [line for _, line in commands]
-    for number, line in enumerate(lines, 1):
-        if in_code[number - 1]:
-            continue
-        if not MAKES.search(line):  # "Create @sandbox/results.md": a file to make, not one that is there
-            references += [(m.group(1), number) for m in _REFERENCE.finditer(line)]
-        for match in _PASSED.finditer(line):
-            before = line[: match.start()].lower()
-            ordinal = next((i for word, i in _ORDINALS.items() if word in before), None)
-            if ordinal is not None and ordinal < len(commands):
-                path = commands[ordinal][0]
-            else:
-                above = bisect.bisect_right(command_lines, number)  # commands above this line, or on it
-                if not above:
-                    continue
-                path = commands[above - 1][0]
-            promises.append(TestPromise(path, int(match.group(1)), number))
-    return tuple(references), tuple(promises)
+    return commands, in_code
+
+
+def _promised_of(before: str, number: int, commands: list[tuple[str, int]]) -> str | None:
+    """The file of the pytest command a promise on line ``number`` belongs to: the one ``before`` names by ordinal,
+    else the nearest above it (None: no command above)."""
+    ordinal = next((i for word, i in _ORDINALS.items() if word in before), None)
+    if ordinal is not None and ordinal < len(commands):
+        return commands[ordinal][0]
+    above = bisect.bisect_right([line for _, line in commands], number)  # commands above this line, or on it
+    return commands[above - 1][0] if above else None
 
 
 def _read_text(path: Path) -> str:

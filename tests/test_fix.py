@@ -319,3 +319,40 @@ def test_a_second_update_card_has_nothing_to_say(make_repo, tmp_path: Path, caps
     main(args)
     second = capsys.readouterr().out
     assert "would fix" not in second and second.splitlines()[-1].startswith("fix: 0 files to change")
+
+
+def test_a_fence_below_a_refreshed_quote_of_another_length_is_healed_in_its_place() -> None:
+    # The first quote's two lines hold a comment between them in the code: refreshed, it is three lines long.
+    before = "```1:2:m.py\ndef plan(cfg):\nif cfg.tp > 1:\n```\n\nThen:\n\n```1:1:m.py\nreturn cfg\n```\n"
+    after = (
+        "```5:7:m.py\ndef plan(cfg):\n    # pick the overlap\n    if cfg.tp > 1:\n```\n\nThen:\n\n"
+        "```11:11:m.py\nreturn cfg\n```\n"
+    )
+    assert healed(before, refresh=True) == after
+
+
+def test_a_path_written_twice_on_a_line_is_rewritten_where_it_stands_alone() -> None:
+    """``pkg/a.py`` inside ``src/pkg/a.py`` is another path: only the one written alone is the cited one."""
+    from anchor_audit.fix.skillmd import heal_paths
+
+    for text, after in [
+        ("Read `src/pkg/a.py` (that is, `pkg/a.py`).\n", "Read `src/pkg/a.py` (that is, `pkg/b.py`).\n"),
+        ("Read `pkg/a.py` (not `src/pkg/a.py`).\n", "Read `pkg/b.py` (not `src/pkg/a.py`).\n"),
+    ]:
+        assert heal_paths(text, [(1, "pkg/a.py", "pkg/b.py")]) == (after, [(1, "pkg/a.py", "pkg/b.py")])
+
+
+def test_a_claim_holds_once_healed_only_when_every_failing_evidence_path_is_healed() -> None:
+    from anchor_audit.fix import FixPlan, _claims
+    from anchor_audit.model import Evidence, EvidenceKind, PromiseStatus, Skill, SkillReport
+
+    def broken(cid: str, *paths: str) -> ClaimVerdict:
+        evidence = tuple(Evidence(EvidenceKind.FILE, p, False, PromiseStatus.MISSING) for p in paths)
+        return ClaimVerdict(cid, ("file_exists",), Verdict.BROKEN, evidence)
+
+    skill = Skill("s", "s", (), None)
+    result = SkillReport("s", "s", (), (broken("one", "a.py"), broken("both", "a.py", "b.py")))
+    plan = FixPlan()
+    _claims(plan, skill, result, healed_paths={"a.py"}, card_healed=set())
+    assert plan.done == ["s: claim one holds once its evidence paths are healed"]
+    assert plan.left == ["s: claim both is broken"]

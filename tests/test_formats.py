@@ -127,3 +127,40 @@ def test_junit_written_suite_by_suite_is_the_document_xml_etree_would_indent(sce
         ET.indent(tree)
         assert head == '<?xml version="1.0" encoding="UTF-8"?>' and body == ET.tostring(tree, encoding="unicode") + "\n"
     assert empty.getvalue().endswith('tests="0" failures="0" skipped="0" />\n') and out.count("<testsuite ") >= 1
+
+
+def _report(*skills):  # type: ignore[no-untyped-def]
+    from anchor_audit.model import AuditReport, SourceInfo
+
+    return AuditReport(SourceInfo("acme/code", "v1", "0" * 40, date="2026-01-01"), tuple(skills))
+
+
+def test_a_comma_in_a_path_is_escaped_in_a_github_annotations_file_property() -> None:
+    """``file=a,b`` would end the property at the comma: GitHub would annotate a file named ``a``."""
+    import io
+
+    from anchor_audit.model import PromiseKind, PromiseResult, PromiseStatus, SkillReport
+    from anchor_audit.report.github import render_github
+
+    missing = PromiseResult(PromiseKind.PATH, "pkg/gone.py", PromiseStatus.MISSING, "skills/a,b:c/SKILL.md", 7)
+    out = io.StringIO()
+    render_github(_report(SkillReport("a,b", "skills/a,b:c", (), (), promises=(missing,))), out)
+    assert out.getvalue().startswith("::error file=skills/a%2Cb%3Ac/SKILL.md,line=7,title=")
+
+
+def test_the_markdown_summarys_unlinked_column_counts_unlinked_claims_only() -> None:
+    import io
+
+    from anchor_audit.model import ClaimVerdict, SkillReport, Verdict
+    from anchor_audit.report.markdown import MarkdownRenderer
+
+    claims = tuple(ClaimVerdict(v.value, (), v, ()) for v in (Verdict.UNLINKED, Verdict.DOC_ONLY, Verdict.UNVERIFIABLE))
+    out = io.StringIO()
+    MarkdownRenderer()(_report(SkillReport("s", "s", (), claims)), out)
+    row = next(line for line in out.getvalue().splitlines() if line.startswith("| `s` |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    header = "skill quotes exact moved changed missing checked claims verified broken doc unverifiable unlinked cards"
+    assert dict(zip(header.split(), cells, strict=True)) | {"skill": ""} == {
+        "skill": "", "quotes": "0", "exact": "0", "moved": "0", "changed": "0", "missing": "0", "checked": "0",
+        "claims": "3", "verified": "0", "broken": "0", "doc": "1", "unverifiable": "1", "unlinked": "1", "cards": "0",
+    }

@@ -276,3 +276,15 @@ def test_expected_trees_whose_search_runs_past_its_bound_are_each_searched_as_an
              for sha in shas[:3]}  # fmt: skip
     assert len(tried) == 1 and sorted(tried[0]) == sorted(roots.values())  # tried once, for the three together
     assert all(found[sha] == open_git(str(repo.path), sha).search_many(["def build("], ".py") for sha in shas[:3])
+
+
+def test_a_path_holding_a_colon_keeps_its_search_hits(tmp_path) -> None:
+    """git grep names a hit TREE:PATH; a tree's name holds no colon, a path may (``conf/a:b.py``)."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("conf/a:b.py", "def build(x):\n    return x\n")
+    repo.write("pkg/plain.py", "class Planner:\n    pass\n")
+    sha = repo.commit("colon")
+    tree = open_git(str(repo.path), sha)
+    assert tree.search_many(["def build(", "class Planner:"], ".py") == {
+        "def build(": ["conf/a:b.py"], "class Planner:": ["pkg/plain.py"]
+    }

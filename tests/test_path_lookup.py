@@ -56,3 +56,23 @@ def test_a_moved_evidence_path_is_healed_in_card_yaml(tmp_path: Path) -> None:
     assert (evidence.kind, evidence.file.rsplit("/", 1)[-1], evidence.status, evidence.heal) == (
         "evidence", "card.yaml", "missing", "pkg/new_name.py"
     )
+
+
+def _heal_of(tmp_path: Path, cited: str, files: list[str]) -> tuple[str, str | None]:
+    repo = make_code_repo(tmp_path / "code", {path: BODY for path in files})
+    skill = load_skill(make_skill(tmp_path / "skill", f"Edit `{cited}`.\n"))
+    (result,) = check_citations(context(skill, open_git(str(repo.path), "v1")))
+    return result.status, result.heal
+
+
+def test_a_missing_path_is_healed_to_the_one_file_of_its_name_in_the_same_place(tmp_path: Path) -> None:
+    # the cited folders all there, in order, in the one candidate: where it moved
+    assert _heal_of(tmp_path, "pkg/worker.py", ["pkg/runtime/worker.py"]) == ("missing", "pkg/runtime/worker.py")
+
+
+def test_a_candidate_with_the_cited_folders_in_another_order_is_not_the_same_place(tmp_path: Path) -> None:
+    assert _heal_of(tmp_path, "alpha/beta/worker.py", ["alpha/other.py", "beta/alpha/worker.py"]) == ("missing", None)
+
+
+def test_a_missing_path_with_two_candidates_is_not_healed(tmp_path: Path) -> None:
+    assert _heal_of(tmp_path, "pkg/worker.py", ["pkg/one/worker.py", "pkg/two/worker.py"]) == ("missing", None)

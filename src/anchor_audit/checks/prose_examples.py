@@ -36,6 +36,10 @@ CODE = {
         "    p.add_argument('--workers', default=os.cpu_count())\n    p.parse_args()\n"
     ),
     "src/acme/cli/__init__.py": "",
+    "src/acme/cli/tune.py": (
+        "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--learning-rate')\n"
+        "p.add_argument('--learning-decay')\np.parse_args()\n"
+    ),
     "src/acme/cli/clicky.py": (
         "import click\n\n@click.group()\ndef main():\n    pass\n\n@main.group()\ndef cluster():\n    pass\n\n"
         '@cluster.command("up")\n@click.option("--wait/--no-wait", default=True)\n'
@@ -53,6 +57,7 @@ CODE = {
     "src/acme/training/data.py": "def _make_batch(cfg):\n    return cfg\n\n\nclass _BatchPlan:\n    pass\n",
     "tests/fixtures.py": "class FakeTrainer:\n    pass\n",
     "tests/helpers.py": "def build_scheduler(cfg):\n    return cfg\n",
+    "src/acme/test_helpers.py": "def make_fake_batch(n):\n    return n\n",
     "src/acme/training/__init__.py": "",
     "src/ns/part/__init__.py": "",  # a namespace package this repository adds one subpackage to
     "src/ns/part/core.py": "class Engine:\n    pass\n",
@@ -147,6 +152,11 @@ EXAMPLES = [
         ((LINK, "#setup-steps", EXISTS), (LINK, "#install", MISSING)),
     ),
     CitationExample(
+        "an anchor written in capitals names the heading as GitHub does: anchors compare case-insensitively",
+        "## Setup\n\nSee [setup](#Setup).\n",
+        ((LINK, "#Setup", EXISTS),),
+    ),
+    CitationExample(
         "an anchor into another file, by GitHub's slug rules",
         "[notes](references/guide.md#usage-notes), [gone](references/guide.md#faq)\n",
         ((LINK, "references/guide.md#usage-notes", EXISTS), (LINK, "references/guide.md#faq", MISSING)),
@@ -191,6 +201,15 @@ EXAMPLES = [
             (COMMAND, "acme-train", EXISTS),
             (COMMAND, "acme-train --config", EXISTS),
             (COMMAND, "acme-train --model.depth", UNVERIFIABLE),  # an override for the config
+        ),
+    ),
+    CitationExample(
+        "a flag prefix two flags share is ambiguous (argparse refuses it); one only one flag has abbreviates it",
+        "```bash\npython -m acme.cli.tune --learning 3 --learning-d 0.1\n```\n",
+        (
+            (COMMAND, "python -m acme.cli.tune", EXISTS),
+            (COMMAND, "python -m acme.cli.tune --learning", MISSING),
+            (COMMAND, "python -m acme.cli.tune --learning-d", EXISTS),
         ),
     ),
     CitationExample(
@@ -267,8 +286,8 @@ EXAMPLES = [
     ),
     CitationExample(
         "a call the package no longer defines, whose name only a test helper has",
-        "Then `build_scheduler()`.\n",
-        ((SYMBOL, "build_scheduler()", UNVERIFIABLE),),
+        "Then `build_scheduler()` and `make_fake_batch()`.\n",
+        ((SYMBOL, "build_scheduler()", UNVERIFIABLE), (SYMBOL, "make_fake_batch()", UNVERIFIABLE)),
     ),
     CitationExample(
         "names that are not this repository's: an object's attributes, another package's, a builtin",

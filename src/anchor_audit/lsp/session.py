@@ -73,9 +73,6 @@ class SkillCheck:
     tree: SourceTree | None
     source: str  # the code's label, as reports say it
 
-    def on(self, file: Path) -> list[Finding]:
-        return [f for f in self.findings if Path(f.file) == file]
-
 
 class Session:
     """One workspace's state: settings, the registry (from the editor's buffer if open), the code's tree."""

@@ -78,6 +78,8 @@ HOLDS = [
         HOLDS_, line=16),
     ConditionExample("dict write with any value, other quote style",
         {"in": "Planner.plan", "has": ["env['MAX_CONN'] = ..."]}, HOLDS_, line=20),
+    ConditionExample("has: the line of its first statement in the scope, whatever the order written",
+        {"in": "Planner.plan", "has": ["env['MAX_CONN'] = ...", "cfg.bucket = None"]}, HOLDS_, line=19),
     ConditionExample("module flag bound under try", {"defines": "HAVE_FAST"}, HOLDS_, line=3),
     ConditionExample("nested gates, outermost first", {"in": "P.plan", "if": "cfg.sp", "inside": ["cfg.enabled", "cfg.tp > 1"]},
         HOLDS_, line=5, code=TWO_GATES),

@@ -129,6 +129,10 @@ HOLDS = [
 ]
 
 DRIFTS = [
+    QuoteExample("two places as near as each other: the earlier wins",
+        "x = 0\nretry = 3\ny = 1\nz = 2\nw = 3\nretry = 3\nv = 4\n", """\
+        4:4
+        retry = 3""", MOVED, found=(2, 2), path="docs/notes.txt"),
     QuoteExample("code moved down", "import sys\nimport re\n" + PLANNER, """\
         6:10
         if cfg.tp > 1:

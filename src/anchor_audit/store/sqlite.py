@@ -69,7 +69,6 @@ class ResultStore:
         self.problem: str | None = None
         self._pending: list[tuple[str, str]] = []
         self.hits = 0
-        self.misses = 0
         self._db: sqlite3.Connection | None = None
         self._key = b""
         # A store empty when opened (a new cache, a CI job's first run) holds only what this run put: a key not
@@ -102,10 +101,8 @@ class ResultStore:
             except sqlite3.Error as exc:
                 self._off(exc)
         value = self._verified(key, row[0]) if row is not None else None
-        if value is None:
-            self.misses += 1
-            return None
-        self.hits += 1
+        if value is not None:
+            self.hits += 1
         return value
 
     def _verified(self, key: str, stored: object) -> dict[str, Any] | None:

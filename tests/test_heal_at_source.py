@@ -1,4 +1,4 @@
-"""Healing at the source (issue 26): a validated_on day the history contradicts, who can heal a skill upstream,
+"""Healing at the source: a validated_on day the history contradicts, who can heal a skill upstream,
 fix --catalog's patches for the upstream repositories, a folder rename written into the paths, and advisory
 thresholds per class of finding."""
 

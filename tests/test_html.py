@@ -1,4 +1,4 @@
-"""``--format html`` (issue 27, item 3): one self-contained page, read in a real browser.
+"""``--format html``: one self-contained page, read in a real browser.
 
 Each page is opened from disk in headless chromium; the test asserts it made no request and logged nothing,
 reads what the page shows (the heat map's cells, a diff, the claims), and checks the screenshot's pixels

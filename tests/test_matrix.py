@@ -1,4 +1,4 @@
-"""``anchor-audit matrix`` (issue 27, part): every release tag audited; per claim the releases it holds for."""
+"""``anchor-audit matrix``: every release tag audited; per claim the releases it holds for."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``matrix --write-card`` and ``AA207`` (issue 27, item 4): the ranges written into card.yaml, then checked."""
+"""``matrix --write-card`` and ``AA207``: the ranges written into card.yaml, then checked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``matrix --catalog`` (issue 27, item 1): each component's skills over its own repository's release tags."""
+"""``matrix --catalog``: each component's skills over its own repository's release tags."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relocation, round 3 of performance (issue 28, goal 2): the quotes of every skill that left their files are
+"""Relocation in one search: the quotes of every skill that left their files are
 searched for in one ``git grep``, and each finds where its code went, as when searched alone."""
 
 from __future__ import annotations

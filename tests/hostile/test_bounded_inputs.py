@@ -1,4 +1,4 @@
-"""Class 6, round 3: no single input exhausts the run. Each case ends in a result (or one line) within its bounds.
+"""Class 6: no single input exhausts the run. Each case ends in a result (or one line) within its bounds.
 
 The promise: one pathological skill takes at most 30 s and 2 GB, then gets an ``incomplete`` result.  The
 time bounds here are generous ceilings for a loaded 2-core machine, not performance goals (benchmarks/).

@@ -1,4 +1,4 @@
-"""Class 2, round 3: fix's own lines, the progress line, Markdown that GitHub links after rendering, SARIF URIs."""
+"""Class 2: fix's own lines, the progress line, Markdown that GitHub links after rendering, SARIF URIs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A user's first hour: every defect found by using the tool, as a test that would have caught it."""
+"""What the reports show and how they are written: every format, accepted findings, output files, narrow
+terminals, progress."""
 
 from __future__ import annotations
 

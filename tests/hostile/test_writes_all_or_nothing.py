@@ -1,4 +1,4 @@
-"""Class 1, round 3: every write of a run is all or nothing, and a YAML edit means what it was meant to or is refused."""
+"""Class 1: every write of a run is all or nothing, and a YAML edit means what it was meant to or is refused."""
 
 from __future__ import annotations
 

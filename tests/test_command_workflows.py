@@ -1,4 +1,4 @@
-"""A user's first hour, round 2 (issue 25): each defect found by using the tool, as the test that caught it."""
+"""The commands as a user strings them together: claims and the card, fix, baselines, impact, bump, diff, init."""
 
 from __future__ import annotations
 

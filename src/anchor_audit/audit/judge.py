@@ -74,7 +74,7 @@ class Judge:
         # text), so memory stays flat in the number of skills; what falls out is read again from the store.
         self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.computed = 0  # results that had to be computed (misses of both caches)
-        self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (keptaudits)
+        self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (audit/kept.py)
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         return _guarded(

@@ -2,7 +2,7 @@
 
 Every :class:`~anchor_audit.errors.AuditError` becomes one line on stderr and
 exit code 2, here and nowhere else.  The commands are imported only for a run
-that is not replayed (:mod:`.clicommands`).
+that is not replayed (:mod:`.dispatch`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import NoReturn, Sequence
 
 from ..errors import AuditError
 from ..report.reporter import Reporter
-from ..runs import remembered as runmemo
-from ..runs import replay as runreplay
+from ..runs import remembered, replay
 from .parsing import apply_settings, parse
 from .table import build_parser
 
@@ -64,10 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     say = reporter.say
     try:
         apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
-        key = runmemo.key_of(args, Path.cwd())
-        code = runreplay.replay(key, args.cache_dir) if key is not None else None
+        key = remembered.key_of(args, Path.cwd())
+        code = replay.replay(key, args.cache_dir) if key is not None else None
         if code is None:
-            code = _run(args, reporter, runmemo.RunRecord(key) if key is not None else None)
+            code = _run(args, reporter, remembered.RunRecord(key) if key is not None else None)
         sys.stdout.flush()  # a full device fails here, not in the interpreter's exit
         return code
     except AuditError as exc:
@@ -91,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fatal()
 
 
-def _run(args: argparse.Namespace, reporter: Reporter, record: runmemo.RunRecord | None) -> int:
+def _run(args: argparse.Namespace, reporter: Reporter, record: remembered.RunRecord | None) -> int:
     """The command, run; with a ``record``, its report remembered for the next run of the same command line."""
     with contextlib.ExitStack() as stack:
         from ..commands import RunContext
@@ -104,14 +103,14 @@ def _run(args: argparse.Namespace, reporter: Reporter, record: runmemo.RunRecord
 
         jobs = getattr(args, "jobs", None) or default_jobs()
         ctx = stack.enter_context(run_context(reporter, args.cache_dir, not args.no_cache, jobs, record))
-        tee = runreplay.Tee(sys.stdout, runreplay.spool_folder(ctx.cache_dir) if record is not None else None)
+        tee = replay.Tee(sys.stdout, replay.spool_folder(ctx.cache_dir) if record is not None else None)
         if record is not None:
             stack.enter_context(contextlib.redirect_stdout(tee))
         code = int(COMMANDS[args.command](args, ctx))
         if record is not None:
             if reporter.said:
                 record.spoil("it wrote to stderr")
-            runreplay.remember(ctx.store, record, code, tee, [args.output] if args.output else [])
+            replay.remember(ctx.store, record, code, tee, [args.output] if args.output else [])
         return code
 
 

@@ -33,7 +33,7 @@ def check(
     from ..report import renderer
     from ..report.permalinks import github_base
 
-    if ctx.record is not None:  # witnessed before they are read (runmemo)
+    if ctx.record is not None:  # witnessed before they are read (runs/remembered.py)
         ctx.record.before_reading_file(options.spec or DEFAULT_SPEC)
         ctx.record.before_reading_file(baseline)
     accepted = None

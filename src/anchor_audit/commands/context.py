@@ -31,7 +31,7 @@ class RunContext:
     store: ResultStore | None = None
     clock: Callable[[], float] = time.monotonic
     jobs: int = 1  # worker processes for a run of many skills (--jobs)
-    record: RunRecord | None = None  # what a run that may be remembered read (runmemo); None: not remembered
+    record: RunRecord | None = None  # what a run that may be remembered read (runs/remembered.py); None: not remembered
 
     def judge(self) -> Judge:
         """A judge for the run's results, its per-skill budget on this run's clock."""

@@ -110,7 +110,7 @@ def _compare(
 
     with open_sources(options, [old, new], ctx, spec_path=spec_path) as sources:
         # Statuses compared, healing planned: no facts of a skill (owners, the card's dates) at either end, so
-        # each audit is kept by commit (keptaudits) like a history's.
+        # each audit is kept by commit (audit/kept.py) like a history's.
         before, after = (sources.audit(tree, facts=False) for tree in sources.trees)
         healing = None
         if plan and not options.in_repo:

@@ -8,7 +8,7 @@ The data flow is spec -> source tree at a ref -> matches -> verdicts -> report:
   :class:`Changed`, :class:`Missing`, :class:`Unchecked`) and :class:`ConditionResult`
   say what the code at the ref shows (``match/``);
 * :class:`ClaimVerdict`, :class:`SkillReport` and :class:`AuditReport` are the
-  verdicts a renderer turns into text (``audit.py``, ``report/``).
+  verdicts a renderer turns into text (``audit/``, ``report/``).
 
 Results are a closed set of values (a status enum per result), never
 exceptions.

@@ -367,7 +367,7 @@ class AuditReport:
     source: SourceInfo
     skills: tuple[SkillReport, ...]
     warnings: tuple[str, ...] = field(default=())
-    accepted: frozenset[str] = frozenset()  # finding keys a baseline accepts (see findings.py)
+    accepted: frozenset[str] = frozenset()  # finding keys a baseline accepts (see findings/)
     policy: Policy = field(default_factory=lambda: Policy())  # which findings count, and what fails the run
     reasons: tuple[tuple[str, str], ...] = ()  # (finding key, why the baseline accepts it)
     components: tuple[ComponentInfo, ...] = ()  # a catalog's components (none for one repository)

@@ -74,7 +74,7 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
         w("\n" + md_fence(patch.rstrip("\n"), "diff"))
 
 
-# Impact's own codes (rules.py): a change of status, its level that of the status it leads to as `check` says it;
+# Impact's own codes (findings/rules.py): a change of status, its level that of the status it leads to as `check` says it;
 # a change that touches quoted lines but leaves their status.
 _STALE, _TOUCHED = "AA501", "AA502"
 _WARNING_STATES = {"moved", "relocated", "unverifiable", "incomplete", "differs"}

@@ -23,7 +23,7 @@ class Reporter:
     def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet
-        self.said = 0  # messages written: a run that said something is not remembered (runmemo)
+        self.said = 0  # messages written: a run that said something is not remembered (runs/remembered.py)
 
     def say(self, message: str) -> None:
         self.said += 1

@@ -131,7 +131,7 @@ def build_matrix(base: GitTree, releases: list[Release], inputs: AuditInputs, ju
     for i, release in enumerate(releases):
         tree = base.at(release.commit, ref=release.tag)
         # A cell is a status: the facts of a skill (its owners, its card's dates) are the newest release's detail
-        # only; the others ask none, and their audits are kept by commit (keptaudits), as a history's are.
+        # only; the others ask none, and their audits are kept by commit (audit/kept.py), as a history's are.
         newest = i == len(releases) - 1
         report = audit(inputs.skills_at(tree, absent_ok=True), tree, inputs.spec, judge, facts=newest)
         for result in report.skills:

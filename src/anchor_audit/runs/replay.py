@@ -1,4 +1,4 @@
-"""A remembered run's report: kept as it is written, written again while its witnesses hold (:mod:`.runmemo`).
+"""A remembered run's report: kept as it is written, written again while its witnesses hold (:mod:`.remembered`).
 
 The report goes to stdout as it is made and, through :class:`Tee`, to a file
 in the cache's ``runs/`` folder, never all in memory; the signed row in the

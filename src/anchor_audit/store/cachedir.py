@@ -196,7 +196,7 @@ def cache_entries(root: Path) -> list[CacheEntry]:
         if folder.is_dir() and not folder.is_symlink():
             mine = [p for p in sorted(folder.iterdir()) if p.name.endswith(suffix) and not p.is_symlink()]
             found += [_entry(kind, p) for p in mine]
-    results, runs = root / "results.sqlite3", root / "runs"  # runs: the reports remembered whole (runreplay)
+    results, runs = root / "results.sqlite3", root / "runs"  # runs: the reports remembered whole (runs/replay)
     if results.is_file() and not results.is_symlink():
         found.append(_entry("results", results))
     if runs.is_dir() and not runs.is_symlink():

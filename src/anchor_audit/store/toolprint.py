@@ -1,6 +1,6 @@
 """Which anchor-audit this is, as data: what a result kept across runs is only good for.
 
-A remembered run (``runmemo``) and a skill's whole audit kept for a history
+A remembered run (``runs/remembered``) and a skill's whole audit kept for a history
 (``audit``) are each the work of this tool's code on its Python, packages and
 git: any of those changed, and they are another tool's results.  Light by
 design (the standard library only): a replayed run asks it before importing

@@ -74,8 +74,8 @@ def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:
         w("\n" + md_fence(patch.rstrip("\n"), "diff"))
 
 
-# Impact's own codes (findings/rules.py): a change of status, its level that of the status it leads to as `check` says it;
-# a change that touches quoted lines but leaves their status.
+# Impact's own codes (findings/rules.py): a change of status, its level that of the status it leads to as `check`
+# says it; a change that touches quoted lines but leaves their status.
 _STALE, _TOUCHED = "AA501", "AA502"
 _WARNING_STATES = {"moved", "relocated", "unverifiable", "incomplete", "differs"}
 _GOOD_STATES = {"exact", "holds", "code_verified", "exists", "doc_only", "external"}

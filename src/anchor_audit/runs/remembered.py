@@ -238,7 +238,8 @@ class RunRecord:
 
 
 def unsettled(report: AuditReport) -> str | None:
-    """Why ``report`` is not the code's whole answer (:func:`anchor_audit.audit.kept.unsettled`, skill by skill), or None."""
+    """Why ``report`` is not the code's whole answer (:func:`anchor_audit.audit.kept.unsettled`, skill by skill), or
+    None."""
     from ..audit.kept import unsettled as unsettled_skill
 
     return next((why for skill in report.skills if (why := unsettled_skill(skill))), None)

@@ -37,8 +37,8 @@ def main() -> None:
     # The judge's memo given to the tree, as the command line's open_sources does: each SKILL.md parsed once per
     # text, and git's answers about a commit (its renames, its day, the deletions up to it) asked once.
     judge = Judge()
-    tree = open_git(args.gitdir, args.until, full_history=True, memo=judge.remember)
-    inputs = load_inputs(None, [], args.gitdir, args.until, "/nonexistent", True, [args.skills], judge.remember)
+    tree = open_git(args.gitdir, args.until, full_history=True, memo=judge.memo.remember)
+    inputs = load_inputs(None, [], args.gitdir, args.until, "/nonexistent", True, [args.skills], judge.memo.remember)
     shas = tree.repo.git.rev_list("--reverse", "--first-parent", f"{args.since}..{args.until}").split()
     flagged: collections.Counter[str] = collections.Counter()
     hits = 0

@@ -301,7 +301,7 @@ def test_after_a_fork_the_run_reads_what_its_workers_stored_in_a_store_that_was_
 
     def one(i: int) -> int:
         _a_worker_first(parent, tmp_path / "begun")
-        judge.keep(f"item {i}", {"by": os.getpid()})
+        judge.memo.keep(f"item {i}", {"by": os.getpid()})
         return os.getpid()
 
     pids = spread(8, one, judge, no_progress, 2, str, "items")

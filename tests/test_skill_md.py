@@ -162,18 +162,18 @@ def test_a_skill_in_a_tree_whose_parse_is_remembered_is_not_read(make_repo, monk
     repo.write("skills/demo/card.yaml", (DEMO / "skills" / "demo-overlap" / "card.yaml").read_text())
     repo.commit("the skill")
     judge = Judge()
-    first = load_skill_from_tree(open_git(str(repo.path), "HEAD"), "skills/demo", judge.remember)
+    first = load_skill_from_tree(open_git(str(repo.path), "HEAD"), "skills/demo", judge.memo.remember)
     again = open_git(str(repo.path), "HEAD")
     reads: list[str] = []
     real_read = again.read
     monkeypatch.setattr(again, "read", lambda path: reads.append(path) or real_read(path))
-    assert load_skill_from_tree(again, "skills/demo", judge.remember) == first and reads == []
+    assert load_skill_from_tree(again, "skills/demo", judge.memo.remember) == first and reads == []
     repo.edit("skills/demo/SKILL.md", "# Demo overlap skill", "# Demo overlap skill, edited")
     repo.commit("an edit")
     edited = open_git(str(repo.path), "HEAD")
     real_edited = edited.read
     monkeypatch.setattr(edited, "read", lambda path: reads.append(path) or real_edited(path))
-    load_skill_from_tree(edited, "skills/demo", judge.remember)
+    load_skill_from_tree(edited, "skills/demo", judge.memo.remember)
     assert reads == ["skills/demo/SKILL.md"]  # the card is the same blob: still not read
 
 

@@ -111,7 +111,7 @@ def test_the_skill_budget_starts_when_its_checks_start(tmp_path: Path) -> None:
     now = [0.0]
     judge = Judge(budget=Budget(clock=lambda: now[0]))
     now[0] = 1_000.0  # a long fetch, before any check of this skill
-    assert judge.remember("git|question", lambda: {"answer": 1}) == {"answer": 1}  # run-level facts: never bounded
+    assert judge.memo.remember("git|question", lambda: {"answer": 1}) == {"answer": 1}  # run-level facts: never bounded
     report = audit_skill(skill, None, tree, judge)
     assert [a.status.value for a in report.anchors] == ["exact", "exact"]
 

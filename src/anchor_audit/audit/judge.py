@@ -11,7 +11,6 @@ import hashlib
 import json
 import sys
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -31,20 +30,14 @@ from ..model import (
 )
 from ..source import SourceTree
 from ..source.listing import ListedBefore, Listing
-from ..store.codecs import (
-    condition_key,
-    dump_condition,
-    dump_quote,
-    load_condition,
-    load_quote,
-    promise_key,
-    quote_key,
-)
+from ..store.codecs import condition_key, dump_condition, dump_quote, load_condition, load_quote, promise_key, quote_key
+from ..store.memo import RunMemo
 from ..store.sqlite import ResultStore
 from .budget import Budget
 
 R = TypeVar("R")
-MEMO_SIZE = 8192  # results a run keeps in memory (see Judge._memo)
+
+
 @dataclass
 class _TreeState:
     """What a judge knows of one tree, for as long as the tree lives."""
@@ -63,17 +56,13 @@ class Judge:
     """
 
     def __init__(self, store: ResultStore | None = None, budget: Budget | None = None) -> None:
-        self.store = store
+        self.memo = RunMemo(store)  # the run's results by content: handed down, never called back up
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
         self.budget = budget or Budget()
         # What is known of each tree while it lives (its listing, presearch's answers, its relocations): a replay
         # over a history opens a tree per commit, and a tree's id may be another's once it is gone.
         self._trees: weakref.WeakKeyDictionary[SourceTree, _TreeState] = weakref.WeakKeyDictionary()
         self._listed = ListedBefore()  # the last tree's paths: the next tree with the same paths shares their indexes
-        # content key -> result fields, the most recently used only: a catalog asks most keys once (one skill's
-        # text), so memory stays flat in the number of skills; what falls out is read again from the store.
-        self._memo: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self.computed = 0  # results that had to be computed (misses of both caches)
         self.reports: dict[str, Any] = {}  # whole skill reports by digest, as kept or read in this run (audit/kept.py)
 
     def quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
@@ -94,20 +83,13 @@ class Judge:
             from ..source.gitrun import forget_inherited_processes
 
             forget_inherited_processes()
-        if self.store is not None:
-            self.store = self.store.reopened()
+        self.memo.after_fork()
 
     def flush(self) -> None:
-        """Results computed so far written to the store (at the end of a worker's part)."""
-        if self.store is not None:
-            self.store.flush()
+        self.memo.flush()
 
     def before_fork(self) -> None:
-        """Before workers are forked: results so far written to the store (a worker's reads find them), which
-        from now on holds rows other processes wrote."""
-        if self.store is not None:
-            self.store.flush()
-            self.store.shared()
+        self.memo.before_fork()
 
     def begin_skill(self) -> None:
         """Start the bound of one skill's checks (each check also has its own work bound)."""
@@ -118,7 +100,7 @@ class Judge:
         where its packages lie (remembered by commit)."""
         state = self._state(tree)
         if state.listing is None:
-            state.listing = Listing(tree, self.remember, self._listed)
+            state.listing = Listing(tree, self.memo.remember, self._listed)
         return state.listing
 
     def _state(self, tree: SourceTree) -> _TreeState:
@@ -127,52 +109,18 @@ class Judge:
             state = self._trees[tree] = _TreeState()
         return state
 
-    def remember(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """A run-level fact by content key (git's answers, a SKILL.md's quoted paths): memory, disk, or ``compute``.
+    @property
+    def store(self) -> ResultStore | None:
+        return self.memo.store
 
-        Not a skill's check, so not under its time bound (a history asks these between skills).
-        """
-        return self._cached(promise_key(key), compute, bounded=False)
-
-    def recall(self, key: str, hold: bool = True) -> dict[str, Any] | None:
-        """What is kept under ``key`` (memory, then the store), or None: nothing computed.  Read from the store, it
-        is held in memory unless ``hold`` is False (a whole report: the caller holds what it decoded)."""
-        found = self._memo.get(key)
-        if found is None and self.store is not None:
-            found = self.store.get(key)
-            if found is not None and hold:
-                self._hold(key, found)
-        return found
-
-    def _hold(self, key: str, value: dict[str, Any]) -> None:
-        self._memo[key] = value
-        if len(self._memo) > MEMO_SIZE:
-            self._memo.popitem(last=False)
-
-    def keep(self, key: str, value: dict[str, Any], hold: bool = True) -> None:
-        """Keep ``value`` under ``key`` (a result the caller knows to be settled): in the store, and in memory unless
-        ``hold`` is False (a whole report: the caller holds what it decoded)."""
-        if hold:
-            self._hold(key, value)
-        if self.store is not None:
-            self.store.put(key, value)
+    @property
+    def computed(self) -> int:
+        """Results that had to be computed (in neither memory nor the store)."""
+        return self.memo.computed
 
     def _cached(self, key: str, compute: Callable[[], dict[str, Any]], bounded: bool = True) -> dict[str, Any]:
-        """The one lookup every result goes through: memory, then disk, then ``compute`` (stored)."""
-        found = self._memo.get(key)
-        if found is not None:
-            self._memo.move_to_end(key)
-            return found
-        found = self.store.get(key) if self.store is not None else None
-        if found is None:
-            if bounded:
-                self.budget.check()  # results already known are served; only new work is bounded
-            self.computed += 1
-            found = compute()
-            if self.store is not None:
-                self.store.put(key, found)
-        self._hold(key, found)
-        return found
+        """A result by content key; only new work is bounded (results already known are served)."""
+        return self.memo.cached(key, compute, self.budget.check if bounded else None)
 
     def _quote(self, quote: Quote, tree: SourceTree) -> QuoteMatch:
         blob = tree.blob_id(quote.path)
@@ -222,7 +170,7 @@ class Judge:
         except Exception:  # noqa: BLE001 - the quote's own check says what went wrong
             return False
         key = self._relocation_key(quote, tree)
-        return key is None or (key not in self._memo and (self.store is None or self.store.get(key) is None))
+        return key is None or not self.memo.knows(key)
 
     def _relocation_key(self, quote: Quote, tree: SourceTree) -> str | None:
         """The content key a relocation's result is kept under: the commit names the whole tree (None: none)."""

@@ -43,13 +43,13 @@ def recalled(judge: Judge, key: str) -> SkillReport | None:
     """The report kept under ``key``, or None (none kept, or a row of another shape: audited again).  A key
     names its report's digest; the report is kept once by its digest, and decoded once a run: most commits of a
     history leave a skill's report as it was."""
-    row = judge.recall(key)
+    row = judge.memo.recall(key)
     digest = row.get("digest") if row is not None else None
     if not isinstance(digest, str):
         return None
     decoded = judge.reports
     if digest not in decoded:
-        kept = judge.recall(_report_key(digest), hold=False)
+        kept = judge.memo.recall(_report_key(digest), hold=False)
         try:
             found = wire.load(kept["report"]) if kept is not None else None
         except (KeyError, TypeError, ValueError):
@@ -84,14 +84,14 @@ def keep(judge: Judge, key: str, report: SkillReport) -> None:
         return
     if judge.store is None:  # nothing is written (--no-cache, a library's replay): held by its key, not serialized
         _hold(judge, key, report)
-        judge.keep(key, {"digest": key})
+        judge.memo.keep(key, {"digest": key})
         return
     data = wire.dump(report)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
     if digest not in judge.reports:  # kept or read in this run: its row is there
-        judge.keep(_report_key(digest), {"report": data}, hold=False)
+        judge.memo.keep(_report_key(digest), {"report": data}, hold=False)
         _hold(judge, digest, report)
-    judge.keep(key, {"digest": digest})
+    judge.memo.keep(key, {"digest": digest})
 
 
 def _hold(judge: Judge, digest: str, report: SkillReport) -> None:

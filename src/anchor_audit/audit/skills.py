@@ -167,7 +167,7 @@ def audit_skill(
     # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
     tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
-    ctx = Context(skill, entry, tree, judge.listing(tree), judge.remember, judge.quote, judge.condition)
+    ctx = Context(skill, entry, tree, judge.listing(tree), judge.memo.remember, judge.quote, judge.condition)
     anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)
     ctx = replace(ctx, matches=anchors)
     claims, linked, notes = claim_verdicts(ctx, anchors)

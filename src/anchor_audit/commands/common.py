@@ -90,7 +90,7 @@ def open_sources(
     def open_repository(where: str, ref: str) -> GitTree:
         from ..source.git import open_git
 
-        return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, memo=judge.remember, tags=tags)
+        return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, memo=judge.memo.remember, tags=tags)
 
     if not refs:
         yield Sources(None, [], judge, open_repository, progress, ctx.jobs)
@@ -103,10 +103,10 @@ def open_sources(
         DEFAULT_SPEC,
         options.in_repo,
         list(options.all_roots),
-        judge.remember,
+        judge.memo.remember,
         ctx.record.before_reading_folder if ctx.record is not None else lambda folder: None,
     )
-    history, memo = full_history or tags, judge.remember
+    history, memo = full_history or tags, judge.memo.remember
     if options.worktree is not None:
         trees = _worktree_trees(options, refs, ctx.cache_dir, progress, memo)
     else:

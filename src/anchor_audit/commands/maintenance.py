@@ -88,7 +88,7 @@ def _absent_quoted(skill: Skill, tree: SourceTree, repo: str, ref: str, guessed:
 def _open_worktree(directory: str, ctx: RunContext, sources: Sources) -> SourceTree:
     from ..source.worktree import open_worktree
 
-    return open_worktree(directory, ctx.cache_dir, sources.progress, memo=sources.judge.remember)
+    return open_worktree(directory, ctx.cache_dir, sources.progress, memo=sources.judge.memo.remember)
 
 
 def _work_tree_of(folder: Path) -> str | None:

@@ -91,7 +91,7 @@ def history(
         skills += [SkillSource(folder.strip("/").rsplit("/", 1)[-1], in_repo=folder) for folder in inputs.repo_skills]
         progress = sources.progress
         if since is None:  # by default the story starts where the skills were last validated
-            in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.remember)
+            in_repo = _in_repo(tree, inputs.repo_skills, sources.judge.memo.remember)
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, progress, jobs=sources.jobs)
         progress("", 1.0)

@@ -138,7 +138,7 @@ class Session:
         from ..source.worktree import open_worktree
 
         spec = self.spec()
-        memo = self.judge.remember
+        memo = self.judge.memo.remember
         if self.mode() == "worktree":
             return open_worktree(str(self._worktree_dir(spec)), self.ctx.cache_dir, memo=memo)
         if spec is None or not spec.source.repo or not spec.source.ref:
@@ -201,7 +201,7 @@ class Session:
             if skill_md is None:
                 raise SpecError(f"{shown}: no SKILL.md")
             skill = skill_from_text(folder.name, shown, skill_md, folder / "SKILL.md", card, folder / "card.yaml",
-                                    self.judge.remember)  # fmt: skip
+                                    self.judge.memo.remember)  # fmt: skip
         except SpecError as exc:
             report = SkillReport(folder.name, shown, (), (), error=str(exc))
             return SkillCheck(folder, None, None, report, tuple(skill_findings(report)), tree, tree.info.label)

@@ -142,7 +142,7 @@ def load_catalog_skill(root: Path, item: CatalogSkill, judge: Judge, real_root: 
     folder, shown = root / "skills" / item.catalog_dir, f"skills/{item.catalog_dir}"
     inside = real_root or root.resolve()
     real = refuse_links_out(folder, inside, shown, ["skills", *item.catalog_dir.split("/")])
-    skill = load_skill(folder, shown_as=shown, memo=judge.remember, real=real)
+    skill = load_skill(folder, shown_as=shown, memo=judge.memo.remember, real=real)
     return replace(skill, disk_root=str(inside), repo_folder=item.path.strip("/"))
 
 

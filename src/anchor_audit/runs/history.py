@@ -251,7 +251,7 @@ def _tails_at(base: GitTree, tails: frozenset[Tail], judge: Judge) -> set[str]:
     def listed() -> dict[str, Any]:
         return {"found": sorted(p for p in base.files_under("") if any(t.matches(p) for t in tails))}
 
-    return set(judge.remember(f"tails|{base.commit.hexsha}|{sorted(repr(t) for t in tails)}", listed)["found"])
+    return set(judge.memo.remember(f"tails|{base.commit.hexsha}|{sorted(repr(t) for t in tails)}", listed)["found"])
 
 
 def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str, str | None]]:
@@ -303,7 +303,7 @@ def _skill_at(
         return None
     key = (folder, skill_md, tree.blob_id(f"{folder}/card.yaml"))
     if key not in cache:
-        cache[key] = replace(load_skill_from_tree(tree, folder, judge.remember), name=name)
+        cache[key] = replace(load_skill_from_tree(tree, folder, judge.memo.remember), name=name)
     return cache[key]
 
 
@@ -331,5 +331,5 @@ def _quoted_paths(tree: GitTree, until: str, folders: list[str], judge: Judge) -
                 except (SpecError, UnreadableFile, NotCarried):
                     return {"paths": []}  # a version that does not parse or read quotes nothing we can use
 
-            paths |= set(judge.remember(f"quoted-paths|{blob}", quoted)["paths"])
+            paths |= set(judge.memo.remember(f"quoted-paths|{blob}", quoted)["paths"])
     return paths

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Generic, TextIO, TypeVar, cast
 
 if TYPE_CHECKING:  # the command line reads the format names here: nothing heavy is imported with them
     from ..model import AuditReport
@@ -19,37 +20,58 @@ if TYPE_CHECKING:  # the command line reads the format names here: nothing heavy
     from ..runs.impact import ImpactReport
     from ..runs.matrix import CatalogMatrix, Matrix
 
+Report = TypeVar("Report")
 Renderer = Callable[["AuditReport", TextIO], None]
 
-AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github", "html")
 
-# report type -> format -> (module of this package, renderer in it)
-_COMPARISON = {
+@dataclass(frozen=True)
+class Registry(Generic[Report]):
+    """One report type's formats: ``--format`` name -> (module of this package, renderer in it), imported only
+    when used.  A terminal renderer is given the color setting."""
+
+    formats: dict[str, tuple[str, str]]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.formats)
+
+    def __call__(self, name: str, color: str = "auto") -> Callable[[Report, TextIO], None]:
+        found = _load(self.formats, name)
+        return cast(Callable[[Report, TextIO], None], functools.partial(found, color=color) if name == "terminal"
+                    else found)  # fmt: skip
+
+
+AUDIT_FORMATS = ("terminal", "json", "jsonl", "markdown", "sarif", "junit", "github", "html")
+_AUDIT = {
+    "json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit"),
+    "github": ("github", "render_github"), "jsonl": ("jsonl", "render_jsonl"), "html": ("html", "render_html"),
+}  # fmt: skip
+COMPARISON: Registry[Comparison] = Registry({
     "terminal": ("compareview", "render_comparison_terminal"),
     "json": ("compareview", "render_comparison_json"),
     "markdown": ("compareview", "render_comparison_markdown"),
-}
-_IMPACT = {
+})  # fmt: skip
+IMPACT: Registry[ImpactReport] = Registry({
     "terminal": ("impactview", "render_impact_terminal"),
     "json": ("impactview", "render_impact_json"),
     "markdown": ("impactview", "render_impact_markdown"),
     "github": ("impactview", "render_impact_github"),
     "sarif": ("impactview", "render_impact_sarif"),
-}
-_HISTORY = {
+})  # fmt: skip
+HISTORY: Registry[History] = Registry({
     "terminal": ("historyview", "render_history_terminal"),
     "json": ("historyview", "render_history_json"),
-}
-_MATRIX = {
+})  # fmt: skip
+MATRIX: Registry[Matrix | CatalogMatrix] = Registry({
     "terminal": ("matrixview", "render_matrix_terminal"),
     "json": ("matrixview", "render_matrix_json"),
     "markdown": ("matrixview", "render_matrix_markdown"),
     "csv": ("matrixview", "render_matrix_csv"),
     "svg": ("matrixsvg", "render_matrix_svg"),
     "html": ("html", "render_matrix_html"),
-}
-COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = tuple(_COMPARISON), tuple(_IMPACT), tuple(_HISTORY)
-MATRIX_FORMATS = tuple(_MATRIX)
+})  # fmt: skip
+COMPARISON_FORMATS, IMPACT_FORMATS, HISTORY_FORMATS = COMPARISON.names, IMPACT.names, HISTORY.names
+MATRIX_FORMATS = MATRIX.names
 
 
 def renderer(
@@ -65,33 +87,28 @@ def renderer(
         from .markdown import MarkdownRenderer
 
         return MarkdownRenderer(link_base, group_by)
-    table = {"json": ("json", "render_json"), "sarif": ("sarif", "render_sarif"), "junit": ("junit", "render_junit")}
-    table["github"] = ("github", "render_github")
-    table["jsonl"] = ("jsonl", "render_jsonl")
-    table["html"] = ("html", "render_html")
-    return _load(table, name)  # type: ignore[no-any-return]
+    return cast(Renderer, _load(_AUDIT, name))
 
 
 def comparison_renderer(name: str, color: str = "auto") -> Callable[[Comparison, TextIO], None]:
     """``diff`` and ``bump``: two audits compared."""
-    return _load(_COMPARISON, name, color)  # type: ignore[no-any-return]
+    return COMPARISON(name, color)
 
 
 def impact_renderer(name: str, color: str = "auto") -> Callable[[ImpactReport, TextIO], None]:
-    return _load(_IMPACT, name, color)  # type: ignore[no-any-return]
+    return IMPACT(name, color)
 
 
 def history_renderer(name: str, color: str = "auto") -> Callable[[History, TextIO], None]:
-    return _load(_HISTORY, name, color)  # type: ignore[no-any-return]
+    return HISTORY(name, color)
 
 
 def matrix_renderer(name: str, color: str = "auto") -> Callable[[Matrix | CatalogMatrix, TextIO], None]:
-    return _load(_MATRIX, name, color)  # type: ignore[no-any-return]
+    return MATRIX(name, color)
 
 
-def _load(table: dict[str, tuple[str, str]], name: str, color: str = "auto") -> Any:
+def _load(table: dict[str, tuple[str, str]], name: str) -> Any:
     if name not in table:
         raise ValueError(f"unknown format {name!r}")
     module, function = table[name]
-    found = getattr(importlib.import_module(f".{module}", __name__), function)
-    return functools.partial(found, color=color) if name == "terminal" else found
+    return getattr(importlib.import_module(f".{module}", __name__), function)

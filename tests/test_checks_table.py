@@ -52,3 +52,17 @@ def test_a_checker_is_a_frozen_value() -> None:
     import dataclasses
 
     assert dataclasses.is_dataclass(Checker) and Checker.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_every_promise_that_does_not_hold_is_a_finding_whatever_its_kind() -> None:
+    """No pair of a kind and a failing status is dropped in silence: each has its code (the matches are
+    exhaustive, so a new status or kind is a type error until it has one)."""
+    from anchor_audit.findings import _promise_code
+    from anchor_audit.findings.rules import RULES
+    from anchor_audit.model import PromiseStatus
+
+    for kind in PromiseKind:
+        for status in PromiseStatus:
+            code = _promise_code(kind, status)
+            assert (code is None) == status.ok, (kind, status)
+            assert code is None or code in RULES

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import assert_never
 
 from ..model import (
     AnchorStatus,
@@ -38,20 +39,42 @@ _ANCHOR_RULE = {
     AnchorStatus.ERROR: "AA106",
     AnchorStatus.RELOCATED: "AA107",
 }
-_PROMISE_RULE = {
-    (PromiseKind.EVIDENCE, PromiseStatus.MISSING): "AA401",
-    (PromiseKind.REFERENCE, PromiseStatus.MISSING): "AA402",
-    (PromiseKind.TESTS, PromiseStatus.MISSING): "AA402",
-    (PromiseKind.TESTS, PromiseStatus.DIFFERS): "AA403",
-    (PromiseKind.SYMBOL, PromiseStatus.MISSING): "AA405",
-    (PromiseKind.SYMBOL, PromiseStatus.PRIVATE): "AA405",
-    (PromiseKind.PATH, PromiseStatus.MISSING): "AA406",
-    (PromiseKind.PATH, PromiseStatus.DIFFERS): "AA406",
-    (PromiseKind.LINK, PromiseStatus.MISSING): "AA407",
-    (PromiseKind.VERSION, PromiseStatus.DIFFERS): "AA408",
-    (PromiseKind.COMMAND, PromiseStatus.MISSING): "AA409",
-    (PromiseKind.COMMAND, PromiseStatus.DIFFERS): "AA409",
-}
+def _promise_code(kind: PromiseKind, status: PromiseStatus) -> str | None:
+    """The code of a promise's finding by its status and kind; None where it holds.  Both matches are exhaustive:
+    a new status or kind is a type error here until it is given its code (never a finding silently dropped)."""
+    match status:
+        case PromiseStatus.EXISTS | PromiseStatus.HOLDS | PromiseStatus.EXTERNAL:
+            return None
+        case PromiseStatus.UNVERIFIABLE | PromiseStatus.ERROR:
+            return "AA404"
+        case PromiseStatus.MISSING | PromiseStatus.DIFFERS | PromiseStatus.PRIVATE:
+            if kind is PromiseKind.TESTS and status is PromiseStatus.MISSING:
+                return "AA402"  # the pytest file itself is gone: a reference that is missing
+            return _kind_code(kind)
+        case _:
+            assert_never(status)
+
+
+def _kind_code(kind: PromiseKind) -> str:
+    match kind:
+        case PromiseKind.EVIDENCE:
+            return "AA401"
+        case PromiseKind.REFERENCE:
+            return "AA402"
+        case PromiseKind.TESTS:
+            return "AA403"
+        case PromiseKind.SYMBOL:
+            return "AA405"
+        case PromiseKind.PATH:
+            return "AA406"
+        case PromiseKind.LINK:
+            return "AA407"
+        case PromiseKind.VERSION:
+            return "AA408"
+        case PromiseKind.COMMAND:
+            return "AA409"
+        case _:
+            assert_never(kind)
 
 
 @dataclass(frozen=True)
@@ -121,9 +144,7 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
 
 def _promise_finding(skill: SkillReport, promise: PromiseResult) -> list[Finding]:
     """A promise's finding, if it fails or cannot be checked (its code by kind and status)."""
-    code = _PROMISE_RULE.get((promise.kind, promise.status))
-    if code is None and promise.status in (PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR):
-        code = "AA404"
+    code = _promise_code(promise.kind, promise.status)
     if code is None:
         return []
     if promise.kind is PromiseKind.TESTS and promise.found is not None:

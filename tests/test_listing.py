@@ -137,3 +137,17 @@ def test_a_package_under_any_tests_folder_is_no_root_of_the_package(tmp_path) ->
     assert [is_test(p) for p in ("pkg/test_helpers.py", "pkg/helpers.py", "a/tests/b/c.py", "testing/x.py")] == [
         True, False, True, False
     ]
+
+
+def test_which_file_a_module_is_has_one_answer_for_an_import_and_for_python_dash_m(tmp_path) -> None:
+    from anchor_audit.source.listing import module_file
+
+    repo = empty_repo(tmp_path / "code")
+    for path in ["src/acme/__init__.py", "src/acme/cli/__init__.py", "src/acme/cli/__main__.py", "src/acme/io.py"]:
+        repo.write(path, "\n")
+    tree = open_git(str(repo.path), repo.commit("modules"))
+    roots = ["lib/", "src/"]
+    assert module_file(tree, "acme.cli", roots)[0] == "src/acme/cli/__init__.py"  # what an import reads
+    assert module_file(tree, "acme.cli", roots, runnable=True)[0] == "src/acme/cli/__main__.py"  # what -m runs
+    assert module_file(tree, "acme.io", roots)[0] == "src/acme/io.py"
+    assert module_file(tree, "acme.gone", roots) is None

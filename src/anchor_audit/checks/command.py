@@ -31,7 +31,7 @@ from ..model import (
 )
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
 from ..source import SourceTree
-from ..source.listing import Listing, is_test
+from ..source.listing import Listing, is_test, module_file
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
@@ -287,12 +287,9 @@ def _default_of(call: ast.Call, name: str) -> object:
 
 
 def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
-    rel = module.replace(".", "/")
-    for root in listing.package_roots(module.split(".")[0]):
-        for candidate in (f"{root}{rel}.py", f"{root}{rel}/__main__.py", f"{root}{rel}/__init__.py"):
-            if tree.blob_id(candidate) is not None:
-                return candidate
-    return None
+    """The file ``python -m module`` runs, under the roots where its top package's ``__init__.py`` lies."""
+    found = module_file(tree, module, listing.package_roots(module.split(".")[0]), runnable=True)
+    return found[0] if found is not None else None
 
 
 def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:

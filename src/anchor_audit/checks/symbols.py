@@ -19,7 +19,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from ..parse import PythonSyntaxProblem, python_index
 from ..source import SourceTree
-from ..source.listing import is_test
+from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
 from .pyproject import project_meta
 
@@ -152,16 +152,11 @@ def _exists(tree: SourceTree, path: str) -> bool:
 
 def _module(tree: SourceTree, dotted: str) -> tuple[str | None, str | None]:
     """The module's path and blob at the ref (found from the tree alone, nothing read), or Nones."""
-    path = dotted.replace(".", "/")
-    for root in _roots(tree, dotted.split(".")[0]):
-        for candidate in (f"{root}{path}.py", f"{root}{path}/__init__.py"):
-            try:
-                blob = tree.blob_id(candidate)
-            except (NotCarried, UnreadableFile):
-                continue
-            if blob is not None:
-                return candidate, blob
-    return None, None
+    try:
+        found = module_file(tree, dotted, _roots(tree, dotted.split(".")[0]))
+    except (NotCarried, UnreadableFile):
+        return None, None
+    return found if found is not None else (None, None)
 
 
 def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import bisect
 import weakref
 from functools import cached_property
+from typing import Iterable
 
+from ..errors import NotCarried, UnreadableFile
 from ..store.memo import Memo
 from . import SourceTree
 
@@ -180,3 +182,26 @@ def is_test(path: str) -> bool:
     is not the package's, and a package root or a project under a tests folder is a test's."""
     parts = path.split("/")
     return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")
+
+
+def module_file(tree: SourceTree, dotted: str, roots: Iterable[str], runnable: bool = False) -> tuple[str, str] | None:
+    """The one answer to "which file is module ``dotted`` at the ref": under the first of ``roots`` (where its top
+    package may lie, nearest first) that has it, ``pkg/mod.py``, else (``runnable``: what ``python -m`` runs)
+    ``pkg/mod/__main__.py``, else ``pkg/mod/__init__.py``; its path and blob, found from the tree alone.  A
+    candidate the tree cannot answer for (a submodule out of reach) is passed over; where none is found and one
+    was passed over, that is said (``NotCarried``), never taken for absent."""
+    path = dotted.replace(".", "/")
+    names = [f"{path}.py", *([f"{path}/__main__.py"] if runnable else []), f"{path}/__init__.py"]
+    unknown: NotCarried | UnreadableFile | None = None
+    for root in roots:
+        for candidate in (f"{root}{name}" for name in names):
+            try:
+                blob = tree.blob_id(candidate)
+            except (NotCarried, UnreadableFile) as exc:
+                unknown = unknown or exc
+                continue
+            if blob is not None:
+                return candidate, blob
+    if unknown is not None:
+        raise unknown
+    return None

@@ -52,9 +52,10 @@ def test_card_comments_link_claims_to_quotes_and_bare_ranges(tmp_path: Path, cap
     # No quote covers line 7: the code there on validated_on ("return cfg") is found at line 8 now.
     assert claims["tail"]["verdict"] == "code_verified"
     assert claims["tail"]["evidence"][0]["location"] == "pkg/plan.py:8-8"
-    # The signature line changed since the card was validated.
-    assert claims["signature"]["verdict"] == "broken"
-    assert claims["signature"]["evidence"][0]["status"] == "changed"
+    # The signature line changed since the card was validated: the function is there with other parameters, which
+    # may or may not change what the claim says (a text that drifted never breaks a claim by itself).
+    assert claims["signature"]["verdict"] == "unverifiable"
+    assert "defined with other parameters at the ref" in claims["signature"]["evidence"][0]["detail"]
     # util.py names two files: the pointer is not followed (unverifiable), and a note names them.
     assert claims["twice"]["verdict"] == "unverifiable"
     assert any("util.py names 2 files here (a/util.py, b/util.py)" in n for n in report["notes"])

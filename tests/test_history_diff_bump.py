@@ -92,8 +92,9 @@ def test_in_memory_sharing_by_blob(timeline) -> None:
     run_history(repo, since="v1", judge=judge)
     # launch.py never changes, overlap.py has three versions: 1 launch quote + 2 launch conditions once,
     # 3 overlap quotes + 4 overlap conditions per overlap.py version; and one search of the other files for the
-    # quote that changed at v4 (kept by content too).
-    assert judge.computed == 3 + 3 * (3 + 4) + 1
+    # quote that changed at v4 (kept by content too), and the facts of overlap.py that quote is judged by as a
+    # claim's evidence (what it does, kept by the file's content).
+    assert judge.computed == 3 + 3 * (3 + 4) + 1 + 1
 
 
 def test_in_repo_skill_followed_across_a_folder_rename(make_repo) -> None:

@@ -15,15 +15,15 @@ from anchor_audit.spec.skill import load_skill
 
 from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
 
-OTHER = "def helper():\n    return 1\n"
-CARD = 'validated_on: "2026-01-01"\nvalidation_status:\n  wired:\n    - code_verified  # other.py:1-2\n'
+OTHER = "def helper(x):\n    if x > 1:\n        return 1\n    return 0\n"
+CARD = 'validated_on: "2026-01-01"\nvalidation_status:\n  wired:\n    - code_verified  # other.py:1-3\n'
 
 
 @pytest.fixture
 def linked(tmp_path: Path):
-    """v1; v2 edits the file a card comment links (other.py); v3 edits a file the skill does not read."""
+    """v1; v2 edits the gate of the lines a card comment links (other.py); v3 edits a file the skill does not read."""
     repo = make_code_repo(tmp_path / "code", {"pkg/other.py": OTHER})
-    repo.edit("pkg/other.py", "return 1", "return 2")
+    repo.edit("pkg/other.py", "x > 1", "x > 2")
     repo.commit("edit the linked file", tag="v2", date="2026-02-01T00:00:00")
     repo.write("pkg/unread.py", "x = 1\n")
     repo.commit("a file nobody reads", tag="v3", date="2026-03-01T00:00:00")

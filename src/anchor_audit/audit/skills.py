@@ -8,6 +8,7 @@ fails, becomes a result for the quotes and claims that needed it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
@@ -18,7 +19,7 @@ from ..checks.prose import check_citations
 from ..checks.protocol import Context
 from ..checks.reads import reads
 from ..checks.validation import with_skill_facts
-from ..errors import BoundExceeded
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import (
     AuditReport,
     ReferenceKind,
@@ -167,7 +168,8 @@ def audit_skill(
     # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
     tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
-    ctx = Context(skill, entry, tree, judge.listing(tree), judge.memo.remember, judge.quote, judge.condition)
+    ctx = Context(skill, entry, tree, judge.listing(tree), judge.memo.remember, judge.quote, judge.condition,
+                  validated=_validation_day(skill, tree))  # fmt: skip
     anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)
     ctx = replace(ctx, matches=anchors)
     claims, linked, notes = claim_verdicts(ctx, anchors)
@@ -180,3 +182,18 @@ def audit_skill(
     claims, notes = with_file_claims(claims, linked, notes, kept, entry)
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
     return with_skill_facts(report, skill, entry, tree) if facts else report
+
+
+def _validation_day(skill: Skill, tree: SourceTree) -> Callable[[], SourceTree | None]:
+    """The tree of the day the skill's card says it was validated, worked out when first asked (None: the card
+    gives no day, or this kind of tree cannot know its history)."""
+    day = skill.card.validated_on if skill.card else None
+
+    @functools.cache
+    def validated() -> SourceTree | None:
+        try:
+            return tree.validated_on(day) if day else None
+        except (NotCarried, UnreadableFile):
+            return None
+
+    return validated

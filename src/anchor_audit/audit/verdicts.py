@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..checks import CHECKERS
+from ..checks.behaviour import quote_evidence
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -19,7 +20,6 @@ from ..model import (
     ConditionStatus,
     Evidence,
     EvidenceKind,
-    Located,
     Location,
     Mismatch,
     PromiseKind,
@@ -146,9 +146,7 @@ def _verdict(
             why = "SKILL.md has no quote with this range"
             evidence.append(Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why))
             continue
-        found = isinstance(match, Located)
-        location = match.location if isinstance(match, Located) else None
-        evidence.append(Evidence(EvidenceKind.QUOTE, key, found, match.status, match.detail, location))
+        evidence.append(quote_evidence(match, ctx, key))
     for condition in entry.conditions if entry else ():
         result = CHECKERS[ReferenceKind.CONDITION].check(condition, ctx)
         ok = result.status is ConditionStatus.HOLDS

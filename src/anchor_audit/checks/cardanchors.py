@@ -13,7 +13,7 @@ registry backs is not linked here.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from ..model import (
     DEFAULT_CARD_PREFIXES,
@@ -23,9 +23,7 @@ from ..model import (
     Evidence,
     EvidenceKind,
     LineRange,
-    Located,
     Quote,
-    QuoteMatch,
     Reference,
     ReferenceKind,
     RegistryStatus,
@@ -33,10 +31,9 @@ from ..model import (
     SkillSpec,
     Tail,
 )
-from ..source import SourceTree
+from .behaviour import quote_evidence
 from .protocol import Checker, Context
 
-JudgeQuote = Callable[[Quote, SourceTree], QuoteMatch]
 Linked = tuple[list[Evidence], list[str]]  # a claim's evidence, and notes
 
 
@@ -57,20 +54,13 @@ def _reads(claim: CardClaim, skill: Skill, entry: SkillSpec | None) -> Iterator[
 
 
 def _check(claim: CardClaim, ctx: Context) -> Linked:
-    validated_on = ctx.skill.card.validated_on if ctx.skill.card else None
-    return link_card_claim(claim, ctx.matches, ctx.tree, ctx.quote, validated_on, ctx.listing, ctx.entry)
+    return link_card_claim(claim, ctx)
 
 
-def link_card_claim(
-    claim: CardClaim,
-    quotes: tuple[QuoteMatch, ...],
-    tree: SourceTree,
-    judge_quote: JudgeQuote,
-    validated_on: str | None,
-    paths: Callable[[], list[str]],
-    entry: SkillSpec | None = None,
-) -> Linked:
+def link_card_claim(claim: CardClaim, ctx: Context) -> Linked:
     """The evidence the claim's card comments give, and notes (ambiguous names)."""
+    quotes, paths, entry = ctx.matches, ctx.listing, ctx.entry
+    validated_on = ctx.skill.card.validated_on if ctx.skill.card else None
     evidence: list[Evidence] = []
     notes: list[str] = []
     for anchor in claim.anchors:
@@ -78,7 +68,7 @@ def link_card_claim(
         for rng in anchor.ranges:
             covering = [m for m in quotes if tail.matches(m.quote.path) and _overlap(m.quote.declared, rng)]
             if covering:
-                evidence += [_quote_evidence(m.quote.key, m) for m in covering]
+                evidence += [quote_evidence(m, ctx) for m in covering]
                 continue
             candidates = sorted(p for p in paths() if tail.matches(p))
             where = f"{anchor.file}:{rng}"
@@ -91,16 +81,14 @@ def link_card_claim(
                     notes.append(f"claim {claim.id}: {why}")
                 evidence.append(Evidence(EvidenceKind.QUOTE, where, False, AnchorStatus.UNVERIFIABLE, why))
                 continue
-            evidence.append(_bare(candidates[0], rng, anchor, tree, judge_quote, validated_on))
+            evidence.append(_bare(candidates[0], rng, anchor, ctx, validated_on))
     return evidence, notes
 
 
-def _bare(
-    path: str, rng: LineRange, anchor: CardAnchor, tree: SourceTree, judge_quote: JudgeQuote, day: str | None
-) -> Evidence:
+def _bare(path: str, rng: LineRange, anchor: CardAnchor, ctx: Context, day: str | None) -> Evidence:
     """A range no quote covers: the code at validated_on is its expected text, checked at the audited ref."""
     key = f"{path}:{rng}"
-    then = tree.validated_on(day) if day else None
+    then = ctx.validated() if day else None
     if then is None:
         why = "no validated_on commit to read its expected text at" if day else "card.yaml gives no validated_on"
         return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, why)
@@ -112,13 +100,8 @@ def _bare(
         why = f"{key} is not in the code at {then.info.ref} ({(then.info.commit or '')[:12]})"
         return Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why)
     body = tuple(source.lines[rng.start - 1 : rng.end])
-    match = judge_quote(Quote(path, rng, body, anchor.line), tree)
-    return _quote_evidence(key, match)
-
-
-def _quote_evidence(key: str, match: QuoteMatch) -> Evidence:
-    location = match.location if isinstance(match, Located) else None
-    return Evidence(EvidenceKind.QUOTE, key, location is not None, match.status, match.detail, location)
+    match = ctx.quote(Quote(path, rng, body, anchor.line), ctx.tree)
+    return quote_evidence(match, ctx, key)
 
 
 def _overlap(a: LineRange, b: LineRange) -> bool:

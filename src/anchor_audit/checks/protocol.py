@@ -58,6 +58,7 @@ class Context:
     searched: dict[str, list[str]] | None = None  # where the package defines each bare name the prose cites
     gone: dict[Citation, tuple[PromiseStatus, str]] = field(default_factory=dict)  # names gone since written
     commands: tuple[Citation, ...] = ()  # the commands of the prose (where a stated default is looked up)
+    validated: Callable[[], SourceTree | None] = lambda: None  # the tree of the card's validation day, if known
 
     @property
     def skill_md(self) -> str:

@@ -1,0 +1,188 @@
+"""A quote as evidence of a claim: judged by what the quoted code does, not by how its text reads.
+
+A quote found at the ref (exact, moved, relocated) is evidence as it is.  A quote whose text drifted (changed,
+or its file gone) is citation drift, reported and healed as such; as evidence of a claim it is judged by its
+facts (:mod:`anchor_audit.match.quotefacts`: its gates, asserts, raises and values set under a gate), derived on the
+card's validation day and looked for at the ref, in the quoted file and then wherever in the tree they may have
+moved:
+
+* every fact that held on the validation day is at the ref: the claim's behaviour holds (``ok``);
+* an assert or a raise that held on the validation day is nowhere in the code at the ref, a gate's constants
+  changed (``cfg.tp > 1`` is now ``cfg.tp > 2``), or a gate is gone with what it did: ``broken``, naming it;
+* a gate is gone while what it did is still there (refactored into a helper?), only values set under a gate are
+  gone (set another way?), the quote has no facts, or none of its facts was in the file on its own validation
+  day (the anchor was stale on its own day): ``unverifiable``, with the reason.
+
+Without a validation day (no ``validated_on``, or a tree with no history) nothing says the quoted code was ever
+the code: its facts found at the ref hold the claim; a statement the code has with other constants breaks it
+(what the skill says is not what the code does); any other not found makes it ``unverifiable``.
+A quote of a file that is not Python has no facts: its changed text makes the claim ``unverifiable``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import NotCarried, UnreadableFile
+from ..match.quotefacts import Fact, facts_in, facts_of, holds_in, reshaped_in
+from ..model import AnchorStatus, Evidence, EvidenceKind, Located, Missing, QuoteMatch, Unchecked
+from ..source import SourceTree
+from .protocol import Context
+
+MAX_MOVED_FILES = 8  # files a tree search names that are read to find where one fact moved
+
+
+def quote_evidence(match: QuoteMatch, ctx: Context, key: str | None = None) -> Evidence:
+    """The evidence a quote gives a claim (``key``: how the claim names it, the quote's key by default)."""
+    key = key or match.quote.key
+    if isinstance(match, Located):
+        return Evidence(EvidenceKind.QUOTE, key, True, match.status, match.detail, match.location)
+    if isinstance(match, Unchecked):
+        return Evidence(EvidenceKind.QUOTE, key, False, match.status, match.detail)
+    try:
+        return _by_behaviour(match, ctx, key)
+    except (NotCarried, UnreadableFile) as exc:
+        return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, str(exc))
+
+
+@dataclass(frozen=True)
+class _Judging:
+    """One quote judged by its facts: how to say what it found."""
+
+    match: QuoteMatch
+    key: str
+    day: str  # "the validation day (SHA)", or "" where there is none
+
+    def holds(self, why: str) -> Evidence:
+        return Evidence(EvidenceKind.QUOTE, self.key, True, self.match.status, why)
+
+    def broken(self, why: str) -> Evidence:
+        return Evidence(EvidenceKind.QUOTE, self.key, False, self.match.status, why)
+
+    def unverifiable(self, why: str) -> Evidence:
+        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, why)
+
+
+def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
+    quote = match.quote
+    say = _Judging(match, key, "")
+    if not quote.path.endswith(".py"):
+        return say.unverifiable(f"the quoted text changed, and {quote.path} has no gates to judge the claim by: "
+                                "re-verify")  # fmt: skip
+    facts = facts_of(quote.body).facts
+    deleted = _deleted(match, ctx)
+    if deleted is not None and not facts:  # a file the claim names, removed
+        return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "
+                          "the tree")  # fmt: skip
+    if not facts:
+        return say.unverifiable("the quoted code changed and holds no gate, assert or raise to judge the claim by: "
+                                "re-verify")  # fmt: skip
+    then = ctx.validated()
+    if then is None:
+        return _as_quoted(facts, ctx, say, deleted)
+    say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
+    keys_then = _keys(then, quote.path, ctx) or frozenset()
+    held = tuple(f for f in facts if holds_in(f, keys_then))
+    stale = tuple(f for f in facts if f not in held)
+    if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
+        return say.unverifiable(f"none of the quote's gates, asserts or raises is in {quote.path} on {say.day}: the "
+                                "anchor was stale on its own validation day; re-verify the claim")  # fmt: skip
+    return _at_ref(held, stale, ctx, say)
+
+
+def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: _Judging) -> Evidence:
+    """What the facts that held on the validation day say at the ref."""
+    keys_now = _keys(ctx.tree, say.match.quote.path, ctx) or frozenset()
+    gone = [f for f in held if not holds_in(f, keys_now) and not _moved(f, ctx)]
+    if gone:
+        return _gone(held, gone, keys_now, say)
+    if all(f.kind == "def" for f in held):
+        return say.unverifiable(f"{_said(held)} is still defined, but the quote holds no gate, assert or raise to "
+                                "judge what it does by: re-verify")  # fmt: skip
+    if any(f.is_effect for f in stale) and not any(f.is_effect for f in held):
+        return say.unverifiable(f"only {_said(held)} holds: what the quote says it does ({_said(stale)}) was not "
+                                f"in the code on {say.day}; re-verify")  # fmt: skip
+    why = f"the quote's text drifted; what it does holds: {_said(held)}"
+    if stale:  # what the quote says that the code did not say on its own day is no evidence either way
+        why += f" ({_said(stale)} was not in the code on {say.day}: no evidence)"
+    return say.holds(why)
+
+
+def _as_quoted(facts: tuple[Fact, ...], ctx: Context, say: _Judging, deleted: str | None) -> Evidence:
+    """With no validation day: the quote as written stands for the facts."""
+    path = say.match.quote.path
+    keys_now = _keys(ctx.tree, path, ctx) or frozenset()
+    gone = [f for f in facts if not holds_in(f, keys_now) and not _moved(f, ctx)]
+    if not gone:
+        if all(f.kind == "def" for f in facts):
+            return say.unverifiable(f"{_said(facts)} is still defined, but the quote holds no gate, assert or raise "
+                                    "to judge what it does by: re-verify")  # fmt: skip
+        return say.holds(f"the quote's text drifted; what it does holds: {_said(facts)}")
+    if deleted is not None:  # the history had the file: what it did is gone with it
+        return say.broken(f"{path} was deleted in commit {deleted[:10]}, and {_said(gone)} is nowhere in the code")
+    changed = [f for f in gone if reshaped_in(f, keys_now)]
+    if changed:  # what the skill says, against what the code does: the same statement, other constants
+        return say.broken(f"{_said(changed)} as quoted: the code at the ref has it with other constants")
+    return say.unverifiable(f"{_said(gone)} as quoted is not in the code at the ref, and the code of the card's "
+                            "validation day cannot be read here (no validated_on, or a source with no history): "
+                            "re-verify")  # fmt: skip
+
+
+def _gone(held: tuple[Fact, ...], gone: list[Fact], keys_now: frozenset[str], say: _Judging) -> Evidence:
+    """What facts that held on the validation day and are not at the ref say of the claim: broken where a guard or
+    a definition is gone, a gate's constants changed, or a gate went with all it did; else unverifiable."""
+    redefined = [f for f in gone if f.kind == "def" and reshaped_in(f, keys_now)]
+    if redefined:  # the same name with other parameters: what it does may be the same, or not
+        return say.unverifiable(f"{_said(redefined)} held on {say.day} and is defined with other parameters at the "
+                                "ref: re-verify")  # fmt: skip
+    changed = [f for f in gone if reshaped_in(f, keys_now)]
+    guards = [f for f in gone if f.kind in ("assert", "raise", "def")]
+    kept_effects = [f for f in held if f.is_effect and f not in gone]
+    if changed or guards or (not kept_effects and any(f.kind == "gate" for f in gone)):
+        what = "changed its constants" if changed else "is nowhere in the code"
+        return say.broken(f"{_said(changed or guards or gone)} held on {say.day} and {what} at the ref")
+    return say.unverifiable(f"{_said(gone)} held on {say.day} and is not in the code at the ref, while what it does "
+                            "is (written another way?): re-verify")  # fmt: skip
+
+
+def _said(facts: list[Fact] | tuple[Fact, ...]) -> str:
+    shown = [f"`if {f.text}`" if f.kind == "gate" else f"`{f.text}`" if f.kind in ("set", "def")
+             else f"`{f.kind} {f.text}`" for f in facts[:3]]  # fmt: skip
+    return ", ".join(shown) + (f" and {len(facts) - 3} more" if len(facts) > 3 else "")
+
+
+def _deleted(match: QuoteMatch, ctx: Context) -> str | None:
+    """The commit that deleted the quote's file, where its file is gone and the history says so."""
+    if not isinstance(match, Missing):
+        return None
+    removal = ctx.tree.removals([match.quote.path]).get(match.quote.path)
+    return removal.commit if removal is not None and removal.now is None else None
+
+
+def _keys(tree: SourceTree, path: str, ctx: Context) -> frozenset[str] | None:
+    """The facts a file holds (None: not there, or not Python), remembered by its blob."""
+    blob = tree.blob_id(path)
+    if blob is None or not path.endswith(".py"):
+        return None
+
+    def compute() -> dict[str, list[str] | None]:
+        source = tree.read(path)
+        found = facts_in(source.text) if source is not None else None
+        return {"keys": sorted(found) if found is not None else None}
+
+    keys = ctx.memo(f"facts/1|{blob}", compute)["keys"]
+    return frozenset(keys) if keys is not None else None
+
+
+def _moved(fact: Fact, ctx: Context) -> bool:
+    """Whether ``fact`` is in some other file of the tree at the ref (a check moved into a helper): an assert, a
+    raise or a definition, which say what they are wherever they stand (a gate's test or a value set is only
+    meaningful where it was)."""
+    if not fact.needle or fact.kind not in ("assert", "raise", "def"):
+        return False
+    found = ctx.tree.search(fact.needle, ".py") or []
+    for path in found[:MAX_MOVED_FILES]:
+        keys = _keys(ctx.tree, path, ctx)
+        if keys is not None and holds_in(fact, keys):
+            return True
+    return False

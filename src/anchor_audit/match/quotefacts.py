@@ -1,0 +1,212 @@
+"""The facts a quote carries: what the quoted code does, not how its text reads.
+
+A fence that summarises (a paraphrased line, ``# ... scope parsing ...``, an elided message) or code that was
+refactored (a gate moved into a helper) drifts as text while the behaviour stays.  The behaviour a claim rests on
+is carried by a few statements: a function's definition, a gate's test (``if``/``elif``/``while``), an
+``assert``, a ``raise``, and a value returned or assigned under a gate.  :func:`facts_of` reads them from a
+quote's body, statement by statement (a line that is not Python is noted, never fatal); :func:`facts_in` lists
+those a file holds.  Both compare by syntax
+tree, so formatting, quoting and an assert's message never matter.
+
+An assert's message, a raise's arguments and an assignment's place in the file are not part of the fact: a
+fact is that the code still asserts the test, raises that exception, or sets that target to that value under
+some gate.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Iterator, Literal, Sequence
+
+FactKind = Literal["def", "gate", "assert", "raise", "return", "set"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: FactKind
+    key: str  # the statement's syntax tree, as compared
+    text: str  # as the code says it (``assert not cfg.nan_check``)
+    loose: str = ""  # the same with each attribute chain's root name made one (``self.model.x`` ~ ``cfg.model.x``)
+    needle: str = ""  # its rarest-looking name, to search a tree for where it may have moved
+    shape: str = ""  # the loose key with its constants left out: ``cfg.tp > 1`` and ``cfg.tp > 2`` share it
+
+    @property
+    def is_effect(self) -> bool:
+        """What a gate does (an assert, a raise, a value set under it), as against a gate's test or a definition."""
+        return self.kind not in ("gate", "def")
+
+
+@dataclass(frozen=True)
+class QuoteFacts:
+    facts: tuple[Fact, ...]
+    paraphrased: tuple[int, ...]  # lines of the body (1-based) that are not Python: said, never fatal
+
+    @property
+    def wanted(self) -> tuple[Fact, ...]:
+        """What a claim resting on the quote rests on: its effects, or (none quoted) its gates' tests."""
+        effects = tuple(f for f in self.facts if f.is_effect)
+        return effects or self.facts
+
+
+_ELISION = re.compile(r"^\s*(\.\.\.|…)\s*$")
+
+
+def facts_of(body: Sequence[str]) -> QuoteFacts:
+    """The facts of a quote's body: parsed whole where it is Python, else line by line (an ``if`` without its
+    body, an assert with an elided message, a paraphrase between them)."""
+    lines = ["pass" if _ELISION.match(line) else line for line in body]
+    tree = _parse("\n".join(lines))
+    if tree is not None:
+        return QuoteFacts(tuple(dict.fromkeys(_facts(tree, gated=False))), ())
+    facts: list[Fact] = []
+    paraphrased: list[int] = []
+    depths: list[int] = []  # the indentation of each gate line still open above this line
+    number = 0
+    while number < len(lines):
+        line, number = lines[number], number + 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped == "pass":
+            continue
+        depth = len(line) - len(line.lstrip())
+        while depths and depths[-1] >= depth:
+            depths.pop()
+        found, used = _statement(lines, number - 1, gated=bool(depths))
+        if found is None:
+            paraphrased.append(number)
+            continue
+        facts += found
+        number += used - 1
+        if stripped.startswith(("if ", "elif ", "while ", "else:")):
+            depths.append(depth)
+    return QuoteFacts(tuple(dict.fromkeys(facts)), tuple(paraphrased))
+
+
+def facts_in(text: str) -> frozenset[str] | None:
+    """The keys (strict and loose) of every fact a file's code holds (None: it does not parse)."""
+    tree = _parse(text)
+    return None if tree is None else frozenset(k for f in _facts(tree, gated=False) for k in (f.key, f.loose, f.shape))
+
+
+def holds_in(fact: Fact, keys: frozenset[str]) -> bool:
+    """Whether a file with ``keys`` (:func:`facts_in`) holds ``fact``: the same statement, or the same on another
+    object of the same attributes (a check moved into a helper that takes the config as ``cfg``)."""
+    return fact.key in keys or fact.loose in keys
+
+
+def reshaped_in(fact: Fact, keys: frozenset[str]) -> bool:
+    """Whether a file with ``keys`` holds a statement of ``fact``'s shape with other constants (a threshold or a
+    flag's value changed), where it does not hold ``fact`` itself."""
+    return not holds_in(fact, keys) and fact.shape in keys
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+MAX_STATEMENT_LINES = 12  # lines one statement of a paraphrased quote may run over (a wrapped assert message)
+
+
+def _statement(lines: Sequence[str], at: int, gated: bool) -> tuple[list[Fact] | None, int]:
+    """The facts of the statement that starts at line ``at`` and how many lines it runs over: completed where it
+    opens a block (``if x:``) or continues a clause (``elif``); None where no run of lines from there is Python."""
+    for count in range(1, min(MAX_STATEMENT_LINES, len(lines) - at) + 1):
+        text = textwrap.dedent("\n".join(line.strip() if count == 1 else line for line in lines[at : at + count]))
+        head = text.split("\n", 1)[0]
+        for candidate in (text, f"{text}\n    pass", f"if True:\n    pass\n{text}\n    pass"):
+            tree = _parse(candidate) if head.strip() else None
+            if tree is not None:
+                return [f for f in _facts(tree, gated) if f.text != "True"], count
+    return None, 1
+
+
+def _facts(tree: ast.AST, gated: bool) -> Iterator[Fact]:
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.If, ast.While)):
+            yield _fact("gate", node.test)
+            for child in node.body:
+                yield from _facts(_Block([child]), gated=True)
+            for child in node.orelse:
+                yield from _facts(_Block([child]), gated=True)
+        elif isinstance(node, ast.Assert):
+            yield _fact("assert", node.test)
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            yield _fact("raise", exc)
+        elif isinstance(node, ast.Return) and gated and node.value is not None:
+            yield _fact("return", node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and gated and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                yield _set(target, node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield _definition(node)
+            yield from _facts(node, gated)
+        elif isinstance(node, (ast.ClassDef, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.Try, ast.Module)):
+            yield from _facts(node, gated)
+        elif isinstance(node, ast.ExceptHandler):
+            yield from _facts(node, gated=True)
+
+
+class _Block(ast.AST):
+    """Statements walked as one block (a branch of a gate)."""
+
+    _fields = ("body",)
+
+    def __init__(self, body: list[ast.stmt]) -> None:
+        super().__init__()
+        self.body = body
+
+
+def _fact(kind: FactKind, node: ast.expr) -> Fact:
+    return Fact(kind, f"{kind}|{ast.dump(node)}", ast.unparse(node), f"{kind}~|{_loose(node)}", _needle(node),
+                f"{kind}#|{_loose(node, constants=False)}")  # fmt: skip
+
+
+def _set(target: ast.expr, value: ast.expr) -> Fact:
+    text = f"{ast.unparse(target)} = {ast.unparse(value)}"
+    return Fact("set", f"set|{ast.dump(target)}|{ast.dump(value)}", text, f"set~|{_loose(target)}|{_loose(value)}",
+                _needle(target), f"set#|{_loose(target)}|{_loose(value, constants=False)}")  # fmt: skip
+
+
+def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fact:
+    """``def name(params)``: the name defined, with its parameters (the same name with others is its shape)."""
+    params = ", ".join(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+    key = f"def|{node.name}|{params}"
+    return Fact("def", key, f"def {node.name}({params})", key, node.name, f"def#|{node.name}")
+
+
+def _loose(node: ast.AST, constants: bool = True) -> str:
+    """The node's syntax with the root name of each attribute chain made one: ``self.model.x`` and ``cfg.model.x``
+    read alike; a name alone (``x``) keeps its name; without ``constants``, every constant reads alike."""
+    return ast.dump(_Rooted(constants).visit(copy.deepcopy(node)))
+
+
+class _Rooted(ast.NodeTransformer):
+    def __init__(self, constants: bool) -> None:
+        self.constants = constants
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return node if self.constants else ast.Constant(value=None)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        root: ast.expr = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name):
+            root.id = "_"
+        self.generic_visit(node)
+        return node
+
+
+def _needle(node: ast.AST) -> str:
+    """The longest attribute or name in ``node``: what a search of a tree looks for first."""
+    names = [sub.attr for sub in ast.walk(node) if isinstance(sub, ast.Attribute)]
+    names = names or [sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)]
+    return max(names, key=len, default="")

@@ -1,0 +1,134 @@
+"""A claim judged by what its quotes do, from the card's validation day to the ref, not by how their text reads.
+
+The code: a config's ``validate`` with a gate and its asserts (2026-01-01, the card's validation day is
+2026-01-15); later commits paraphrase nothing but refactor, remove or change what the claim rests on. Each case
+is a skill whose card links a claim to its quote by a comment; the quote drifted as text in every case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.cli import main
+from anchor_audit.match.quotefacts import facts_in, facts_of, holds_in
+
+from .hostile.conftest import make_code_repo, make_skill
+
+CONFIG = '''\
+class Config:
+    def validate(self):
+        if self.graph_impl == "local" and "full" in self.graph_scope:
+            assert not self.nan_check, "disable nan_check with full graphs"
+            assert self.warmup > 0, "full graphs need warmup"
+        if self.graph_impl == "none":
+            self.graph_scope = []
+'''
+
+# A fence that summarises: a line that is in no version of the file, an elision as a comment, then the gate and
+# its asserts with their messages elided.
+PARAPHRASE = '''\
+```1:5:pkg/config.py
+settings = load_graph_settings(self)  # a line in no version of the file
+    # ... scope parsing ...
+    if self.graph_impl == "local" and "full" in self.graph_scope:
+        assert not self.nan_check, ...
+        assert self.warmup > 0, ...
+```
+'''
+CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  graphs:\n    - code_verified  # config.py:1-5\n'
+
+
+def _claim(tmp_path: Path, capsys, later: dict[str, str] | None = None, body: str = PARAPHRASE,
+           card: str = CARD) -> dict:  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG})
+    for path, text in (later or {}).items():
+        repo.write(path, text)
+    if later:
+        repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", body, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert report["anchors"][0]["status"] != "exact"  # the quote is citation drift in every case, as ever
+    (claim,) = report["claims"]
+    return claim
+
+
+def test_a_paraphrased_quote_whose_gate_and_asserts_hold_holds_the_claim(tmp_path: Path, capsys) -> None:
+    claim = _claim(tmp_path, capsys)
+    assert claim["verdict"] == "code_verified"
+    assert "what it does holds: `if self.graph_impl == 'local'" in claim["evidence"][0]["detail"]
+
+
+def test_a_check_moved_into_a_helper_of_another_file_still_holds_the_claim(tmp_path: Path, capsys) -> None:
+    helper = '''\
+def check_graphs(cfg):
+    if is_full_graph(cfg):
+        assert not cfg.nan_check, "disable nan_check with full graphs"
+        assert cfg.warmup > 0, "full graphs need warmup"
+'''
+    config = 'from pkg.graphs import check_graphs\n\nclass Config:\n    def validate(self):\n        check_graphs(self)\n'
+    claim = _claim(tmp_path, capsys, {"pkg/graphs.py": helper, "pkg/config.py": config})
+    # the gate's test is gone, but the asserts it guarded are in the helper: unverifiable at worst, never broken
+    assert claim["verdict"] == "unverifiable", claim
+    assert "while what it does is (written another way?)" in claim["evidence"][0]["detail"]
+
+
+def test_an_assert_removed_since_the_validation_day_breaks_the_claim_and_is_named(tmp_path: Path, capsys) -> None:
+    claim = _claim(tmp_path, capsys, {"pkg/config.py": CONFIG.replace(
+        '            assert self.warmup > 0, "full graphs need warmup"\n', "")})  # fmt: skip
+    assert claim["verdict"] == "broken"
+    detail = claim["evidence"][0]["detail"]
+    assert detail.startswith("`assert self.warmup > 0` held on the validation day (") and "nowhere in the code" in detail
+
+
+def test_a_gate_whose_constant_changed_since_the_validation_day_breaks_the_claim(tmp_path: Path, capsys) -> None:
+    claim = _claim(tmp_path, capsys, {"pkg/config.py": CONFIG.replace('"full" in', '"partial" in')})
+    assert claim["verdict"] == "broken"
+    assert "changed its constants at the ref" in claim["evidence"][0]["detail"]
+
+
+def test_an_anchor_stale_on_its_own_validation_day_is_no_evidence(tmp_path: Path, capsys) -> None:
+    stale = PARAPHRASE.replace("self.warmup > 0", "self.warmup > 9").replace("self.nan_check", "self.nan_guard")
+    stale = stale.replace('"local"', '"remote"')
+    claim = _claim(tmp_path, capsys, body=stale)
+    assert claim["verdict"] == "unverifiable"
+    assert "stale on its own validation day" in claim["evidence"][0]["detail"]
+
+
+def test_without_a_validation_day_a_quote_not_in_the_code_is_unverifiable_never_broken(tmp_path: Path, capsys) -> None:
+    card = CARD.replace('validated_on: "2026-01-15"\n', "")
+    gone = PARAPHRASE.replace("assert self.warmup > 0, ...", "assert self.warmup_steps, ...")
+    claim = _claim(tmp_path, capsys, body=gone, card=card)
+    assert claim["verdict"] == "unverifiable"
+    assert "cannot be read here" in claim["evidence"][0]["detail"]
+
+
+def test_a_function_that_is_only_still_defined_does_not_hold_a_claim(tmp_path: Path, capsys) -> None:
+    body = "```1:2:pkg/config.py\ndef validate(self):\n    return self.run_all_checks()\n```\n"
+    claim = _claim(tmp_path, capsys, body=body)
+    assert claim["verdict"] == "unverifiable"
+    assert "is still defined, but the quote holds no gate" in claim["evidence"][0]["detail"]
+
+
+def test_the_facts_of_a_quote_are_its_gates_asserts_raises_and_gated_values_not_its_incidental_lines() -> None:
+    body = [
+        "    scope = getattr(cfg, 'scope', []) or []",  # incidental: set under no gate
+        "    # ... scope parsing ...",
+        "    if in_scope:",
+        "        assert te_version('2.1'), ...",
+        "        if attn:",
+        "            raise ValueError(",
+        '                "no bias with attention graphs"',
+        "            )",
+        "        cfg.mode = 'graph'",
+        "this line is prose, not code",
+    ]
+    found = facts_of(body)
+    assert [(f.kind, f.text) for f in found.facts] == [
+        ("gate", "in_scope"), ("assert", "te_version('2.1')"), ("gate", "attn"), ("raise", "ValueError"),
+        ("set", "cfg.mode = 'graph'"),
+    ]
+    assert found.paraphrased == (10,)
+    code = facts_in("def f(config):\n    if in_scope:\n        assert te_version('2.1'), 'msg'\n")
+    assert code is not None and holds_in(found.facts[1], code) and not holds_in(found.facts[4], code)

@@ -271,3 +271,39 @@ def test_a_copys_files_are_listed_as_rglob_lists_them_and_links_are_entries(tmp_
     links = sorted(rel for rel, entry in entries_under(folder) if entry.is_symlink())
     assert links == ["dangling", "linked-folder", "refs/linked-file"]
     assert not any(rel.startswith("linked-folder/") for rel, _ in entries_under(folder))
+
+
+def test_init_drafts_from_a_submodule_it_is_given_and_says_so_where_it_cannot_reach_one(
+    super_repo: GitRepo, tmp_path: Path, capsys
+) -> None:
+    """A skill quoting a submodule's file: without the submodule, init still drafts (one warning naming
+    --submodule, never an internal error); given it, init reads the quoted file there, as check does."""
+    super_repo.write("skills/sub-skill/card.yaml", "validation_status:\n  wired:\n    - code_verified  # lib.py:3-4\n")
+    super_repo.commit("the claim linked to the quote")
+    skill = str(super_repo.path / "skills" / "sub-skill")
+    assert main(["init", skill, "--repo", str(super_repo.path)]) == 0
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "--submodule third/sub=URL_OR_DIR" in err
+    assert "wired:" in out and "if:" not in out  # the claim drafted, with no condition read from code it cannot see
+    assert main(["init", skill, "--repo", str(super_repo.path), "--submodule", f"third/sub={tmp_path / 'sub'}"]) == 0
+    out, err = capsys.readouterr()
+    assert "init:" not in err
+    assert 'if: "cfg.overlap"' in out and 'then: ["cfg.chunks = 4"]' in out
+
+
+def test_a_catalog_run_reads_a_components_submodule_it_is_given(super_repo: GitRepo, tmp_path: Path, capsys) -> None:
+    """--submodule applies to the repositories a catalog opens, as to a one-skill run (it was ignored there)."""
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    (catalog / "components.d" / "super.yml").write_text(
+        "name: super\nrepo: acme/super\nskills:\n  - path: skills/sub-skill\n    catalog_dir: sub-skill\n"
+    )
+    (catalog / "skills" / "sub-skill").mkdir(parents=True)
+    (catalog / "skills" / "sub-skill" / "SKILL.md").write_text(SKILL)
+    git(catalog, "init", "-q", "-b", "main")
+    GitRepo(catalog).commit("the catalog")
+    args = ["--catalog", str(catalog), "--mirror", f"acme/super={super_repo.path}"]
+    _, data = audit_json(capsys, *args)
+    assert data["skills"][0]["anchors"][0]["status"] == "unverifiable"
+    _, data = audit_json(capsys, *args, "--submodule", f"third/sub={tmp_path / 'sub'}")
+    assert data["skills"][0]["anchors"][0]["status"] == "exact"

@@ -121,7 +121,9 @@ def _matrix(args: argparse.Namespace, ctx: RunContext) -> int:
 
 def _init(args: argparse.Namespace, ctx: RunContext) -> int:
     mirrors = tuple(_pair(item, "--mirror", "URL=GITDIR") for item in args.mirror)
-    return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors, worktree=args.worktree)
+    submodules = tuple(_pair(item, "--submodule", "PATH=URL_OR_DIR", strip="/") for item in args.submodule)
+    return commands.init(args.skill_dir, ctx, args.repo, args.ref, args.catalog, mirrors, worktree=args.worktree,
+                         submodules=submodules, allow=tuple(args.allow_protocol))  # fmt: skip
 
 
 def _lsp(args: argparse.Namespace, ctx: RunContext) -> int:

@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     _worktree_option(init, "the draft pins HEAD")
     _catalog_options(init, "draft one registry for every skill of a skills catalog")
     init.add_argument("--cache-dir", metavar="DIR", help="where fetched repositories are kept")
+    _git_options(init)
     init.set_defaults(command="init")
 
     lsp = commands.add_parser(

@@ -90,7 +90,8 @@ def open_sources(
     def open_repository(where: str, ref: str) -> GitTree:
         from ..source.git import open_git
 
-        return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, memo=judge.memo.remember, tags=tags)
+        return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, dict(options.submodules) or None,
+                        memo=judge.memo.remember, tags=tags)  # fmt: skip
 
     if not refs:
         yield Sources(None, [], judge, open_repository, progress, ctx.jobs)

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..errors import UsageError
+from ..errors import NotCarried, UnreadableFile, UsageError
 from ..model import ExitCode
 from ..report.reporter import Reporter
 from .common import open_sources
@@ -32,6 +32,8 @@ def init(
     mirrors: tuple[tuple[str, str], ...] = (),
     out: TextIO | None = None,
     worktree: str | None = None,
+    submodules: tuple[tuple[str, str], ...] = (),
+    allow: tuple[str, ...] = (),
 ) -> ExitCode:
     """Draft an anchors.yaml that runs, for the skill in ``skill_dir`` or every skill of ``catalog``.
 
@@ -44,7 +46,8 @@ def init(
     from ..text.fsutil import read_input
 
     if catalog is not None:
-        return _init_catalog(Path(catalog), ctx, dict(mirrors), out or sys.stdout)
+        return _init_catalog(Path(catalog), ctx, dict(mirrors), out or sys.stdout, SourceOptions(submodules=submodules,
+                             allow=allow))  # fmt: skip
     if skill_dir is None:
         raise UsageError("init needs SKILL_DIR, or --catalog DIR")
     if worktree is not None and (repo is not None or ref is not None):
@@ -55,7 +58,7 @@ def init(
     if repo is None:
         raise UsageError(f"{skill_dir} is in no git repository: give --repo (and --ref) of the code it quotes")
     ref = ref or "HEAD"
-    with open_sources(SourceOptions(), (), ctx) as sources:
+    with open_sources(SourceOptions(submodules=submodules, allow=allow, mirrors=mirrors), (), ctx) as sources:
         tree = sources.open_repository(repo, ref) if worktree is None else _open_worktree(worktree, ctx, sources)
     day = skill.card.validated_on if skill.card else None
     code = (tree.validated_on(day) if day else None) or tree
@@ -74,15 +77,30 @@ def _absent_quoted(skill: Skill, tree: SourceTree, repo: str, ref: str, guessed:
     """What the draft cannot stand on: quoted files the source lacks (all of them, when ``--repo`` was guessed as
     the skill's own repository and the skill quotes another)."""
     quoted = sorted({q.path for q in skill.quotes})
-    absent = [path for path in quoted if tree.blob_id(path) is None]
-    if not absent:
-        return ()
-    shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
-    said = f"{len(absent)} of {len(quoted)} quoted files are not in {repo} at {ref}: {shown}"
-    if guessed:
-        said += " (no --repo given, so the draft reads the repository the skill is in; give --repo and --ref of "
-        said += "the code it quotes)"
-    return (said,)
+    absent: list[str] = []
+    unreachable: dict[str, list[str]] = {}
+    for path in quoted:
+        try:
+            if tree.blob_id(path) is None:
+                absent.append(path)
+        except (NotCarried, UnreadableFile) as exc:  # a submodule out of reach: said, never the draft's end
+            unreachable.setdefault(str(exc).split(":", 1)[0], []).append(path)
+    notes = [_unreachable(where, paths, len(quoted)) for where, paths in unreachable.items()]
+    if absent:
+        shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+        said = f"{len(absent)} of {len(quoted)} quoted files are not in {repo} at {ref}: {shown}"
+        if guessed:
+            said += " (no --repo given, so the draft reads the repository the skill is in; give --repo and --ref "
+            said += "of the code it quotes)"
+        notes.append(said)
+    return tuple(notes)
+
+
+def _unreachable(where: str, paths: list[str], quoted: int) -> str:
+    """A note for quoted files in a submodule the draft cannot read (``where``: "submodule PATH at SHA")."""
+    folder = where.removeprefix("submodule ").split(" at ", 1)[0]
+    return (f"{len(paths)} of {quoted} quoted files are in {where}, which cannot be read here: no condition is "
+            f"drafted from them (give --submodule {folder}=URL_OR_DIR)")  # fmt: skip
 
 
 def _open_worktree(directory: str, ctx: RunContext, sources: Sources) -> SourceTree:
@@ -100,7 +118,9 @@ def _work_tree_of(folder: Path) -> str | None:
         return None
 
 
-def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: TextIO) -> ExitCode:
+def _init_catalog(
+    root: Path, ctx: RunContext, mirrors: dict[str, str], out: TextIO, options: SourceOptions
+) -> ExitCode:
     """One registry for a whole catalog, its source the catalog: each skill drafted from its own component's
     repository, each repository opened once (a host that does not resolve is tried once)."""
     from ..fix.draft import relative, render_registry
@@ -112,7 +132,7 @@ def _init_catalog(root: Path, ctx: RunContext, mirrors: dict[str, str], out: Tex
     components = load_catalog(root)
     drafted: list[tuple[Skill, str, list[DraftClaim]]] = []
     infos = []
-    with open_sources(SourceOptions(), (), ctx) as sources:
+    with open_sources(options, (), ctx) as sources:
         opened = open_components(components, mirrors, sources.open_repository, sources.progress)
         for component, (tree, why) in zip(components, opened, strict=True):
             names = tuple(s.catalog_dir for s in component.skills)

@@ -17,6 +17,7 @@ from ..model import ReferenceKind
 from .cardanchors import CARD_ANCHOR
 from .command import COMMAND, DEFAULT
 from .conditions import CONDITION
+from .constraints import CONSTRAINT
 from .examples import SYMBOL
 from .lineanchors import LINES
 from .links import LINK, REPO_LINK
@@ -29,6 +30,6 @@ from .testcounts import TESTS
 
 ALL: tuple[Checker[Any, Any], ...] = (
     QUOTE, CONDITION, CARD_ANCHOR, EVIDENCE, AT_PATH, TESTS, SYMBOL,
-    PATH, LINK, REPO_LINK, PIN, NAME, LINES, COMMAND, DEFAULT,
+    PATH, LINK, REPO_LINK, PIN, NAME, LINES, COMMAND, DEFAULT, CONSTRAINT,
 )  # fmt: skip
 CHECKERS: Mapping[ReferenceKind, Checker[Any, Any]] = {checker.kind: checker for checker in ALL}

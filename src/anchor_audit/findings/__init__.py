@@ -73,6 +73,8 @@ def _kind_code(kind: PromiseKind) -> str:
             return "AA408"
         case PromiseKind.COMMAND:
             return "AA409"
+        case PromiseKind.CONSTRAINT:
+            return "AA411"
         case _:
             assert_never(kind)
 

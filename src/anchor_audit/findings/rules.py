@@ -176,6 +176,11 @@ RULES: dict[str, Rule] = {
               "Every such path is missing, and each claim resting on one reads as broken, for one slip.",
               "Run `anchor-audit fix` (or `fix --catalog`, for the upstream repository): it writes the paths the "
               "code has."),
+        _rule("AA411", "constraint-broken", "error",
+              "A sentence of card.yaml's known_constraints was decided by a gate of the card's evidence on its "
+              "validation day, and that gate is gone or changed at the audited ref.",
+              "The skill tells agents a constraint the code no longer enforces (or enforces otherwise).",
+              "Read the gate the finding names at the ref; update the sentence, or re-verify the card."),
         _rule("AA501", "skill-made-stale", "error",
               "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
               "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "

@@ -165,14 +165,15 @@ class _Block(ast.AST):
 
 
 def _fact(kind: FactKind, node: ast.expr) -> Fact:
-    return Fact(kind, f"{kind}|{ast.dump(node)}", ast.unparse(node), f"{kind}~|{_loose(node)}", _needle(node),
-                f"{kind}#|{_loose(node, constants=False)}")  # fmt: skip
+    return Fact(kind, f"{kind}|{ast.dump(node)}", ast.unparse(node), f"{kind}~|{loose_key(node)}", _needle(node),
+                f"{kind}#|{loose_key(node, constants=False)}")  # fmt: skip
 
 
 def _set(target: ast.expr, value: ast.expr) -> Fact:
     text = f"{ast.unparse(target)} = {ast.unparse(value)}"
-    return Fact("set", f"set|{ast.dump(target)}|{ast.dump(value)}", text, f"set~|{_loose(target)}|{_loose(value)}",
-                _needle(target), f"set#|{_loose(target)}|{_loose(value, constants=False)}")  # fmt: skip
+    loose = f"set~|{loose_key(target)}|{loose_key(value)}"
+    return Fact("set", f"set|{ast.dump(target)}|{ast.dump(value)}", text, loose,
+                _needle(target), f"set#|{loose_key(target)}|{loose_key(value, constants=False)}")  # fmt: skip
 
 
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fact:
@@ -182,7 +183,7 @@ def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fact:
     return Fact("def", key, f"def {node.name}({params})", key, node.name, f"def#|{node.name}")
 
 
-def _loose(node: ast.AST, constants: bool = True) -> str:
+def loose_key(node: ast.AST, constants: bool = True) -> str:
     """The node's syntax with the root name of each attribute chain made one: ``self.model.x`` and ``cfg.model.x``
     read alike; a name alone (``x``) keeps its name; without ``constants``, every constant reads alike."""
     return ast.dump(_Rooted(constants).visit(copy.deepcopy(node)))

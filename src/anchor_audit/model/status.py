@@ -102,6 +102,7 @@ class PromiseKind(TextEnum):
     LINK = "link"  # a relative Markdown link or image, its #anchor, or a link to the repository on GitHub
     VERSION = "version"  # a Python version the prose says the code needs
     COMMAND = "command"  # a command a shell block runs, or one of its flags
+    CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints
 
 
 class PromiseStatus(TextEnum):

@@ -54,16 +54,19 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
                                                      for a in c.anchors]] for c in card.claims],
             "evidence": list(card.evidence), "evidence_lines": list(card.evidence_lines),
             "versions": [[v.claim, list(v.specifiers), v.line] for v in card.validated_versions],
+            "constraints": [list(c) for c in card.constraints],
         }  # fmt: skip
 
-    said = memo(content.key("card/1", path), read)
+    said = memo(content.key("card/2", path), read)
     claims = tuple(
         CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
                                                 for f, ranges, prefix, at in anchors))
         for cid, tags, line, anchors in said["claims"]
     )  # fmt: skip
     versions = tuple(VersionRange(claim, tuple(specs), line) for claim, specs, line in said["versions"])
-    return Card(path, said["validated_on"], claims, tuple(said["evidence"]), tuple(said["evidence_lines"]), versions)
+    constraints = tuple((text, line) for text, line in said["constraints"])
+    return Card(path, said["validated_on"], claims, tuple(said["evidence"]), tuple(said["evidence_lines"]), versions,
+                constraints)  # fmt: skip
 
 
 def parse_card(text: str, path: Path) -> Card:
@@ -94,7 +97,12 @@ def parse_card(text: str, path: Path) -> Card:
     validated = data.get("validated_on")
     lines = tuple(doc.line(("evidence", i)) for i in range(len(evidence)))
     versions = _version_ranges(doc, data.get("validated_versions"))
-    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions)
+    said = data.get("known_constraints", []) or []
+    if not isinstance(said, list):
+        raise SpecError(f"{doc.where(('known_constraints',))}: expected a list of sentences")
+    constraints = tuple((s, doc.line(("known_constraints", i))) for i, s in enumerate(said) if isinstance(s, str))
+    return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions,
+                constraints)  # fmt: skip
 
 
 def _version_ranges(doc: YamlDoc, value: Any) -> tuple[VersionRange, ...]:

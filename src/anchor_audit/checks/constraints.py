@@ -1,0 +1,251 @@
+"""Known constraints (``CONSTRAINT``): each sentence of card.yaml's ``known_constraints``, decided by a gate.
+
+A sentence names what it constrains: identifiers (``tensor_model_parallel_size``, ``comm_overlap.tp_comm_overlap``,
+anything in backticks), words the code spells otherwise (:data:`SYNONYMS`: "TP" is ``tensor_model_parallel_size``,
+"Transformer Engine" is ``HAVE_TE``), and literals (``> 1``, ``True``).  The gate that decides it is the first ``if``,
+``elif``, ``while`` or ``assert`` of the card's evidence files and the skill's quoted files (not tests) whose test
+names every one of those identifiers and states every literal (a whole number as itself or its neighbour: ``> 1``
+is decided by ``< 2``).  It is looked for on the card's validation day
+(where there is one; else at the ref), then at the ref:
+
+* the same gate is there (in any of those files): ``holds``, naming it and where;
+* the gate has other constants (``< 2`` is now ``< 4``): ``broken``;
+* the gate is gone and no gate names what the sentence names: ``broken`` (only against a validation day);
+* the gate is gone but another names the same things: ``unverifiable`` (rewritten? re-verify);
+* no gate names it: ``unverifiable`` ("advice, no gate in the evidence").
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
+from ..source import SourceTree
+from ..source.listing import is_test
+from .protocol import Checker, Context
+
+# The words a card uses for what the code spells otherwise (matched as whole words; the short ones case-sensitively).
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "TE": ("HAVE_TE",),
+    "Transformer Engine": ("HAVE_TE",),
+    "TP": ("tensor_model_parallel_size",),
+    "PP": ("pipeline_model_parallel_size",),
+    "VPP": ("virtual_pipeline_model_parallel_size",),
+    "DP": ("data_parallel_size",),
+    "CP": ("context_parallel_size",),
+    "EP": ("expert_model_parallel_size",),
+    "SP": ("sequence_parallel",),
+    "sequence parallel": ("sequence_parallel",),
+    "sequence parallelism": ("sequence_parallel",),
+    "distributed optimizer": ("use_distributed_optimizer",),
+    "distributed-optimizer": ("use_distributed_optimizer",),
+    "FSDP2": ("use_torch_fsdp2",),
+}
+MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
+_IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\b")
+_LITERAL = re.compile(r"([<>]=?|==|!=|=)\s*(-?\d+(?:\.\d+)?|True|False|None|true|false)\b")
+_WORD_LITERAL = re.compile(r"\b(greater than|more than|at least|less than|at most|be|equal(?:s| to)?)\s+"
+                           r"(-?\d+|true|false|none)\b", re.IGNORECASE)  # fmt: skip
+_ORDER_WORDS = {"greater than": ">", "more than": ">", "at least": ">=", "less than": "<", "at most": "<="}
+
+
+@dataclass(frozen=True)
+class Gate:
+    path: str
+    line: int
+    text: str  # the test, as the code says it
+    loose: str  # the test with each attribute chain's root made one
+    shape: str  # the same, constants left out
+    names: frozenset[str]
+    constants: frozenset[str]
+
+    @property
+    def said(self) -> str:
+        return f"`{self.text}` ({self.path}:{self.line})"
+
+
+def wanted(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a sentence names (identifiers, the last part of a dotted one too) and the literals it states (a whole
+    number compared with ``<``/``>`` or "greater/less than" as ``~N``: itself or its neighbour decides it).  A
+    sentence that names one thing only by a word the code spells otherwise ("PP") names too little to decide."""
+    names: set[str] = set()
+    for span, word in _IDENTIFIER.findall(sentence):
+        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span) if span else [word]:
+            if "_" in token.strip("_") or span:
+                names.add(token)
+        if word and "." in word:
+            names.add(word.rsplit(".", 1)[1])
+    explicit = {n for n in names if len(n) > 2}
+    for word, spelt in SYNONYMS.items():
+        flags = 0 if len(word) <= 5 else re.IGNORECASE
+        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", sentence, flags):
+            names.update(spelt)
+    names = {n for n in names if len(n) > 2}
+    if not explicit and len(names) < 2:
+        names = set()
+    constants = {_bound(op, n) for op, n in _LITERAL.findall(sentence)}
+    constants |= {_bound(_ORDER_WORDS.get(word.lower(), "="), n) for word, n in _WORD_LITERAL.findall(sentence)}
+    return frozenset(names), frozenset(_spelt(c) for c in constants)
+
+
+def _bound(op: str, value: str) -> str:
+    """A literal as a gate may state it: ``> 1`` is refused by ``< 2`` or ``<= 1`` (``~+1``: 1 or 2), ``>= 2`` by
+    ``< 2`` or ``<= 1`` (``~-2``: 2 or 1); any other, as written."""
+    if op in (">", "<="):
+        return f"~+{value}"
+    if op in ("<", ">="):
+        return f"~-{value}"
+    return value
+
+
+def _spelt(constant: str) -> str:
+    bare = constant.lstrip("~+-") if constant.startswith("~") else constant
+    return bare.capitalize() if bare.lower() in ("true", "false", "none") else constant
+
+
+def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
+    card = skill.card
+    return [Citation(ReferenceKind.CONSTRAINT, text, text, line) for text, line in card.constraints] if card else []
+
+
+def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    yield Reference(ReferenceKind.CONSTRAINT, "card.yaml", c.line, c.text, frozenset(_files(skill)))
+
+
+def _files(skill: Skill) -> list[str]:
+    """Where a constraint's gate is looked for: the card's evidence files, then the skill's quoted files (Python)."""
+    evidence = skill.card.evidence if skill.card else ()
+    found = [p for p in (*evidence, *(q.path for q in skill.quotes)) if p.endswith(".py") and not is_test(p)]
+    return list(dict.fromkeys(found))[:MAX_FILES]
+
+
+# Words that say how, not what: a sentence is decided by a gate only where, beside these, its identifiers, the words
+# the code spells otherwise and the gate's own constants, at most one word is left (``TP overlap requires ...``).
+_HOW = frozenset(
+    "a an the to of and or not no is are be been must should requires require required requiring needs need only "
+    "when if with without for by than greater less more at least most equal equals does do set enabled disabled "
+    "true false none it its available used".split()
+)
+MAX_LEFT_WORDS = 1
+
+
+def _about(sentence: str, names: frozenset[str], gate: Gate) -> bool:
+    """Whether ``sentence`` says no more than ``gate`` decides: nothing it names beyond what the gate tests."""
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", re.sub(r"`[^`]*`", " ", sentence))
+    spelt = {w.lower() for word in SYNONYMS for w in word.split()}
+    said = {c.lower() for c in gate.constants}
+    left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in spelt
+            and w.lower() not in said and w.split(".")[-1] not in names]  # fmt: skip
+    return len(left) <= MAX_LEFT_WORDS
+
+
+def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
+    status, detail = _decide(c.text, ctx)
+    return [PromiseResult(PromiseKind.CONSTRAINT, c.text, status, ctx.card_yaml, c.line, detail)]
+
+
+def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
+    names, constants = wanted(sentence)
+    if not names:
+        return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
+    files = _files(ctx.skill)
+    then = ctx.validated()
+    day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
+    decided = _best(_gates(then if then is not None else ctx.tree, files, ctx), names, constants)
+    if decided is None:
+        return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
+    if not _about(sentence, names, decided):
+        return PromiseStatus.UNVERIFIABLE, (f"{decided.said} tests {_names(names)}, but the sentence says more than "
+                                            "it decides: re-verify")  # fmt: skip
+    now = _gates(ctx.tree, files, ctx) if then is not None else None
+    if now is None:
+        return PromiseStatus.HOLDS, f"decided by {decided.said}"
+    same = next((g for g in now if g.loose == decided.loose), None)
+    if same is not None:
+        return PromiseStatus.HOLDS, f"decided by {same.said}, as on {day}"
+    reshaped = next((g for g in now if g.shape == decided.shape), None)
+    if reshaped is not None:
+        return PromiseStatus.DIFFERS, f"decided on {day} by {decided.said}; at the ref the gate is {reshaped.said}"
+    other = _best(now, names, constants)
+    if other is not None:
+        return PromiseStatus.UNVERIFIABLE, (f"decided on {day} by {decided.said}, gone at the ref, where "
+                                            f"{other.said} names the same: re-verify")  # fmt: skip
+    return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; no gate names {_names(names)} at the ref"
+
+
+def _names(names: frozenset[str]) -> str:
+    return ", ".join(sorted(names)[:4])
+
+
+def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
+    """The first gate that conditions on exactly ``names`` and states every one of ``constants``.  A gate naming
+    only some is no decision (a gate of one of them alone may decide something else), nor one that also
+    conditions on what the sentence leaves out (narrower than the sentence says)."""
+    return next((g for g in gates if names == g.names and all(_stated(c, g.constants) for c in constants)), None)
+
+
+def _stated(constant: str, stated: frozenset[str]) -> bool:
+    """Whether a gate states ``constant`` (``~N``: N or a neighbour, a bound written from the other side)."""
+    if not constant.startswith("~"):
+        return constant in stated
+    step, bare = (1 if constant[1] == "+" else -1), constant[2:]
+    if re.fullmatch(r"-?\d+", bare):
+        return bare in stated or str(int(bare) + step) in stated
+    return bare in stated
+
+
+def _gates(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
+    out: list[Gate] = []
+    for path in files:
+        try:
+            blob = tree.blob_id(path)
+        except (NotCarried, UnreadableFile):
+            continue
+        if blob is None:
+            continue
+        rows = ctx.memo(f"gates/1|{blob}", _reader(tree, path))["gates"]
+        out += [Gate(path, line, text, loose, shape, frozenset(names), frozenset(consts))
+                for line, text, loose, shape, names, consts in rows]  # fmt: skip
+    return out
+
+
+def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
+    return lambda: {"gates": _read_gates(tree, path)}
+
+
+def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
+    from ..match.quotefacts import loose_key
+
+    try:
+        source = tree.read(path)
+        module = ast.parse(source.text) if source is not None else None
+    except (NotCarried, UnreadableFile, SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    rows: list[list[object]] = []
+    for node in ast.walk(module) if module is not None else ():
+        if not isinstance(node, (ast.If, ast.While, ast.Assert)):
+            continue
+        test = node.test
+        names = sorted(_leaves(test))
+        consts = sorted({str(n.value) for n in ast.walk(test) if isinstance(n, ast.Constant)})
+        rows.append([node.lineno, ast.unparse(test), loose_key(test), loose_key(test, constants=False), names, consts])
+    return rows
+
+
+def _leaves(test: ast.expr) -> set[str]:
+    """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
+    each name that heads no chain."""
+    roots = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}
+    chained = {id(n) for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) in roots}
+    leaves = {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in chained}
+    return leaves | {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and id(n) not in roots}
+
+
+CONSTRAINT: Checker[Citation, list[PromiseResult]] = Checker(
+    ReferenceKind.CONSTRAINT, _written, _reads, _check, PromiseKind.CONSTRAINT, written_in="card.yaml",
+    subject=lambda c: c.text,
+)  # fmt: skip

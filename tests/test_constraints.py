@@ -1,0 +1,106 @@
+"""A card's known_constraints, each decided by a gate of its evidence on the validation day, and checked at the ref."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.checks.constraints import wanted
+from anchor_audit.cli import main
+
+from .hostile.conftest import make_code_repo, make_skill
+
+OVERLAP = '''\
+HAVE_TE = True
+
+
+def overlap(cfg):
+    if cfg.tensor_model_parallel_size < 2:
+        cfg.tp_overlap = False
+    if not HAVE_TE and cfg.tensor_model_parallel_size > 1:
+        raise ValueError("TP overlap needs Transformer Engine")
+    if cfg.micro_batch_size > 1:
+        cfg.packing = False
+    if cfg.use_flash and cfg.num_layers > 4:
+        cfg.fused = True
+'''
+CARD = '''\
+validated_on: "2026-01-15"
+validation_status:
+  gate:
+    - doc_only
+evidence:
+  - pkg/overlap.py
+known_constraints:
+  - TP overlap requires tensor_model_parallel_size > 1.
+  - TP overlap requires Transformer Engine to be available.
+  - Offline packed SFT requires micro_batch_size == 1.
+  - Launch-time tuning is part of practical overlap behavior.
+  - num_layers must be greater than 4.
+'''
+
+
+def _constraints(tmp_path: Path, capsys, later: str | None = None) -> dict[str, dict]:
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP})
+    if later is not None:
+        repo.write("pkg/overlap.py", later)
+        repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    data = json.loads(capsys.readouterr().out)
+    (report,) = data["skills"]
+    found = {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+    assert all(p["file"].endswith("card.yaml") and p["line"] >= 8 for p in found.values())
+    return found
+
+
+def test_each_constraint_is_decided_by_the_gate_that_names_what_it_says(tmp_path: Path, capsys) -> None:
+    said = _constraints(tmp_path, capsys)
+    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    assert tp["status"] == "holds"
+    assert tp["detail"].startswith("decided by `cfg.tensor_model_parallel_size < 2` (pkg/overlap.py:5)")
+    te = said["TP overlap requires Transformer Engine to be available."]  # "TE" and "TP", as the code spells them
+    assert (te["status"], te["detail"].split(" (")[0]) == (
+        "holds", "decided by `not HAVE_TE and cfg.tensor_model_parallel_size > 1`"
+    )
+    # the gate tests micro_batch_size, but the sentence is about a feature it does not name
+    assert said["Offline packed SFT requires micro_batch_size == 1."]["status"] == "unverifiable"
+    # the only gate on num_layers also needs use_flash: narrower than the sentence, so it decides nothing
+    assert said["num_layers must be greater than 4."]["status"] == "unverifiable"
+    advice = said["Launch-time tuning is part of practical overlap behavior."]
+    assert (advice["status"], advice["detail"]) == ("unverifiable", "advice: it names nothing the code can be searched for")
+
+
+def test_a_gate_that_changed_its_constant_since_the_validation_day_breaks_the_constraint(tmp_path: Path, capsys) -> None:
+    said = _constraints(tmp_path, capsys, OVERLAP.replace("size < 2:", "size < 4:"))
+    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    assert tp["status"] == "differs" and "at the ref the gate is `cfg.tensor_model_parallel_size < 4`" in tp["detail"]
+
+
+def test_a_gate_removed_since_the_validation_day_breaks_the_constraint(tmp_path: Path, capsys) -> None:
+    gone = OVERLAP.replace("    if cfg.tensor_model_parallel_size < 2:\n        cfg.tp_overlap = False\n", "")
+    gone = gone.replace("not HAVE_TE and cfg.tensor_model_parallel_size > 1", "not HAVE_TE")
+    said = _constraints(tmp_path, capsys, gone)
+    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    assert tp["status"] == "missing" and "no gate names tensor_model_parallel_size at the ref" in tp["detail"]
+
+
+def test_a_broken_constraint_is_a_finding_on_the_cards_line(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP})
+    repo.write("pkg/overlap.py", OVERLAP.replace("size < 2:", "size < 4:"))
+    repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=CARD)
+    code = main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "github", str(skill)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert any(line.startswith("::error file=") and "card.yaml,line=8,title=AA411 constraint-broken::" in line
+               for line in out.splitlines())  # fmt: skip
+
+
+def test_what_a_sentence_names_and_states() -> None:
+    assert wanted("expert_model_parallel_size must be greater than 1.") == (
+        frozenset({"expert_model_parallel_size"}), frozenset({"~+1"})
+    )
+    assert wanted("PP overlap depends on the schedule.") == (frozenset(), frozenset())  # one word the code spells
+    names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
+    assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}

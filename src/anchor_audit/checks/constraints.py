@@ -18,11 +18,13 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import NotCarried, UnreadableFile
+from ..match.quotefacts import loose_key
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..source.listing import is_test
@@ -58,10 +60,18 @@ class Gate:
     path: str
     line: int
     text: str  # the test, as the code says it
-    loose: str  # the test with each attribute chain's root made one
-    shape: str  # the same, constants left out
     names: frozenset[str]
     constants: frozenset[str]
+
+    @functools.cached_property
+    def loose(self) -> str:
+        """The test with each attribute chain's root made one (worked out only for a gate that is compared)."""
+        return loose_key(ast.parse(self.text, mode="eval").body)
+
+    @functools.cached_property
+    def shape(self) -> str:
+        """The same, constants left out."""
+        return loose_key(ast.parse(self.text, mode="eval").body, constants=False)
 
     @property
     def said(self) -> str:
@@ -207,9 +217,8 @@ def _gates(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         if blob is None:
             continue
-        rows = ctx.memo(f"gates/1|{blob}", _reader(tree, path))["gates"]
-        out += [Gate(path, line, text, loose, shape, frozenset(names), frozenset(consts))
-                for line, text, loose, shape, names, consts in rows]  # fmt: skip
+        rows = ctx.memo(f"gates/2|{blob}", _reader(tree, path))["gates"]
+        out += [Gate(path, line, text, frozenset(names), frozenset(consts)) for line, text, names, consts in rows]
     return out
 
 
@@ -218,8 +227,6 @@ def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
 
 
 def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
-    from ..match.quotefacts import loose_key
-
     try:
         source = tree.read(path)
         module = ast.parse(source.text) if source is not None else None
@@ -232,7 +239,7 @@ def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
         test = node.test
         names = sorted(_leaves(test))
         consts = sorted({str(n.value) for n in ast.walk(test) if isinstance(n, ast.Constant)})
-        rows.append([node.lineno, ast.unparse(test), loose_key(test), loose_key(test, constants=False), names, consts])
+        rows.append([node.lineno, ast.unparse(test), names, consts])
     return rows
 
 

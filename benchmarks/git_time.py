@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,8 +71,17 @@ def main() -> int:
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the anchor-audit command, after --")
     options = parser.parse_args()
     args = options.args[1:] if options.args[:1] == ["--"] else options.args
-    if options.cold:
-        os.environ["ANCHOR_AUDIT_CACHE"] = tempfile.mkdtemp(prefix="anchor-audit-git-time-")
+    cold = tempfile.mkdtemp(prefix="anchor-audit-git-time-") if options.cold else None
+    if cold is not None:
+        os.environ["ANCHOR_AUDIT_CACHE"] = cold
+    try:
+        return _timed_run(args)
+    finally:
+        if cold is not None:
+            shutil.rmtree(cold, ignore_errors=True)  # the empty cache it started from, and all it fetched
+
+
+def _timed_run(args: list[str]) -> int:
     _count_git()
     from anchor_audit.cli import main as anchor_audit
 

@@ -307,3 +307,28 @@ def test_a_catalog_run_reads_a_components_submodule_it_is_given(super_repo: GitR
     assert data["skills"][0]["anchors"][0]["status"] == "unverifiable"
     _, data = audit_json(capsys, *args, "--submodule", f"third/sub={tmp_path / 'sub'}")
     assert data["skills"][0]["anchors"][0]["status"] == "exact"
+
+
+def test_init_drafts_no_gate_without_an_effect_and_no_constant_table(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Two drafts that tested the wrong thing: an ``if`` with no effect clause (it would hold wherever any ``if`` of
+    that test stands) and a constant table set outside any gate (it grows with the code: a false break)."""
+    from .hostile.conftest import make_code_repo, make_skill
+
+    code = (
+        'ALLOWED = {"attn", "mlp"}\nmode = pick(ALLOWED)\n\n\nclass Offload:\n    def setup(self, cfg):\n'
+        "        if cfg.cpu_offloading:\n            log(cfg)\n        if cfg.recompute:\n"
+        "            cfg.cpu_offloading = False\n"
+    )
+    repo = make_code_repo(tmp_path / "code", {"pkg/offload.py": code})
+    quotes = (
+        "```1:2:pkg/offload.py\nALLOWED = {\"attn\", \"mlp\"}\nmode = pick(ALLOWED)\n```\n\n"
+        "```7:10:pkg/offload.py\nif cfg.cpu_offloading:\n    log(cfg)\nif cfg.recompute:\n    cfg.cpu_offloading = False\n```\n"
+    )
+    card = "validation_status:\n  table:\n    - code_verified  # offload.py:1-2\n  gate:\n    - code_verified  # offload.py:7-10\n"
+    make_skill(tmp_path / "skill", quotes, card=card)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "skill", "--repo", str(repo.path), "--ref", "v1"]) == 0
+    draft = capsys.readouterr().out
+    assert '            has: ["mode = pick(ALLOWED)"]\n' in draft  # the call, not the table
+    assert '            if: "cfg.recompute"\n            then: ["cfg.cpu_offloading = False"]\n' in draft
+    assert 'if: "cfg.cpu_offloading"' not in draft

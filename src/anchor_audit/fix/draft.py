@@ -178,12 +178,12 @@ def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
         then = _simple(node.body)
         if then:
             out["then"] = then
-        if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
-            orelse = _simple(node.orelse)
-            if orelse:
-                out["else"] = orelse
+        orelse = _simple(_else(node))
+        if orelse:
+            out["else"] = orelse
         return out
-    statements = [s for s in _statements_in(module, span) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.Expr))]
+    statements = [s for s in _statements_in(module, span)
+                  if isinstance(s, (ast.Assign, ast.AnnAssign, ast.Expr)) and not _incidental(s)]  # fmt: skip
     if not statements:
         return None
     scope = _scope_of(module, statements[0].lineno)
@@ -199,13 +199,24 @@ def _simple(body: list[ast.stmt]) -> list[str]:
 
 
 def _first_if(module: ast.Module, span: LineRange) -> tuple[str, ast.If | None]:
-    """The first ``if`` that starts inside ``span``, and the qualname of the def or class around it."""
-    best: ast.If | None = None
-    for node in ast.walk(module):
-        if isinstance(node, ast.If) and span.start <= node.lineno <= span.end:
-            if best is None or node.lineno < best.lineno:
-                best = node
-    return (_scope_of(module, best.lineno), best) if best is not None else ("", None)
+    """The first ``if`` that starts inside ``span`` and sets something in a branch (a gate with no effect clause
+    would hold wherever any ``if`` of that test stands), and the qualname of the def or class around it."""
+    gates = sorted((n for n in ast.walk(module) if isinstance(n, ast.If) and span.start <= n.lineno <= span.end
+                    and (_simple(n.body) or _simple(_else(n)))), key=lambda n: n.lineno)  # fmt: skip
+    return (_scope_of(module, gates[0].lineno), gates[0]) if gates else ("", None)
+
+
+def _else(node: ast.If) -> list[ast.stmt]:
+    """An ``if``'s else branch, but not an ``elif`` (a gate of its own)."""
+    return [] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else node.orelse
+
+
+def _incidental(statement: ast.stmt) -> bool:
+    """A constant table set outside any gate (``ALLOWED = {"a", "b"}``): it grows with the code and says nothing
+    a claim rests on, so a drafted ``has:`` leaves it out."""
+    value = getattr(statement, "value", None)
+    return isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(
+        value, (ast.Set, ast.List, ast.Dict, ast.Tuple, ast.Constant))  # fmt: skip
 
 
 def _statements_in(module: ast.Module, span: LineRange) -> list[ast.stmt]:

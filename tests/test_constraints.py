@@ -18,7 +18,7 @@ def overlap(cfg):
     if cfg.tensor_model_parallel_size < 2:
         cfg.tp_overlap = False
     if not HAVE_TE and cfg.tensor_model_parallel_size > 1:
-        raise ValueError("TP overlap needs Transformer Engine")
+        raise ValueError("fused kernels missing")
     if cfg.micro_batch_size > 1:
         cfg.packing = False
     if cfg.use_flash and cfg.num_layers > 4:
@@ -32,10 +32,10 @@ validation_status:
 evidence:
   - pkg/overlap.py
 known_constraints:
-  - TP overlap requires tensor_model_parallel_size > 1.
-  - TP overlap requires Transformer Engine to be available.
-  - Offline packed SFT requires micro_batch_size == 1.
-  - Launch-time tuning is part of practical overlap behavior.
+  - Overlapping needs tensor_model_parallel_size > 1.
+  - TP overlapping needs TE.
+  - Packed fine-tuning runs need micro_batch_size == 1.
+  - Tune launch settings by hand.
   - num_layers must be greater than 4.
 '''
 
@@ -56,24 +56,24 @@ def _constraints(tmp_path: Path, capsys, later: str | None = None) -> dict[str, 
 
 def test_each_constraint_is_decided_by_the_gate_that_names_what_it_says(tmp_path: Path, capsys) -> None:
     said = _constraints(tmp_path, capsys)
-    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    tp = said["Overlapping needs tensor_model_parallel_size > 1."]
     assert tp["status"] == "holds"
     assert tp["detail"].startswith("decided by `cfg.tensor_model_parallel_size < 2` (pkg/overlap.py:5)")
-    te = said["TP overlap requires Transformer Engine to be available."]  # "TE" and "TP", as the code spells them
+    te = said["TP overlapping needs TE."]  # "TE" and "TP", as the code spells them
     assert (te["status"], te["detail"].split(" (")[0]) == (
         "holds", "decided by `not HAVE_TE and cfg.tensor_model_parallel_size > 1`"
     )
     # the gate tests micro_batch_size, but the sentence is about a feature it does not name
-    assert said["Offline packed SFT requires micro_batch_size == 1."]["status"] == "unverifiable"
+    assert said["Packed fine-tuning runs need micro_batch_size == 1."]["status"] == "unverifiable"
     # the only gate on num_layers also needs use_flash: narrower than the sentence, so it decides nothing
     assert said["num_layers must be greater than 4."]["status"] == "unverifiable"
-    advice = said["Launch-time tuning is part of practical overlap behavior."]
+    advice = said["Tune launch settings by hand."]
     assert (advice["status"], advice["detail"]) == ("unverifiable", "advice: it names nothing the code can be searched for")
 
 
 def test_a_gate_that_changed_its_constant_since_the_validation_day_breaks_the_constraint(tmp_path: Path, capsys) -> None:
     said = _constraints(tmp_path, capsys, OVERLAP.replace("size < 2:", "size < 4:"))
-    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    tp = said["Overlapping needs tensor_model_parallel_size > 1."]
     assert tp["status"] == "differs" and "at the ref the gate is `cfg.tensor_model_parallel_size < 4`" in tp["detail"]
 
 
@@ -81,7 +81,7 @@ def test_a_gate_removed_since_the_validation_day_breaks_the_constraint(tmp_path:
     gone = OVERLAP.replace("    if cfg.tensor_model_parallel_size < 2:\n        cfg.tp_overlap = False\n", "")
     gone = gone.replace("not HAVE_TE and cfg.tensor_model_parallel_size > 1", "not HAVE_TE")
     said = _constraints(tmp_path, capsys, gone)
-    tp = said["TP overlap requires tensor_model_parallel_size > 1."]
+    tp = said["Overlapping needs tensor_model_parallel_size > 1."]
     assert tp["status"] == "missing" and "no gate names tensor_model_parallel_size at the ref" in tp["detail"]
 
 
@@ -98,9 +98,9 @@ def test_a_broken_constraint_is_a_finding_on_the_cards_line(tmp_path: Path, caps
 
 
 def test_what_a_sentence_names_and_states() -> None:
-    assert wanted("expert_model_parallel_size must be greater than 1.") == (
+    assert wanted("Keep expert_model_parallel_size greater than 1.") == (
         frozenset({"expert_model_parallel_size"}), frozenset({"~+1"})
     )
-    assert wanted("PP overlap depends on the schedule.") == (frozenset(), frozenset())  # one word the code spells
+    assert wanted("PP scheduling differs between setups.") == (frozenset(), frozenset())  # one word the code spells
     names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
     assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}

@@ -170,7 +170,7 @@ def _keys(tree: SourceTree, path: str, ctx: Context) -> frozenset[str] | None:
         found = facts_in(source.text) if source is not None else None
         return {"keys": sorted(found) if found is not None else None}
 
-    keys = ctx.memo(f"facts/1|{blob}", compute)["keys"]
+    keys = ctx.memo(f"facts/2|{blob}", compute)["keys"]
     return frozenset(keys) if keys is not None else None
 
 

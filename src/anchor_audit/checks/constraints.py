@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import NotCarried, UnreadableFile
-from ..match.quotefacts import loose_key
+from ..match.quotefacts import loose_key, parsed_file
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..source.listing import is_test
@@ -64,14 +64,18 @@ class Gate:
     constants: frozenset[str]
 
     @functools.cached_property
+    def _test(self) -> ast.expr:
+        return ast.parse(self.text, mode="eval").body
+
+    @functools.cached_property
     def loose(self) -> str:
         """The test with each attribute chain's root made one (worked out only for a gate that is compared)."""
-        return loose_key(ast.parse(self.text, mode="eval").body)
+        return loose_key(self._test)
 
     @functools.cached_property
     def shape(self) -> str:
         """The same, constants left out."""
-        return loose_key(ast.parse(self.text, mode="eval").body, constants=False)
+        return loose_key(self._test, constants=False)
 
     @property
     def said(self) -> str:
@@ -229,9 +233,9 @@ def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
 def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
     try:
         source = tree.read(path)
-        module = ast.parse(source.text) if source is not None else None
-    except (NotCarried, UnreadableFile, SyntaxError, ValueError, MemoryError, RecursionError):
+    except (NotCarried, UnreadableFile):
         return []
+    module = parsed_file(source.text) if source is not None else None
     rows: list[list[object]] = []
     for node in ast.walk(module) if module is not None else ():
         if not isinstance(node, (ast.If, ast.While, ast.Assert)):

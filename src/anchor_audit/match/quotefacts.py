@@ -16,11 +16,11 @@ some gate.
 from __future__ import annotations
 
 import ast
-import copy
+import functools
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Iterator, Literal, Sequence
+from typing import Iterable, Iterator, Literal, Sequence
 
 FactKind = Literal["def", "gate", "assert", "raise", "return", "set"]
 
@@ -61,7 +61,7 @@ def facts_of(body: Sequence[str]) -> QuoteFacts:
     lines = ["pass" if _ELISION.match(line) else line for line in body]
     tree = _parse("\n".join(lines))
     if tree is not None:
-        return QuoteFacts(tuple(dict.fromkeys(_facts(tree, gated=False))), ())
+        return QuoteFacts(tuple(dict.fromkeys(_facts(tree.body, False))), ())
     facts: list[Fact] = []
     paraphrased: list[int] = []
     depths: list[int] = []  # the indentation of each gate line still open above this line
@@ -87,8 +87,18 @@ def facts_of(body: Sequence[str]) -> QuoteFacts:
 
 def facts_in(text: str) -> frozenset[str] | None:
     """The keys (strict and loose) of every fact a file's code holds (None: it does not parse)."""
-    tree = _parse(text)
-    return None if tree is None else frozenset(k for f in _facts(tree, gated=False) for k in (f.key, f.loose, f.shape))
+    tree = parsed_file(text)
+    return None if tree is None else frozenset(k for f in _facts(tree.body, False) for k in (f.key, f.loose, f.shape))
+
+
+@functools.lru_cache(maxsize=2)
+def parsed_file(text: str) -> ast.Module | None:
+    """A whole file's syntax tree (None: it does not parse), kept for the last two texts: a file whose facts and
+    gates are read one after the other is parsed once.  Read only, never changed."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
 
 
 def holds_in(fact: Fact, keys: frozenset[str]) -> bool:
@@ -122,18 +132,17 @@ def _statement(lines: Sequence[str], at: int, gated: bool) -> tuple[list[Fact] |
         for candidate in (text, f"{text}\n    pass", f"if True:\n    pass\n{text}\n    pass"):
             tree = _parse(candidate) if head.strip() else None
             if tree is not None:
-                return [f for f in _facts(tree, gated) if f.text != "True"], count
+                return [f for f in _facts(tree.body, gated) if f.text != "True"], count
     return None, 1
 
 
-def _facts(tree: ast.AST, gated: bool) -> Iterator[Fact]:
-    for node in ast.iter_child_nodes(tree):
+def _facts(nodes: Iterable[ast.AST], gated: bool) -> Iterator[Fact]:
+    """The facts of ``nodes`` (statements, or a compound statement's parts), in order; ``gated``: under a gate."""
+    for node in nodes:
         if isinstance(node, (ast.If, ast.While)):
             yield _fact("gate", node.test)
-            for child in node.body:
-                yield from _facts(_Block([child]), gated=True)
-            for child in node.orelse:
-                yield from _facts(_Block([child]), gated=True)
+            yield from _facts(node.body, gated=True)
+            yield from _facts(node.orelse, gated=True)
         elif isinstance(node, ast.Assert):
             yield _fact("assert", node.test)
         elif isinstance(node, ast.Raise) and node.exc is not None:
@@ -147,21 +156,11 @@ def _facts(tree: ast.AST, gated: bool) -> Iterator[Fact]:
                 yield _set(target, node.value)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield _definition(node)
-            yield from _facts(node, gated)
+            yield from _facts(ast.iter_child_nodes(node), gated)
         elif isinstance(node, (ast.ClassDef, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.Try, ast.Module)):
-            yield from _facts(node, gated)
+            yield from _facts(ast.iter_child_nodes(node), gated)
         elif isinstance(node, ast.ExceptHandler):
-            yield from _facts(node, gated=True)
-
-
-class _Block(ast.AST):
-    """Statements walked as one block (a branch of a gate)."""
-
-    _fields = ("body",)
-
-    def __init__(self, body: list[ast.stmt]) -> None:
-        super().__init__()
-        self.body = body
+            yield from _facts(ast.iter_child_nodes(node), gated=True)
 
 
 def _fact(kind: FactKind, node: ast.expr) -> Fact:
@@ -186,24 +185,24 @@ def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fact:
 def loose_key(node: ast.AST, constants: bool = True) -> str:
     """The node's syntax with the root name of each attribute chain made one: ``self.model.x`` and ``cfg.model.x``
     read alike; a name alone (``x``) keeps its name; without ``constants``, every constant reads alike."""
-    return ast.dump(_Rooted(constants).visit(copy.deepcopy(node)))
 
+    def key(value: object) -> str:
+        if isinstance(value, ast.Attribute):
+            attrs: list[str] = []
+            root: ast.expr = value
+            while isinstance(root, ast.Attribute):
+                attrs.append(root.attr)
+                root = root.value
+            return ("_" if isinstance(root, ast.Name) else key(root)) + "." + ".".join(reversed(attrs))
+        if isinstance(value, ast.Constant):
+            return repr(value.value) if constants else "C"
+        if isinstance(value, ast.AST):
+            return f"{type(value).__name__}({','.join(key(getattr(value, f, None)) for f in value._fields)})"
+        if isinstance(value, list):
+            return f"[{','.join(key(v) for v in value)}]"
+        return repr(value)
 
-class _Rooted(ast.NodeTransformer):
-    def __init__(self, constants: bool) -> None:
-        self.constants = constants
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return node if self.constants else ast.Constant(value=None)
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        root: ast.expr = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if isinstance(root, ast.Name):
-            root.id = "_"
-        self.generic_visit(node)
-        return node
+    return key(node)
 
 
 def _needle(node: ast.AST) -> str:

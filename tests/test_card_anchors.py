@@ -15,9 +15,9 @@ validated_on: "2026-01-10"
 validation_status:
   gate:
     - code_verified  # plan.py:3-6
-  tail:
+  returns_cfg:
     - code_verified  # plan.py:7
-  signature:
+  plan_signature:
     - code_verified  # pkg/plan.py:2
   twice:
     - code_verified  # util.py:1
@@ -50,12 +50,12 @@ def test_card_comments_link_claims_to_quotes_and_bare_ranges(tmp_path: Path, cap
     assert claims["gate"]["verdict"] == "code_verified"
     assert [e["ref"] for e in claims["gate"]["evidence"]] == ["pkg/plan.py:3-6"]
     # No quote covers line 7: the code there on validated_on ("return cfg") is found at line 8 now.
-    assert claims["tail"]["verdict"] == "code_verified"
-    assert claims["tail"]["evidence"][0]["location"] == "pkg/plan.py:8-8"
+    assert claims["returns_cfg"]["verdict"] == "code_verified"
+    assert claims["returns_cfg"]["evidence"][0]["location"] == "pkg/plan.py:8-8"
     # The signature line changed since the card was validated: the function is there with other parameters, which
     # may or may not change what the claim says (a text that drifted never breaks a claim by itself).
-    assert claims["signature"]["verdict"] == "unverifiable"
-    assert "defined with other parameters at the ref" in claims["signature"]["evidence"][0]["detail"]
+    assert claims["plan_signature"]["verdict"] == "unverifiable"
+    assert "defined with other parameters at the ref" in claims["plan_signature"]["evidence"][0]["detail"]
     # util.py names two files: the pointer is not followed (unverifiable), and a note names them.
     assert claims["twice"]["verdict"] == "unverifiable"
     assert any("util.py names 2 files here (a/util.py, b/util.py)" in n for n in report["notes"])
@@ -68,9 +68,36 @@ def test_an_anchors_yaml_entry_wins_over_card_comments(tmp_path: Path, capsys) -
     skill = make_skill(tmp_path / "skill", QUOTE, card=CARD)
     spec = tmp_path / "anchors.yaml"
     spec.write_text(f"version: 1\nsource: {{repo: {repo.path}, ref: v1}}\nskills:\n  skill:\n    path: {skill}\n"
-                    "    claims:\n      signature:\n        conditions:\n"
+                    "    claims:\n      plan_signature:\n        conditions:\n"
                     "          - {path: pkg/plan.py, in: Planner, has: ['x = 1']}\n")  # fmt: skip
     main(["check", "--spec", str(spec), "--format", "json"])
     claims = {c["id"]: c for c in json.loads(capsys.readouterr().out)["skills"][0]["claims"]}
-    assert [e["kind"] for e in claims["signature"]["evidence"]] == ["condition"]  # the registry's, not the card's
+    assert [e["kind"] for e in claims["plan_signature"]["evidence"]] == ["condition"]  # the registry's, not the card's
     assert claims["gate"]["verdict"] == "code_verified"  # the others are still linked by their comments
+
+
+def test_a_card_comment_whose_lines_named_nothing_of_the_claim_on_its_day_is_stale(tmp_path: Path, capsys) -> None:
+    """On the card's validation day line 7 was ``return cfg``: nothing of ``overlap_needs_tp``; the comment was
+    stale on its own day, so its lines holding at the ref prove nothing (unverifiable, and AA208 says why)."""
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_needs_tp:\n    - code_verified  # plan.py:7\n'
+    skill = make_skill(tmp_path / "skill", QUOTE, card=card)
+    code = main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    (claim,) = report["claims"]
+    assert code == 1 and claim["verdict"] == "unverifiable"
+    (evidence,) = claim["evidence"]
+    assert evidence["stale_on_validation_day"].startswith("card.yaml:4: pkg/plan.py:7-7 on the validation day (")
+    assert evidence["stale_on_validation_day"].endswith("names nothing of overlap_needs_tp")
+    assert [f["code"] for f in report["findings"] if f["code"] == "AA208"] == ["AA208"]
+
+
+def test_a_card_comment_counts_where_its_lines_name_the_claim_by_an_abbreviation(tmp_path: Path, capsys) -> None:
+    """``tp`` in the claim's id is ``tensor_model_parallel_size`` in the code (the constraints' table)."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/gate.py": "def f(c):\n    if c.tensor_model_parallel_size < 2:\n"
+                                                              "        raise ValueError('no')\n"})  # fmt: skip
+    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  tp_floor:\n    - code_verified  # gate.py:2-3\n'
+    skill = make_skill(tmp_path / "skill", QUOTE, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert [c["verdict"] for c in report["claims"]] == ["code_verified"]

@@ -154,7 +154,7 @@ def test_init_drafts_a_registry_that_runs(tmp_path: Path, capsys, monkeypatch) -
     repo = make_code_repo(tmp_path / "code")
     card = (
         'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_gate:\n    - code_verified\n'
-        "  tail:\n    - code_verified  # plan.py:7\n  perf_notes:\n    - doc_only\n"
+        "  returns_cfg:\n    - code_verified  # plan.py:7\n  perf_notes:\n    - doc_only\n"
     )
     make_skill(tmp_path / "skill", "## The overlap gate\n\nOverlap only with TP:\n\n" + QUOTE, card=card)
     monkeypatch.chdir(tmp_path)
@@ -168,7 +168,7 @@ def test_init_drafts_a_registry_that_runs(tmp_path: Path, capsys, monkeypatch) -
     (tmp_path / "anchors.yaml").write_text(draft)
     assert main(["check", "--format", "json"]) == 0  # the draft runs as it is
     claims = {c["id"]: c["verdict"] for c in json.loads(capsys.readouterr().out)["skills"][0]["claims"]}
-    assert claims == {"overlap_gate": "code_verified", "tail": "code_verified", "perf_notes": "doc_only"}
+    assert claims == {"overlap_gate": "code_verified", "returns_cfg": "code_verified", "perf_notes": "doc_only"}
 
 
 def test_installed_distribution_is_read_like_a_release(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -132,3 +132,41 @@ def test_the_facts_of_a_quote_are_its_gates_asserts_raises_and_gated_values_not_
     assert found.paraphrased == (10,)
     code = facts_in("def f(config):\n    if in_scope:\n        assert te_version('2.1'), 'msg'\n")
     assert code is not None and holds_in(found.facts[1], code) and not holds_in(found.facts[4], code)
+
+
+def test_a_quote_whose_code_landed_after_the_validation_day_names_the_commit_it_landed_in(
+    tmp_path: Path, capsys
+) -> None:
+    """Validated on 2026-01-15 against a file without the gate; the gate lands 2026-02-01, a comment 2026-03-01:
+    the anchor was stale on its own day, and the card was validated before its code landed (in the first)."""
+    before = "class Config:\n    def validate(self):\n        pass\n"
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": before})
+    repo.write("pkg/config.py", CONFIG)
+    landed = repo.commit("the gate lands", date="2026-02-01T00:00:00")
+    repo.write("pkg/config.py", "# a comment\n" + CONFIG)
+    repo.commit("a comment", date="2026-03-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", PARAPHRASE, card=CARD)
+    assert main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    ((evidence,),) = [c["evidence"] for c in report["claims"]]
+    assert report["claims"][0]["verdict"] == "unverifiable"
+    assert evidence["stale_on_validation_day"].endswith(
+        f"the card was validated before its code landed: they are first there in {landed[:10]} on 2026-02-01"
+    )
+    # AA206: the quote did not hold at the day's commit either (the card's date is contradicted).
+    assert [f["code"] for f in report["findings"] if f["code"].startswith("AA2")] == ["AA206", "AA202", "AA208"]
+    day = report["validation_day"]
+    assert (day["validated_on"], day["date"], day["rule"].startswith("the last first-parent commit")) == (
+        "2026-01-15", "2026-01-01", True
+    )
+    assert day["commit"] != landed
+
+
+def test_a_release_wheel_has_no_commit_for_the_validation_day_and_says_so(tmp_path: Path, capsys) -> None:
+    from anchor_audit.model import ValidationDay
+
+    assert ValidationDay("2026-03-15", None).said == (
+        "validated_on 2026-03-15: no commit (this source has no history); drifted quotes are judged as quoted"
+    )
+    said = ValidationDay("2026-03-15", "0dae728241d4ead9", "2026-03-14").said
+    assert said.startswith("validated_on 2026-03-15 is commit 0dae728241 of 2026-03-14 (the default branch's")

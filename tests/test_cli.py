@@ -107,7 +107,11 @@ def test_skill_without_registry_entry_is_audited_on_its_own(repo: GitRepo, tmp_p
     data = json.loads(capsys.readouterr().out)
     # Its card says code_verified and nothing links that to evidence: "unlinked", counted and noted; the run
     # fails on it only with --strict, so a catalog of unregistered skills can go green on what it can check.
-    assert code == 0 and data["summary"]["claims"]["unlinked"] == 4
+    # dp_defaults is linked by the caption above its quote ("Data-parallel defaults:"), and holds.
+    assert code == 0 and data["summary"]["claims"]["unlinked"] == 3
+    assert [e["ref"] for e in next(c for c in data["skills"][0]["claims"] if c["id"] == "dp_defaults")["evidence"]] == [
+        "src/demo/overlap.py:55-57"
+    ]
     assert [a["status"] for a in data["skills"][0]["anchors"]] == ["exact"] * 4
     claims = {c["id"]: c for c in data["skills"][0]["claims"]}
     assert claims["tp_gate"]["verdict"] == "unlinked" and "mismatch" not in claims["tp_gate"]
@@ -208,9 +212,10 @@ def test_unlinked_claims_fail_only_with_strict(repo: GitRepo, tmp_path: Path, ca
     base = ["check", "--repo", str(repo.path), "--ref", "v1", str(DEMO / "skills" / "demo-overlap")]
     assert main(base) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last == "4 quotes: 4 exact · 5 claims: 1 doc_only, 4 unlinked · exit 0 (all linked evidence holds)"
+    assert last == ("4 quotes: 4 exact · 5 claims: 1 code_verified, 1 doc_only, 3 unlinked · exit 0 (all linked "
+                    "evidence holds)")
     assert main([*base, "--strict"]) == 1
-    assert capsys.readouterr().out.splitlines()[-1].endswith("4 unlinked · exit 1 (drift)")
+    assert capsys.readouterr().out.splitlines()[-1].endswith("3 unlinked · exit 1 (drift)")
 
 
 def test_ref_validated_audits_each_skill_at_its_cards_day(make_repo, tmp_path: Path, capsys) -> None:

@@ -179,7 +179,7 @@ def test_the_note_of_a_skill_without_an_entry_agrees_with_its_claims(laid_out, c
     main(["check", str(skill), "--repo", str(repo), "--ref", "v1", "--format", "json"])
     notes = json.loads(capsys.readouterr().out)["skills"][0]["notes"]
     # its one claim is checked by card.yaml's evidence paths: "claims have no evidence" would contradict the table
-    assert notes[0] == "no entry in anchors.yaml: quotes are checked on their own, claims are checked by card.yaml's own comments and paths"
+    assert notes[0] == "no entry in anchors.yaml: quotes are checked on their own, claims are checked by card.yaml's own comments and paths and SKILL.md's captions"
 
 
 def test_right_after_init_an_unlinked_claim_is_none_registered_and_not_sent_back_to_init(make_repo, tmp_path, capsys,

@@ -16,7 +16,7 @@ from anchor_audit.spec.skill import load_skill
 from .hostile.conftest import QUOTE, make_code_repo, make_skill, run_cli
 
 OTHER = "def helper(x):\n    if x > 1:\n        return 1\n    return 0\n"
-CARD = 'validated_on: "2026-01-01"\nvalidation_status:\n  wired:\n    - code_verified  # other.py:1-3\n'
+CARD = 'validated_on: "2026-01-01"\nvalidation_status:\n  helper_gate:\n    - code_verified  # other.py:1-3\n'
 
 
 @pytest.fixture
@@ -38,18 +38,18 @@ def claim_verdicts(out: str) -> dict[str, str]:
 def test_a_card_linked_file_is_read_by_every_command(linked) -> None:
     repo, skill = linked
     base = ["--repo", str(repo.path), "--format", "json"]
-    assert claim_verdicts(run_cli("check", *base, "--ref", "v1", str(skill)).out) == {"wired": "code_verified"}
-    assert claim_verdicts(run_cli("check", *base, "--ref", "v2", str(skill)).out) == {"wired": "broken"}
+    assert claim_verdicts(run_cli("check", *base, "--ref", "v1", str(skill)).out) == {"helper_gate": "code_verified"}
+    assert claim_verdicts(run_cli("check", *base, "--ref", "v2", str(skill)).out) == {"helper_gate": "broken"}
     assert run_cli("diff", "v1", "v2", str(skill), *base).code == 1
 
     impact = run_cli("impact", "v1", "v2", str(skill), *base)
     assert impact.code == 1, impact.out
     assert [(i["kind"], i["key"], i["from"], i["to"]) for i in json.loads(impact.out)["impacts"]] == [
-        ("claim", "wired", "code_verified", "broken")
+        ("claim", "helper_gate", "code_verified", "broken")
     ]
     history = json.loads(run_cli("history", *base, "--until", "v3", str(skill)).out)
     claim_events = [(e["key"], e["from"], e["to"]) for e in history["events"] if e["kind"] == "claim"]
-    assert claim_events == [("wired", None, "code_verified"), ("wired", "code_verified", "broken")]
+    assert claim_events == [("helper_gate", None, "code_verified"), ("helper_gate", "code_verified", "broken")]
     until_v2 = json.loads(run_cli("history", *base, "--until", "v2", str(skill)).out)
     assert history["range"]["commits_touching"] == until_v2["range"]["commits_touching"]  # v3 touches nothing read
 

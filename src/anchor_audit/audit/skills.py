@@ -28,6 +28,7 @@ from ..model import (
     SkillSpec,
     Spec,
     UnreadableSkill,
+    ValidationDay,
 )
 from ..source import Progress, SourceTree, no_progress
 from .judge import Judge
@@ -180,8 +181,19 @@ def audit_skill(
         judge.budget.check()
         kept += tuple(check_citations(ctx))
     claims, notes = with_file_claims(claims, linked, notes, kept, entry)
-    report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept)
+    report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
+                         validation=_resolved(skill, ctx))  # fmt: skip
     return with_skill_facts(report, skill, entry, tree) if facts else report
+
+
+def _resolved(skill: Skill, ctx: Context) -> ValidationDay | None:
+    """The commit the card's validated_on resolved to (None: no card, or no day on it)."""
+    day = skill.card.validated_on if skill.card else None
+    if not day:
+        return None
+    then = ctx.validated()
+    commit = then.info.commit if then is not None else None
+    return ValidationDay(str(day), commit, then.info.date if then is not None else None)
 
 
 def _validation_day(skill: Skill, tree: SourceTree) -> Callable[[], SourceTree | None]:

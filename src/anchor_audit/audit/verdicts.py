@@ -1,5 +1,6 @@
 """A skill's claims given verdicts by their evidence: the quotes and conditions anchors.yaml registers, else the
-quotes and lines card.yaml's comments link, else (``file_exists``) the card's evidence paths.
+quotes and lines card.yaml's comments link, else (``code_verified``) the quotes SKILL.md captions with the claim's
+words (:mod:`anchor_audit.checks.captions`), else (``file_exists``) the card's evidence paths.
 
 The verdict is what the evidence says: all holds (``code_verified``), some fails (``broken``), some could not
 be checked (``unverifiable``), or there is none (``doc_only``); and how card.yaml's own tags contradict it.
@@ -11,6 +12,7 @@ from dataclasses import replace
 
 from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
+from ..checks.captions import captioned
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -56,10 +58,24 @@ def claim_verdicts(ctx: Context, anchors: tuple[QuoteMatch, ...]) -> tuple[list[
             notes += said
             verdict = _conclude(cid, tags, evidence, False)
             linked.add(cid)
+        elif "code_verified" in tags and not (entry and _registered(entry, cid)) and (
+            quotes := captioned(cid, skill.quotes)
+        ):
+            evidence = [_captioned_evidence(by_key[q.key], ctx) for q in quotes if q.key in by_key]
+            verdict = _conclude(cid, tags, evidence, False)
+            linked.add(cid)
         else:
             verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, ctx, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     return claims, linked, notes
+
+
+def _captioned_evidence(match: QuoteMatch, ctx: Context) -> Evidence:
+    """A quote a claim is linked to by its caption: its evidence, saying how it was linked where it fails."""
+    found = quote_evidence(match, ctx)
+    if found.ok:
+        return found
+    return replace(found, detail=f"linked by the caption {match.quote.caption!r}: {found.detail}")
 
 
 def with_file_claims(
@@ -89,8 +105,8 @@ def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
     if not backed:
         return said + ", claims have no evidence"
     if len(backed) == len(claims):
-        return said + ", claims are checked by card.yaml's own comments and paths"
-    return said + f"; {len(backed)} of {len(claims)} claims have evidence from card.yaml, the others none"
+        return said + ", claims are checked by card.yaml's own comments and paths and SKILL.md's captions"
+    return said + f"; {len(backed)} of {len(claims)} claims have evidence from the skill's own files, the others none"
 
 
 def _registered(entry: SkillSpec, cid: str) -> bool:

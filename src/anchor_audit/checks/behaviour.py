@@ -30,6 +30,7 @@ from ..source import SourceTree
 from .protocol import Context
 
 MAX_MOVED_FILES = 8  # files a tree search names that are read to find where one fact moved
+MAX_LANDING_COMMITS = 40  # commits to a quoted file read to find when the code a card cites landed
 
 
 def quote_evidence(match: QuoteMatch, ctx: Context, key: str | None = None) -> Evidence:
@@ -62,6 +63,10 @@ class _Judging:
     def unverifiable(self, why: str) -> Evidence:
         return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, why)
 
+    def stale(self, why: str, stale: str) -> Evidence:
+        """Unverifiable, and what the cited code was on the card's own validation day (a finding of its own)."""
+        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, why, stale=stale)
+
 
 def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     quote = match.quote
@@ -85,9 +90,34 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
-        return say.unverifiable(f"none of the quote's gates, asserts or raises is in {quote.path} on {say.day}: the "
-                                "anchor was stale on its own validation day; re-verify the claim")  # fmt: skip
+        return _stale_on_day(facts, ctx, say, then)
     return _at_ref(held, stale, ctx, say)
+
+
+def _stale_on_day(facts: tuple[Fact, ...], ctx: Context, say: _Judging, then: SourceTree) -> Evidence:
+    """A quote none of whose facts was in its file on the card's validation day: no evidence.  Where they are all
+    there at the ref, the first commit after that day with all of them is when the code the card cites landed."""
+    path = say.match.quote.path
+    stale = f"none of the quote's gates, asserts or raises is in {path} on {say.day}"
+    landed = _landed(facts, path, ctx, then)
+    if landed is not None:
+        stale += (f"; the card was validated before its code landed: they are first there in {landed[0][:10]} on "
+                  f"{landed[1]}")  # fmt: skip
+    return say.stale(f"{stale}: the anchor was stale on its own validation day; re-verify the claim", stale)
+
+
+def _landed(facts: tuple[Fact, ...], path: str, ctx: Context, then: SourceTree) -> tuple[str, str] | None:
+    """(commit, day) of the first commit after the validation day whose ``path`` holds every one of ``facts``, where
+    the ref holds them all (at most :data:`MAX_LANDING_COMMITS` commits to the file are read)."""
+    keys_now = _keys(ctx.tree, path, ctx) or frozenset()
+    if not all(holds_in(f, keys_now) for f in facts) or not then.info.commit:
+        return None
+    for sha, day in ctx.tree.changes_since(path, then.info.commit, MAX_LANDING_COMMITS) or ():
+        tree = ctx.tree.at_commit(sha)
+        keys = _keys(tree, path, ctx) if tree is not None else None
+        if keys is not None and all(holds_in(f, keys) for f in facts):
+            return sha, day
+    return None
 
 
 def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: _Judging) -> Evidence:

@@ -32,6 +32,8 @@ from ..model import (
     Tail,
 )
 from .behaviour import quote_evidence
+from .captions import mentions
+from .constraints import ABBREVIATIONS
 from .protocol import Checker, Context
 
 Linked = tuple[list[Evidence], list[str]]  # a claim's evidence, and notes
@@ -81,12 +83,13 @@ def link_card_claim(claim: CardClaim, ctx: Context) -> Linked:
                     notes.append(f"claim {claim.id}: {why}")
                 evidence.append(Evidence(EvidenceKind.QUOTE, where, False, AnchorStatus.UNVERIFIABLE, why))
                 continue
-            evidence.append(_bare(candidates[0], rng, anchor, ctx, validated_on))
+            evidence.append(_bare(candidates[0], rng, anchor, ctx, validated_on, claim.id))
     return evidence, notes
 
 
-def _bare(path: str, rng: LineRange, anchor: CardAnchor, ctx: Context, day: str | None) -> Evidence:
-    """A range no quote covers: the code at validated_on is its expected text, checked at the audited ref."""
+def _bare(path: str, rng: LineRange, anchor: CardAnchor, ctx: Context, day: str | None, claim: str) -> Evidence:
+    """A range no quote covers: the code at validated_on is its expected text, checked at the audited ref; a range
+    whose code that day names nothing of the claim is no evidence (the comment was stale on its own day)."""
     key = f"{path}:{rng}"
     then = ctx.validated() if day else None
     if then is None:
@@ -100,6 +103,11 @@ def _bare(path: str, rng: LineRange, anchor: CardAnchor, ctx: Context, day: str 
         why = f"{key} is not in the code at {then.info.ref} ({(then.info.commit or '')[:12]})"
         return Evidence(EvidenceKind.QUOTE, key, False, RegistryStatus.UNRESOLVED, why)
     body = tuple(source.lines[rng.start - 1 : rng.end])
+    if not mentions(claim, "\n".join(body), ABBREVIATIONS):
+        stale = (f"card.yaml:{anchor.line}: {key} on the validation day ({(then.info.commit or '')[:10]}) names "
+                 f"nothing of {claim}")  # fmt: skip
+        why = f"{stale}: the anchor was stale on its own validation day; re-verify the claim"
+        return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, why, stale=stale)
     match = ctx.quote(Quote(path, rng, body, anchor.line), ctx.tree)
     return quote_evidence(match, ctx, key)
 

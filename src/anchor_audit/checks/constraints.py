@@ -47,6 +47,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "distributed-optimizer": ("use_distributed_optimizer",),
     "FSDP2": ("use_torch_fsdp2",),
 }
+# The short words of SYNONYMS as a claim id spells them (``tp``), for :func:`anchor_audit.checks.captions.mentions`.
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {w.lower(): spelt for w, spelt in SYNONYMS.items() if " " not in w}
 MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
 _IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\b")
 _LITERAL = re.compile(r"([<>]=?|==|!=|=)\s*(-?\d+(?:\.\d+)?|True|False|None|true|false)\b")

@@ -212,6 +212,10 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
         out.append(Finding("AA205", skill.name, claim.id, message, file, line))
     if claim.mismatch:
         out.append(Finding("AA203", skill.name, claim.id, f"claim {claim.id}: {claim.mismatch}", file, line))
+    for item in claim.evidence:
+        if item.stale:
+            message = f"claim {claim.id}: {item.stale}: the anchor was stale on its own validation day"
+            out.append(Finding("AA208", skill.name, f"{claim.id}:{item.ref}", message, file, line))
     for tag in claim.unknown_tags:
         message = f"claim {claim.id}: unknown tag {tag!r}, kept"
         out.append(Finding("AA204", skill.name, f"{claim.id}:{tag}", message, file, line))

@@ -111,6 +111,13 @@ RULES: dict[str, Rule] = {
               "A reader picks the skill by the range the card gives: at this release the claim misleads them.",
               "Run `anchor-audit matrix SKILL_DIR --repo R --write-card` to write the ranges the releases show, "
               "or heal the claim."),
+        _rule("AA208", "anchor-stale-on-validation-day", "warning",
+              "Code a claim cites did not say what the claim rests on at the card's own validated_on commit: a "
+              "card comment's lines named nothing of the claim, or a quote's gates were not in its file yet.",
+              "What was cited was never the evidence, so its holding at the ref proves nothing; where the code "
+              "landed later, the card was validated before it existed.",
+              "Read the claim against the code at the ref and cite the lines that decide it; then set "
+              "validated_on."),
         _rule("AA301", "skill-unreadable", "error",
               "The skill cannot be read (a bad fence, card.yaml, a link).",
               "Nothing of the skill was checked.",

@@ -1,8 +1,9 @@
 """Drafting a registry that runs: ``anchor-audit init SKILL_DIR > anchors.yaml && anchor-audit check``.
 
 For each card claim the draft lists the quotes that back it: those its
-card.yaml comments point at, else those whose caption (the prose above the
-fence) names it, marked ``# proposed: confirm``.  For each quote of Python
+card.yaml comments point at, else (a ``code_verified`` claim) those whose caption
+(the heading and lead-in above the fence) names it as ``check`` links them
+(:mod:`anchor_audit.checks.captions`), marked ``# proposed: confirm``.  For each quote of Python
 code it drafts a line-free condition from the code at the card's
 ``validated_on`` commit (or the ref): the ``if`` the quote holds, with the
 simple statements of its branches, in the def or class it sits in; or the
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks.captions import captioned
 from ..checks.cardanchors import card_tail
 from ..match.quote import match_quote
 from ..model import Exact, LineRange, Moved, Quote, Skill, Tail
@@ -38,11 +39,11 @@ class DraftClaim:
 def draft_skill(skill: Skill, skill_md: str, tree: SourceTree, code: SourceTree) -> list[DraftClaim]:
     """The claims of ``skill`` with the quotes and conditions the draft proposes (``code``: the tree to draft from)."""
     claims = skill.card.claims if skill.card else ()
-    captions = _captions(skill_md, skill.quotes)
     out = []
     for claim in claims:
         linked = [q for q in skill.quotes if any(_covers(q, card_tail(a, None), a.ranges) for a in claim.anchors)]
-        proposed = [] if linked else [q for q in skill.quotes if _names(captions.get(q.skill_line, ""), claim.id)]
+        by_caption = not linked and not claim.anchors and "code_verified" in claim.tags  # as check links it
+        proposed = list(captioned(claim.id, skill.quotes)) if by_caption else []
         quotes = tuple((q.key, False) for q in linked) + tuple((q.key, True) for q in proposed)
         conditions = tuple(c for q in linked + proposed if (c := _condition(q, code)) is not None)
         out.append(DraftClaim(claim.id, claim.tags, quotes, conditions))
@@ -106,39 +107,6 @@ def render_registry(
 def relative(path: str) -> str:
     """A skill path as a registry in the working folder names it."""
     return os.path.relpath(path)
-
-
-# ---------------------------------------------------------------- captions
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _captions(text: str, quotes: tuple[Quote, ...]) -> dict[int, str]:
-    """The prose above each quote's fence, back to the previous fence or heading, by fence line."""
-    lines = text.split("\n")
-    out = {}
-    for quote in quotes:
-        above = []
-        for i in range(quote.skill_line - 2, -1, -1):
-            line = lines[i].strip()
-            if line.startswith(("```", "~~~")):
-                break
-            above.append(line)
-            if line.startswith("#"):
-                break
-        out[quote.skill_line] = " ".join(reversed(above))
-    return out
-
-
-def _names(caption: str, claim_id: str) -> bool:
-    """Whether the caption names the claim: its id, or every word of it."""
-    text = caption.lower()
-    if claim_id.lower() in text:
-        return True
-    words = set(_WORD.findall(text.replace("-", " ")))
-    wanted = [w for w in _WORD.findall(claim_id.lower()) if len(w) > 2]
-    return bool(wanted) and all(w in words for w in wanted)
 
 
 def _covers(quote: Quote, tail: Tail, ranges: tuple[LineRange, ...]) -> bool:

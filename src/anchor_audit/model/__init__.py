@@ -22,6 +22,7 @@ from .facts import (
     FolderRename,
     Owners,
     UnlistedFolder,
+    ValidationDay,
     VersionContradiction,
     contradiction_lines,
 )
@@ -156,6 +157,7 @@ __all__ = [
     "Owners",
     "contradiction_lines",
     "UnlistedFolder",
+    "ValidationDay",
     "SourceKind",
     "SourceSpec",
     "Spec",

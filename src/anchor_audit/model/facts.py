@@ -17,6 +17,27 @@ class Contradiction:
     validated_on: str
     changed: bool = False  # a quote, not a removal
 
+# How a card's validated_on day becomes a commit (source/githistory.py does it; every report says it).
+VALIDATION_RULE = "the last first-parent commit of the default branch on or before the end of that day (UTC)"
+
+
+@dataclass(frozen=True)
+class ValidationDay:
+    """The commit a card's ``validated_on`` day resolved to, the code its claims are judged from."""
+
+    day: str
+    commit: str | None  # None: this source has no history to resolve it in
+    date: str | None = None  # the commit's own date
+
+    @property
+    def said(self) -> str:
+        if self.commit is None:
+            return (f"validated_on {self.day}: no commit (this source has no history); drifted quotes are judged "
+                    "as quoted")  # fmt: skip
+        return (f"validated_on {self.day} is commit {self.commit[:10]} of {self.date} (the default branch's last "
+                "commit on or before that day, UTC)")  # fmt: skip
+
+
 def contradiction_lines(found: tuple[Contradiction, ...]) -> list[str]:
     """In words, one line per removing commit: ``validated_on 2026-08-05, but a.py was removed in e577829e1 on
     2026-07-09`` (several paths of one commit named together)."""

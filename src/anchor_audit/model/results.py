@@ -12,6 +12,7 @@ from .facts import (
     FolderRename,
     Owners,
     UnlistedFolder,
+    ValidationDay,
     VersionContradiction,
     contradiction_lines,
 )
@@ -207,6 +208,7 @@ class Evidence:
     status: "AnchorStatus | ConditionStatus | PromiseStatus | RegistryStatus"
     detail: str = ""
     location: Location | None = None  # where at the ref the evidence is
+    stale: str = ""  # what the code was on the card's own validation day, where it did not say what was cited
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,7 @@ class SkillReport:
     owners: Owners | None = None  # who can heal it at its source (a skill with drift whose folder is known)
     folder_rename: FolderRename | None = None  # its paths rewritten with its folder's new name, as one fact
     versions_contradicted: tuple[VersionContradiction, ...] = ()  # claims its card's validated_versions overstates
+    validation: ValidationDay | None = None  # the commit its card's validated_on resolved to
 
     @property
     def checked(self) -> bool:

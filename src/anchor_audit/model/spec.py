@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .references import Citation
@@ -40,6 +40,7 @@ class Quote:
     declared: LineRange
     body: tuple[str, ...]  # the fence's lines as written (indentation removed by the author)
     skill_line: int  # 1-based line of the opening fence in SKILL.md
+    caption: str = field(default="", compare=False)  # the heading and the lead-in sentence above the fence
 
     @property
     def key(self) -> str:

@@ -24,6 +24,7 @@ _PHRASES = {
     "AA205": ("claim unlinked", "claims unlinked"),
     "AA206": ("validated_on the code contradicts", "validated_on the code contradicts"),
     "AA207": ("validated_versions range contradicted", "validated_versions ranges contradicted"),
+    "AA208": ("anchor stale on its validation day", "anchors stale on their validation day"),
     "AA401": ("evidence path missing", "evidence paths missing"),
     "AA402": ("reference missing", "references missing"),
     "AA403": ("test count differs", "test counts differ"),

@@ -141,6 +141,7 @@ def _skill(anchor: str, skill: SkillReport, found: list[Finding], drift: bool) -
         own = skill.source
         out.append(f'<p class="muted">against {h(own.repo)} at {h(own.ref)}, commit {h(own.commit or "-")}</p>')
     said = [("error", skill.error), ("skipped", skill.skipped)]
+    said += [("card.yaml", line) for line in ([skill.validation.said] if skill.validation else [])]
     said += [("card.yaml", line) for line in skill.card_contradicted]
     said += [("folder rename in paths", skill.folder_rename.said if skill.folder_rename else None),
              ("who can heal it", skill.owners.said if skill.owners else None)]  # fmt: skip

@@ -31,8 +31,10 @@ from ..model import (
     SyncFacts,
     Unchecked,
     UnlistedFolder,
+    ValidationDay,
     assert_never,
 )
+from ..model.facts import VALIDATION_RULE
 from .jsontext import Streamed, write_indented
 
 SCHEMA_VERSION = 1
@@ -146,6 +148,7 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"skipped": skill.skipped} if skill.skipped is not None else {}),
         **({"out_of_sync": list(skill.out_of_sync)} if skill.out_of_sync else {}),
         **({"sync": _sync(skill.sync)} if skill.sync is not None else {}),
+        **({"validation_day": _validation_day(skill.validation)} if skill.validation else {}),
         **({"contradicted": [_contradiction(c) for c in skill.contradicted]} if skill.contradicted else {}),
         **({"versions_contradicted": [{"claim": v.claim, "validated_versions": list(v.specifiers), "release": v.release,
                                        "verdict": v.verdict, "line": v.line} for v in skill.versions_contradicted]}
@@ -154,6 +157,11 @@ def _skill(skill: SkillReport, found: list[Finding], report: AuditReport) -> dic
         **({"folder_rename": _folder_rename(skill.folder_rename)} if skill.folder_rename else {}),
         "findings": [_finding(f, report) for f in found],
     }
+
+
+def _validation_day(v: ValidationDay) -> dict[str, Any]:
+    return {"validated_on": v.day, "commit": v.commit, "date": v.date,
+            "rule": VALIDATION_RULE if v.commit else "this source has no history"}  # fmt: skip
 
 
 def _folder_rename(r: FolderRename) -> dict[str, Any]:
@@ -241,4 +249,6 @@ def _evidence(item: Evidence) -> dict[str, Any]:
         out["detail"] = item.detail
     if item.location:
         out["location"] = str(item.location)
+    if item.stale:
+        out["stale_on_validation_day"] = item.stale
     return out

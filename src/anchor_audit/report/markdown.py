@@ -165,6 +165,8 @@ def _said_of_the_skill(w, skill: SkillReport, notes: bool) -> None:  # type: ign
     if skill.sync is not None and skill.sync.differs:
         files = f"; the files: {md_text(', '.join(skill.out_of_sync))}" if skill.out_of_sync else ""
         w(f"\n> **out of sync** with its repository: {md_text(skill.sync.summary(skill.source))}{files}\n")
+    if skill.validation is not None:
+        w(f"\n> card.yaml: {md_text(skill.validation.said)}\n")
     for said in skill.card_contradicted:
         w(f"\n> **card.yaml**: {md_text(said)}\n")
     if skill.folder_rename is not None:

@@ -173,6 +173,8 @@ def _said_of_the_skill(console: Console, skill: SkillReport) -> None:
         files = f"; the files: {', '.join(skill.out_of_sync)}" if skill.out_of_sync else ""
         text = f"out of sync with its repository: {skill.sync.summary(skill.source)}{files}"
         console.print(Text(printable(text), style="yellow"))
+    if skill.validation is not None:
+        console.print(Text(printable(f"card.yaml: {skill.validation.said}"), style="dim"))
     for said in skill.card_contradicted:
         console.print(Text(printable(f"card.yaml: {said}"), style="red"))
     if skill.folder_rename is not None:

@@ -140,6 +140,11 @@ class SourceTree(Protocol):
         ``name`` in ``path``: where the name stops being defined there; None where this tree cannot say."""
         ...
 
+    def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]] | None:
+        """(commit, its UTC day) of the first ``limit`` commits after ``since`` up to this one that changed ``path``,
+        oldest first; None where this tree cannot say (no history, a path in a submodule)."""
+        ...
+
     def holds_folder(self, path: str, files: dict[str, tuple[str, int]]) -> bool:
         """Whether the folder at ``path`` is exactly ``files`` (path under it -> (blob sha, mode)), known without
         reading it where this kind of tree can (else False: the caller compares file by file)."""

@@ -207,6 +207,11 @@ class GitTree:
     def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
         return _asked(lambda: self.history.definition_removed(path, name, since)) if self._deep() else None
 
+    def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]] | None:
+        if not self._deep() or self._submodule_of(path) is not None:
+            return None
+        return _asked(lambda: self.history.changes_since(path, since, limit))
+
     def content_key(self) -> str | None:
         if self.info.kind is not SourceKind.GIT or not self._deep():  # a working tree's snapshot; a partial history
             return None

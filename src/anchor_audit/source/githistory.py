@@ -99,6 +99,19 @@ class GitHistory:
         found = self._remembered("definition-removed", [since, self.commit.hexsha], [path, name], ask)
         return (found[0], found[1]) if found else None
 
+    def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]]:
+        """(sha, UTC day) of the first ``limit`` first-parent commits in ``since``..this one that changed ``path``,
+        oldest first."""
+
+        def ask() -> list[list[str]]:
+            out = self.repo.git.log("--first-parent", "--reverse", "--format=%H %ct", *DIFF_FLAGS,
+                                    f"{since}..{self.commit.hexsha}", "--", path).split("\n")  # fmt: skip
+            pairs = [line.split() for line in out if line.strip()][:limit]
+            return [[sha, time.strftime("%Y-%m-%d", time.gmtime(int(t)))] for sha, t in pairs]
+
+        found = self._remembered("changes-since", [since, self.commit.hexsha], [path, str(limit)], ask)
+        return [(sha, day) for sha, day in found]
+
     @property
     def summary(self) -> tuple[str, str]:
         """(committer time in ISO 8601, subject line) of this tree's commit."""

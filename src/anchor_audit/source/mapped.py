@@ -89,6 +89,9 @@ class MappedTree:
     def definition_removed(self, path: str, name: str, since: str) -> None:
         return None
 
+    def changes_since(self, path: str, since: str, limit: int) -> None:
+        return None
+
     def content_key(self) -> str | None:
         return None  # a packaged copy read from disk: no commit names it
 

@@ -17,7 +17,7 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..model import (
@@ -45,6 +45,7 @@ from .yamldoc import load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_QUOTES = 2_000
+MAX_CAPTION = 300  # characters of the heading and lead-in kept above a quote
 MAX_BUILT = 1_024  # skills kept built, the latest of a run (a history meets the same texts at every commit)
 MAX_LINE_DIGITS = 9  # int() of thousands of digits is slow, and Python refuses past 4,300
 _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
@@ -161,7 +162,7 @@ def _built(
         body = _blank_front_matter(skill_md.replace("\r\n", "\n"), where)
         citations = parse_citations(_tokens(body), body.split("\n"))
         return {
-            "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line] for q in quotes],
+            "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line, q.caption] for q in quotes],
             "references": [list(r) for r in references],
             "tests": [[t.path, t.promised, t.line] for t in tests],
             "examples": [list(e) for e in python_examples(skill_md)],
@@ -171,11 +172,11 @@ def _built(
             ],
         }
 
-    said = memo(content.key("skill-md/6", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/7", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
-        quotes=tuple(Quote(p, LineRange(*lines), tuple(body), at) for p, lines, body, at in said["quotes"]),
+        quotes=tuple(Quote(p, LineRange(*lines), tuple(body), at, cap) for p, lines, body, at, cap in said["quotes"]),
         card=remembered_card(card, card_path, memo) if card is not None else None,
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
@@ -303,7 +304,8 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
     text = _blank_front_matter(text, name)
     quotes: list[Quote] = []
     lines = text.split("\n")
-    for token in _tokens(text):
+    tokens = _tokens(text)
+    for at, token in enumerate(tokens):
         if token.type != "fence" or token.map is None:
             continue
         info = token.info.strip().split()
@@ -328,10 +330,29 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
         body = tuple(split_lines(token.content))
         if not any(s.strip() and s.strip() != "..." for s in body):
             raise SpecError(f"{where}: the quote is empty")
-        quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line))
+        quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line, _caption(tokens, at)))
         if len(quotes) > MAX_QUOTES:
             raise SpecError(f"{name}:{line}: more than {MAX_QUOTES} quotes; not auditing this file")
     return tuple(quotes)
+
+
+def _caption(tokens: Sequence[Token], fence: int) -> str:
+    """What a fence's author wrote above it: the nearest heading (not the page's title), and the last paragraph (a
+    list item's too) between that heading and the fence (``DP overlap defaults:``), unless another fence stands
+    between."""
+    lead = ""
+    for at in range(fence - 1, 0, -1):
+        token, opening = tokens[at], tokens[at - 1]
+        if token.type in ("fence", "code_block") and not lead:
+            lead = " "  # the prose above belongs to that fence
+        if token.type != "inline":
+            continue
+        if opening.type == "heading_open":  # a page's title (# ...) says what every fence is about: not kept
+            heading = token.content if opening.tag != "h1" else ""
+            return " ".join(s for s in (heading, lead.strip()) if s)[:MAX_CAPTION]
+        if opening.type == "paragraph_open" and not lead:
+            lead = token.content
+    return lead.strip()[:MAX_CAPTION]
 
 
 def _blank_front_matter(text: str, name: str) -> str:

@@ -1,0 +1,82 @@
+"""Claims linked to SKILL.md's quotes by the heading and lead-in the author wrote above each fence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.checks.captions import captioned, mentions, words
+from anchor_audit.checks.constraints import ABBREVIATIONS
+from anchor_audit.cli import main
+from anchor_audit.model import LineRange, Quote
+from anchor_audit.spec.skill import parse_skill_md
+
+from .hostile.conftest import QUOTE, make_code_repo, make_skill
+
+
+def _quote(caption: str, line: int = 1) -> Quote:
+    return Quote("pkg/plan.py", LineRange(line, line), ("x = 1",), line, caption)
+
+
+def test_the_caption_is_the_nearest_heading_and_the_last_paragraph_above_the_fence_not_the_title() -> None:
+    text = ("# Page title\n\n## Gates\n\nIntro.\n\nTP overlap gating:\n\n```1:1:a.py\nx\n```\n\n"
+            "Next one:\n\n```2:2:a.py\ny\n```\n\n1. In a list:\n\n   ```3:3:a.py\n   z\n   ```\n\n"
+            "```4:4:a.py\nw\n```\n")  # fmt: skip
+    assert [q.caption for q in parse_skill_md(text)] == [
+        "Gates TP overlap gating:",
+        "Gates Next one:",
+        "Gates In a list:",
+        "Gates",  # another fence stands between it and the paragraph: that paragraph is the other fence's
+    ]
+
+
+def test_words_are_split_at_underscores_dashes_and_case_and_plurals_are_one() -> None:
+    assert words("dp_overlap_defaults") == {"dp", "overlap", "default"}
+    assert words("Data-parallel DEFAULTS of the ConfigLoader") == {"data", "parallel", "default", "config", "loader"}
+
+
+def test_a_claim_is_linked_to_the_quotes_under_its_best_caption_only() -> None:
+    gating, pp, dp = _quote("Bridge overlap gating:", 1), _quote("PP overlap selection:", 2), _quote("DP overlap", 3)
+    assert captioned("tp_overlap_gating", [gating, pp, dp]) == (gating,)  # overlap + gating beats overlap alone
+    assert captioned("pp_overlap_auto_selection", [gating, pp, dp]) == (pp,)
+    assert captioned("launch_env_wiring", [gating, pp, dp]) == ()  # nothing shared
+    assert captioned("overlap_gating", [_quote("overlap gating", 1), _quote("gating overlap!", 2)]) == ()  # a tie
+    twins = [_quote("Delayed wgrad validation", 1), _quote("Delayed wgrad validation", 2)]
+    assert captioned("delayed_wgrad_validation", twins) == tuple(twins)  # every quote under one caption
+    assert captioned("dp_defaults", [_quote("Data-parallel defaults:")]) != ()  # dp spelt out
+    assert captioned("dp_defaults", [_quote("Optimizer defaults:")]) == ()  # one word of two is too few
+
+
+def test_lines_mention_a_claim_by_a_telling_word_a_longer_form_or_an_abbreviation() -> None:
+    assert mentions("activation_offload_pp_constraint", "if self.cpu_offloading and pp > 1:", ABBREVIATIONS)
+    assert mentions("tp_floor", "if c.tensor_model_parallel_size < 2:", ABBREVIATIONS)
+    assert not mentions("cpu_offloading_incompatible", "if self.softmax_scale is None:", ABBREVIATIONS)
+    assert not mentions("router_constraint_validation", "raise ValueError('constraint validation')", {})
+
+
+def test_a_claim_linked_by_its_caption_is_judged_by_that_quote_and_says_how_it_was_linked(
+    tmp_path: Path, capsys
+) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_gate:\n    - code_verified\n'
+    body = "## The overlap gate\n\nOverlap only with TP:\n\n" + QUOTE
+    skill = make_skill(tmp_path / "skill", body, card=card)
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert (claim["verdict"], [e["ref"] for e in claim["evidence"]]) == ("code_verified", ["pkg/plan.py:3-6"])
+    # The gate's constant changes after the card's day: the linked quote breaks the claim, and says how it links.
+    repo.edit("pkg/plan.py", "cfg.tp > 1", "cfg.tp > 4")
+    repo.commit("tp > 4", date="2026-02-01T00:00:00")
+    assert main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)]) == 1
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "broken"
+    assert claim["evidence"][0]["detail"].startswith("linked by the caption 'The overlap gate Overlap only with TP:': ")
+
+
+def test_a_doc_only_claim_is_never_linked_by_a_caption(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_gate:\n    - doc_only\n'
+    skill = make_skill(tmp_path / "skill", "## The overlap gate\n\n" + QUOTE, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert (claim["verdict"], claim["evidence"]) == ("doc_only", [])

@@ -1,6 +1,7 @@
 """A skill's claims given verdicts by their evidence: the quotes and conditions anchors.yaml registers, else the
 quotes and lines card.yaml's comments link, else (``code_verified``) the quotes SKILL.md captions with the claim's
-words (:mod:`anchor_audit.checks.captions`), else (``file_exists``) the card's evidence paths.
+words (:mod:`anchor_audit.checks.captions`), else the validations the claim's id names
+(:mod:`anchor_audit.checks.claimgates`), else (``file_exists``) the card's evidence paths.
 
 The verdict is what the evidence says: all holds (``code_verified``), some fails (``broken``), some could not
 be checked (``unverifiable``), or there is none (``doc_only``); and how card.yaml's own tags contradict it.
@@ -13,10 +14,12 @@ from dataclasses import replace
 from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
+from ..checks.claimgates import gate_evidence
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
     AnchorStatus,
+    CardClaim,
     ClaimSpec,
     ClaimVerdict,
     ConditionStatus,
@@ -52,22 +55,34 @@ def claim_verdicts(ctx: Context, anchors: tuple[QuoteMatch, ...]) -> tuple[list[
         card = card_claims.get(cid)
         missing_from_card = skill.card is not None and card is None
         tags = card.tags if card else ()
-        if card is not None and card.anchors and not (entry and _registered(entry, cid)):
-            # Linked by card.yaml comments; anchors.yaml entries win where both exist.
-            evidence, said = CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
+        own = None if entry and _registered(entry, cid) else _own_evidence(card, by_key, ctx)  # the registry wins
+        if own is not None:
+            evidence, said = own
             notes += said
-            verdict = _conclude(cid, tags, evidence, False)
-            linked.add(cid)
-        elif "code_verified" in tags and not (entry and _registered(entry, cid)) and (
-            quotes := captioned(cid, skill.quotes)
-        ):
-            evidence = [_captioned_evidence(by_key[q.key], ctx) for q in quotes if q.key in by_key]
             verdict = _conclude(cid, tags, evidence, False)
             linked.add(cid)
         else:
             verdict = _verdict(cid, tags, spec_claims.get(cid), by_key, ctx, missing_from_card)
         claims.append(replace(verdict, card_line=card.line) if card else verdict)
     return claims, linked, notes
+
+
+def _own_evidence(
+    card: CardClaim | None, by_key: dict[str, QuoteMatch], ctx: Context
+) -> tuple[list[Evidence], list[str]] | None:
+    """The evidence the skill's own files give a claim, and notes: its card.yaml comments, else (``code_verified``)
+    the quotes its words caption, else the validations its id names; None where none links it."""
+    if card is None:
+        return None
+    if card.anchors:
+        return CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
+    if "code_verified" not in card.tags:
+        return None
+    quotes = captioned(card.id, ctx.skill.quotes)
+    if quotes:
+        return [_captioned_evidence(by_key[q.key], ctx) for q in quotes if q.key in by_key], []
+    gates = gate_evidence(card.id, ctx)
+    return (gates, []) if gates else None
 
 
 def _captioned_evidence(match: QuoteMatch, ctx: Context) -> Evidence:

@@ -64,6 +64,7 @@ class Gate:
     text: str  # the test, as the code says it
     names: frozenset[str]
     constants: frozenset[str]
+    guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
 
     @functools.cached_property
     def _test(self) -> ast.expr:
@@ -129,10 +130,10 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
 
 
 def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    yield Reference(ReferenceKind.CONSTRAINT, "card.yaml", c.line, c.text, frozenset(_files(skill)))
+    yield Reference(ReferenceKind.CONSTRAINT, "card.yaml", c.line, c.text, frozenset(evidence_files(skill)))
 
 
-def _files(skill: Skill) -> list[str]:
+def evidence_files(skill: Skill) -> list[str]:
     """Where a constraint's gate is looked for: the card's evidence files, then the skill's quoted files (Python)."""
     evidence = skill.card.evidence if skill.card else ()
     found = [p for p in (*evidence, *(q.path for q in skill.quotes)) if p.endswith(".py") and not is_test(p)]
@@ -168,16 +169,16 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     names, constants = wanted(sentence)
     if not names:
         return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
-    files = _files(ctx.skill)
+    files = evidence_files(ctx.skill)
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
-    decided = _best(_gates(then if then is not None else ctx.tree, files, ctx), names, constants)
+    decided = _best(gates_in(then if then is not None else ctx.tree, files, ctx), names, constants)
     if decided is None:
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
     if not _about(sentence, names, decided):
         return PromiseStatus.UNVERIFIABLE, (f"{decided.said} tests {_names(names)}, but the sentence says more than "
                                             "it decides: re-verify")  # fmt: skip
-    now = _gates(ctx.tree, files, ctx) if then is not None else None
+    now = gates_in(ctx.tree, files, ctx) if then is not None else None
     if now is None:
         return PromiseStatus.HOLDS, f"decided by {decided.said}"
     same = next((g for g in now if g.loose == decided.loose), None)
@@ -214,7 +215,8 @@ def _stated(constant: str, stated: frozenset[str]) -> bool:
     return bare in stated
 
 
-def _gates(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
+def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
+    """Every ``if``/``elif``/``while``/``assert`` test of ``files`` in ``tree`` (remembered by blob)."""
     out: list[Gate] = []
     for path in files:
         try:
@@ -223,8 +225,9 @@ def _gates(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         if blob is None:
             continue
-        rows = ctx.memo(f"gates/2|{blob}", _reader(tree, path))["gates"]
-        out += [Gate(path, line, text, frozenset(names), frozenset(consts)) for line, text, names, consts in rows]
+        rows = ctx.memo(f"gates/3|{blob}", _reader(tree, path))["gates"]
+        out += [Gate(path, line, text, frozenset(names), frozenset(consts), guards)
+                for line, text, names, consts, guards in rows]  # fmt: skip
     return out
 
 
@@ -245,7 +248,8 @@ def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
         test = node.test
         names = sorted(_leaves(test))
         consts = sorted({str(n.value) for n in ast.walk(test) if isinstance(n, ast.Constant)})
-        rows.append([node.lineno, ast.unparse(test), names, consts])
+        guards = isinstance(node, ast.Assert) or any(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
+        rows.append([node.lineno, ast.unparse(test), names, consts, guards])
     return rows
 
 

@@ -1,0 +1,85 @@
+"""A claim nothing links, decided by the validations its own id names.
+
+A card's claim ids say what they are about: ``cpu_offloading_pp_incompatibility``, ``moe_overlap_validation``.
+Where neither anchors.yaml, a card comment nor a SKILL.md caption links a ``code_verified`` claim, its telling
+words (the id's words but those that say how, not what: ``validation``, ``incompatibility``, ``config``, ...;
+at least two) are looked for in the validations of the card's evidence files and the skill's quoted files: each
+``assert``, and each ``if`` whose body raises or asserts, whose test names every telling word (a word of an
+identifier or a string it tests, a longer form of one, or what an abbreviation such as ``pp`` stands for).
+
+Those validations are read on the card's validation day (a claim with no validation day gets none: nothing says
+the code of the ref is what the card saw), and each is looked for at the ref, in the same files:
+
+* there with the same test: it holds;
+* there with other constants (``pp > 1`` is now ``pp > 2``): ``different``, the claim is broken;
+* gone, while another validation there names the same words: unverifiable (rewritten? re-verify);
+* gone, and no validation names the words at the ref: ``absent``, the claim is broken.
+
+At most :data:`MAX_GATES` validations are a claim's evidence (the first in file order); where more name its
+words, the claim is too vague to be decided by them and gets none.
+"""
+
+from __future__ import annotations
+
+from ..model import ConditionStatus, Evidence, EvidenceKind
+from .captions import words
+from .constraints import ABBREVIATIONS, Gate, evidence_files, gates_in
+from .protocol import Context
+
+MAX_GATES = 4
+# Words of a claim id that say how, or what kind of claim it is, not what in the code it is about.
+_HOW = frozenset(
+    """behavior behaviour check compatible compatibility config configuration constraint core default exclusion exist
+    field function guard helper incompatible incompatibility interaction mutual path requirement required rule
+    runtime setting smoke support supported test validation""".split()
+)
+
+
+def telling(claim_id: str) -> frozenset[str]:
+    """The words of a claim id that name what it is about."""
+    return frozenset(w for w in words(claim_id) - _HOW if len(w) >= 2)
+
+
+def _names(gate: Gate, wanted: frozenset[str]) -> bool:
+    """Whether ``gate``'s test names every one of ``wanted``."""
+    said = frozenset().union(*(words(n) for n in gate.names), *(words(c) for c in gate.constants))
+    for word in wanted:
+        if word in said or any(s.startswith(word) for s in said if len(word) >= 4):
+            continue
+        if any(name in gate.names for name in ABBREVIATIONS.get(word, ())):
+            continue
+        return False
+    return True
+
+
+def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+    """The claim's evidence from the validations its id names (none where it names too little, or too much)."""
+    wanted = telling(claim_id)
+    then = ctx.validated()
+    if len(wanted) < 2 or then is None:
+        return []
+    files = evidence_files(ctx.skill)
+    day = f"the validation day ({(then.info.commit or '')[:10]})"
+    found = [g for g in gates_in(then, files, ctx) if g.guards and _names(g, wanted)]
+    if not found or len(found) > MAX_GATES:
+        return []
+    now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards]
+    return [_at_ref(gate, now, wanted, day) for gate in found]
+
+
+def _at_ref(gate: Gate, now: list[Gate], wanted: frozenset[str], day: str) -> Evidence:
+    ref = f"{gate.path}: {gate.text}"
+    same = next((g for g in now if g.loose == gate.loose), None)
+    if same is not None:
+        return Evidence(EvidenceKind.CONDITION, ref, True, ConditionStatus.HOLDS,
+                        f"a validation the claim's id names, on {day} and at the ref: {same.said}")  # fmt: skip
+    reshaped = next((g for g in now if g.shape == gate.shape), None)
+    if reshaped is not None:
+        return Evidence(EvidenceKind.CONDITION, ref, False, ConditionStatus.DIFFERENT,
+                        f"{gate.said} on {day}; at the ref the validation is {reshaped.said}")  # fmt: skip
+    other = next((g for g in now if _names(g, wanted)), None)
+    if other is not None:
+        why = f"{gate.said} on {day} is gone at the ref, where {other.said} names the same: re-verify"
+        return Evidence(EvidenceKind.CONDITION, ref, False, ConditionStatus.UNVERIFIABLE, why)
+    return Evidence(EvidenceKind.CONDITION, ref, False, ConditionStatus.ABSENT,
+                    f"{gate.said} on {day}; no validation names {', '.join(sorted(wanted))} at the ref")  # fmt: skip

@@ -104,3 +104,24 @@ def test_what_a_sentence_names_and_states() -> None:
     assert wanted("PP scheduling differs between setups.") == (frozenset(), frozenset())  # one word the code spells
     names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
     assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}
+
+
+def test_a_constraint_the_code_stops_enforcing_is_a_break_in_diff_and_a_row_of_matrix(tmp_path: Path) -> None:
+    from .hostile.conftest import run_cli
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP})
+    repo.write("pkg/overlap.py", OVERLAP.replace("size < 2", "size < 4"))
+    repo.commit("later", tag="v2", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=CARD)
+    diff = run_cli("diff", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
+    assert diff.code == 1
+    assert json.loads(diff.out)["breaks"] == [
+        {"skill": "skill", "constraint": "Overlapping needs tensor_model_parallel_size > 1."}
+    ]
+    said = run_cli("diff", "v1", "v2", str(skill), "--repo", str(repo.path)).out.splitlines()[-1]
+    assert said == "1 changes · 1 constraint held at v1 and breaks at v2 · exit 1"
+    matrix = run_cli("matrix", str(skill), "--repo", str(repo.path)).out
+    assert "  constraint Overlapping needs tensor_model_parallel_size > 1.: holds for >=1,<2; broken from v2" in matrix
+    assert "Tune launch settings by hand" not in matrix  # advice no gate decides is no row of the grid
+    impact = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
+    assert impact.code == 1 and [i["kind"] for i in json.loads(impact.out)["impacts"]] == ["promise"]

@@ -36,7 +36,8 @@ def comparison_dict(comparison: Comparison) -> dict[str, Any]:
         "old": source_dict(comparison.old),
         "new": source_dict(comparison.new),
         "changes": [change(c) for c in comparison.changes],
-        "breaks": [{"skill": c.skill, "claim": c.key} for c in comparison.newly_broken],
+        "breaks": [{"skill": c.skill, "claim": c.key} if c.kind is not ChangeKind.PROMISE
+                   else {"skill": c.skill, "constraint": c.key.split(" ", 1)[1]} for c in comparison.newly_broken],
         "exit_code": int(comparison.exit_code),
     }
 
@@ -71,7 +72,7 @@ def render_comparison_markdown(comparison: Comparison, stream: TextIO) -> None:
     w("\n")
     if comparison.newly_broken:
         n = len(comparison.newly_broken)
-        w(f"**{n} claim{'s' if n != 1 else ''} break{'s' if n == 1 else ''} at {md_code(new)}:**\n\n")
+        w(f"**{comparison.broken_said} break{'s' if n == 1 else ''} at {md_code(new)}:**\n\n")
         for c in comparison.newly_broken:
             detail = f": {md_text(c.detail)}" if c.detail else ""
             w(f"- {md_code(c.key)} ({md_text(c.skill)}){detail}\n")
@@ -97,7 +98,7 @@ def render_comparison_terminal(comparison: Comparison, stream: TextIO, color: st
     n = len(comparison.newly_broken)
     # "1 claim held at v0.3.0 and breaks at v0.6.0", "2 claims held ... and break ..."
     verb = "breaks" if n == 1 else "break"
-    verdict = f"{n} claim{'s' if n != 1 else ''} held at {old} and {verb} at {new}" if n else "no claim breaks"
+    verdict = f"{comparison.broken_said} held at {old} and {verb} at {new}" if n else "no claim breaks"
     console.print(Text(printable(f"{len(comparison.changes)} changes · {verdict} · exit {int(comparison.exit_code)}")))
 
 

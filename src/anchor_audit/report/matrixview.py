@@ -67,11 +67,12 @@ def _terminal(matrix: Matrix, console: Console) -> None:
     def name(row: Row) -> str:
         return row.key if one_skill else f"{row.skill} {row.key}"
 
-    name_width = max((len(name(r)) for r in _claims(matrix)), default=20)
-    per_grid = max(1, (console.width - min(name_width, 48) - 4) // (max(len(t) for t in tags) + 3))
+    # The claims' names set the column's width; a constraint's sentence is cut to it (said whole below the grid).
+    name_width = min(max((len(name(r)) for r in _claims(matrix) if r.kind == "claim"), default=24), 48)
+    per_grid = max(1, (console.width - name_width - 4) // (max(len(t) for t in tags) + 3))
     for start in range(0, len(tags), per_grid):
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("claim", no_wrap=True, max_width=48)
+        table.add_column("claim", no_wrap=True, max_width=name_width)
         for tag in tags[start : start + per_grid]:
             table.add_column(printable(tag), justify="center", no_wrap=True)
         for row in _claims(matrix):
@@ -87,7 +88,14 @@ def _terminal(matrix: Matrix, console: Console) -> None:
 
 
 def _claims(matrix: Matrix) -> list[Row]:
-    return [r for r in matrix.rows if r.kind == "claim"]
+    """The rows the grid shows: each claim, then each known constraint a gate decides at some release (a sentence
+    of the card; advice no gate decides says nothing here)."""
+    return [r for r in matrix.rows if r.kind == "claim"] + [r for r in matrix.rows if _decided_constraint(r)]
+
+
+def _decided_constraint(row: Row) -> bool:
+    return (row.kind == "reference" and row.key.startswith("constraint ")
+            and any(c in ("holds", "differs", "missing") for c in row.cells))  # fmt: skip
 
 
 def matrix_dict(matrix: Matrix) -> dict[str, Any]:

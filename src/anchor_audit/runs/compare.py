@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import AuditReport, ChangeKind, ExitCode, LineRange, Outcome, SourceInfo, Verdict, suggested_lines
+from ..model import (
+    AuditReport,
+    ChangeKind,
+    ExitCode,
+    LineRange,
+    Outcome,
+    PromiseKind,
+    PromiseStatus,
+    SourceInfo,
+    Verdict,
+    suggested_lines,
+)
 
 _HELD = (Verdict.CODE_VERIFIED, Verdict.DOC_ONLY)
 
@@ -25,11 +36,20 @@ class Comparison:
     old: SourceInfo
     new: SourceInfo
     changes: list[Change] = field(default_factory=list)
-    newly_broken: list[Change] = field(default_factory=list)  # claims broken at NEW that held at OLD
+    newly_broken: list[Change] = field(default_factory=list)  # claims and constraints broken at NEW that held at OLD
 
     @property
     def breaks(self) -> bool:
         return bool(self.newly_broken)
+
+    @property
+    def broken_said(self) -> str:
+        """What broke, counted: "1 claim", "2 constraints", "1 claim and 1 constraint" ("" for nothing)."""
+        constraints = sum(1 for c in self.newly_broken if c.kind is ChangeKind.PROMISE)
+        claims = len(self.newly_broken) - constraints
+        said = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((claims, "claim"), (constraints, "constraint"))
+                if n]  # fmt: skip
+        return " and ".join(said)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -38,8 +58,9 @@ class Comparison:
 
 
 def compare(old: AuditReport, new: AuditReport) -> Comparison:
-    """Every quote, claim and promise whose status differs between ``old`` and ``new`` (only a claim that held
-    and breaks is newly broken: the exit of ``diff`` and ``bump``)."""
+    """Every quote, claim and promise whose status differs between ``old`` and ``new`` (a claim that held and
+    breaks, and a known constraint whose gate held and changed or went, are newly broken: the exit of ``diff``
+    and ``bump``)."""
     result = Comparison(old.source, new.source)
     before = _index(old)
     after = _index(new)
@@ -54,6 +75,10 @@ def compare(old: AuditReport, new: AuditReport) -> Comparison:
         )  # fmt: skip
         result.changes.append(change)
         if kind is ChangeKind.CLAIM and change.after == Verdict.BROKEN and change.before in _HELD:
+            result.newly_broken.append(change)
+        elif kind is ChangeKind.PROMISE and item.startswith(f"{PromiseKind.CONSTRAINT} ") and (
+            change.before == PromiseStatus.HOLDS and change.after in (PromiseStatus.DIFFERS, PromiseStatus.MISSING)
+        ):  # a known constraint the code enforced, and no longer does (or otherwise)
             result.newly_broken.append(change)
     return result
 

@@ -24,10 +24,11 @@ from ..spec.components import load_catalog
 from ..spec.inputs import AuditInputs, SkillInput
 from .catalog import OpenRepository, load_catalog_skill, open_components, repo_key, skip_lines
 
-_HOLDS = (Verdict.CODE_VERIFIED.value, Verdict.DOC_ONLY.value)
+_HOLDS = (Verdict.CODE_VERIFIED.value, Verdict.DOC_ONLY.value, "holds")  # a claim's, or a known constraint's
 ABSENT = "not there"  # the skill, or this row of it, is not there at that release
 KINDS = ("claim", "condition", "quote", "reference")  # the rows' kinds, in the order reports list them
 _GOOD = frozenset({"exists", "holds", "external", "exact"})  # a reference that holds (the worst of a path wins)
+_BROKEN = frozenset({Verdict.BROKEN.value, "differs", "missing"})  # a claim, or a known constraint, that fails
 MAX_RELEASES = 200  # tags audited in one matrix
 
 
@@ -70,7 +71,7 @@ class Row:
         """The first release after one where the claim held at which it is broken."""
         held = False
         for release, cell in zip(releases, self.cells, strict=True):
-            if cell == Verdict.BROKEN.value and held:
+            if cell in _BROKEN and held:
                 return release.tag
             held = held or cell in _HOLDS
         return None

@@ -332,3 +332,58 @@ def test_init_drafts_no_gate_without_an_effect_and_no_constant_table(tmp_path: P
     assert '            has: ["mode = pick(ALLOWED)"]\n' in draft  # the call, not the table
     assert '            if: "cfg.recompute"\n            then: ["cfg.cpu_offloading = False"]\n' in draft
     assert 'if: "cfg.cpu_offloading"' not in draft
+
+
+def test_init_drafts_a_gates_effects_not_its_local_names_and_a_raise_by_its_exception(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A branch that builds a local table (``allowed = {...}``, which later gains a member) and raises: the draft
+    lists the raise by its exception alone, so a reworded message or a grown table breaks nothing; a raise of
+    another exception, or none, does."""
+    from .hostile.conftest import make_code_repo, make_skill
+
+    code = ("class Offload:\n    def setup(self, cfg):\n        if cfg.fine_grained:\n"
+            "            allowed = {'attn', 'mlp'}\n            bad = set(cfg.modules) - allowed\n"
+            "            assert cfg.layers > 0, 'needs layers'\n"
+            "            if bad:\n                raise ValueError(f'not offloadable: {bad}')\n")  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/offload.py": code})
+    quote = "```3:8:pkg/offload.py\n" + "\n".join(line[8:] for line in code.splitlines()[2:]) + "\n```\n"
+    card = "validation_status:\n  fine_grained_modules:\n    - code_verified  # offload.py:3-8\n"
+    make_skill(tmp_path / "skill", quote, card=card)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "skill", "--repo", str(repo.path), "--ref", "v1"]) == 0
+    draft = capsys.readouterr().out
+    assert '            if: "cfg.fine_grained"\n            then: ["assert cfg.layers > 0"]\n' in draft
+    (tmp_path / "anchors.yaml").write_text(draft)
+    reworded = code.replace("{'attn', 'mlp'}", "{'attn', 'mlp', 'norm'}").replace("'needs layers'", "'no layers'")
+    repo.write("pkg/offload.py", reworded)
+    repo.commit("a module more, a message reworded", tag="v2", date="2026-02-01T00:00:00")
+    assert main(["check", "--ref", "v2", "--format", "json"]) in (0, 1)
+    claims = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    conditions = [e for c in claims for e in c["evidence"] if e["kind"] == "condition"]
+    assert [e["status"] for e in conditions] == ["holds"]
+    repo.write("pkg/offload.py", reworded.replace("assert cfg.layers > 0", "assert cfg.layers >= 0"))
+    repo.commit("the guard loosened", tag="v3", date="2026-03-01T00:00:00")
+    main(["check", "--ref", "v3", "--format", "json"])
+    claims = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert [e["status"] for c in claims for e in c["evidence"] if e["kind"] == "condition"] == ["different"]
+
+
+def test_a_condition_wants_a_raise_by_its_exception_and_an_assert_by_its_test() -> None:
+    import libcst as cst
+
+    from anchor_audit.match.condition import compile_statement
+
+    def small(text: str) -> cst.BaseSmallStatement:
+        line = cst.parse_statement(text)
+        assert isinstance(line, cst.SimpleStatementLine)
+        return line.body[0]
+
+    raise_value = compile_statement("raise ValueError")
+    assert raise_value.matches(small("raise ValueError(f'bad {x}')")) and raise_value.matches(small("raise ValueError"))
+    assert not raise_value.matches(small("raise TypeError('bad')"))
+    assert compile_statement("raise errors.Refused").matches(small("raise errors.Refused('no')"))
+    checked = compile_statement("assert cfg.tp > 1")
+    assert checked.matches(small("assert cfg.tp > 1, 'needs TP'")) and not checked.matches(small("assert cfg.tp > 2"))
+    exact = compile_statement("raise ValueError('exactly this')")  # written with its message: as written
+    assert exact.matches(small("raise ValueError('exactly this')")) and not exact.matches(small("raise ValueError('x')"))

@@ -163,7 +163,35 @@ def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
 
 
 def _simple(body: list[ast.stmt]) -> list[str]:
-    return [ast.unparse(s) for s in body if isinstance(s, (ast.Assign, ast.AnnAssign))][:MAX_STATEMENTS]
+    """The effects of a branch: what it sets on an object (``cfg.overlap = True``, ``env["X"] = v``), raises or
+    asserts; a local name it sets (``allowed = {...}``) is incidental and left out."""
+    return [_written(s) for s in body if _effect(s)][:MAX_STATEMENTS]
+
+
+def _written(statement: ast.stmt) -> str:
+    """A statement as a condition wants it: a raise by its exception alone, an assert without its message (what
+    it says may be reworded; what it refuses is the behaviour)."""
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        if isinstance(raised, (ast.Name, ast.Attribute)):
+            return f"raise {ast.unparse(raised)}"
+    if isinstance(statement, ast.Assert):
+        return f"assert {ast.unparse(statement.test)}"
+    return ast.unparse(statement)
+
+
+def _effect(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Raise):
+        return statement.exc is not None
+    if isinstance(statement, ast.Assert):
+        return True
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    else:
+        return False
+    return all(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets)
 
 
 def _first_if(module: ast.Module, span: LineRange) -> tuple[str, ast.If | None]:

@@ -41,13 +41,23 @@ class PatternError(ValueError):
 
 @dataclass(frozen=True)
 class StatementPattern:
+    """One statement a condition wants: an assignment (``target = value``, ``target = ...`` for any value), a
+    ``raise NAME`` (a raise of that exception, whatever its message), an ``assert TEST`` written without a
+    message (whatever the code's message), or any other statement as written."""
+
     text: str
-    kind: str  # "assign" or "statement"
+    kind: str  # "assign", "raise", "assert" or "statement"
     targets: tuple[Canon, ...] = ()
     value: Canon | None = None  # None: any value (written as ...)
-    whole: Canon | None = None  # for kind "statement"
+    whole: Canon | None = None  # kind "statement": the statement; "raise": the exception; "assert": the test
 
     def matches(self, node: cst.BaseSmallStatement) -> bool:
+        if self.kind == "raise":
+            raised = node.exc if isinstance(node, cst.Raise) else None
+            called = raised.func if isinstance(raised, cst.Call) else raised
+            return called is not None and canonical(called) == self.whole
+        if self.kind == "assert":
+            return isinstance(node, cst.Assert) and canonical(node.test) == self.whole
         if self.kind == "statement":
             return canonical(node) == self.whole
         targets, value = _assignment(node)
@@ -92,6 +102,10 @@ def compile_statement(text: str) -> StatementPattern:
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         raise PatternError(f"expected one simple statement such as 'target = value', got {text!r}")
     small = stmt.body[0]
+    if isinstance(small, cst.Raise) and isinstance(small.exc, (cst.Name, cst.Attribute)) and small.cause is None:
+        return StatementPattern(text, "raise", whole=canonical(small.exc))
+    if isinstance(small, cst.Assert) and small.msg is None:
+        return StatementPattern(text, "assert", whole=canonical(small.test))
     if isinstance(small, (cst.Assign, cst.AnnAssign)) and getattr(small, "value", None) is not None:
         targets, value = _assignment(small)
         wildcard = isinstance(small.value, cst.Ellipsis)

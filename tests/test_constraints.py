@@ -67,6 +67,10 @@ def test_each_constraint_is_decided_by_the_gate_that_names_what_it_says(tmp_path
     assert said["Packed fine-tuning runs need micro_batch_size == 1."]["status"] == "unverifiable"
     # the only gate on num_layers also needs use_flash: narrower than the sentence, so it decides nothing
     assert said["num_layers must be greater than 4."]["status"] == "unverifiable"
+    assert said["num_layers must be greater than 4."]["detail"] == (
+        "`cfg.use_flash and cfg.num_layers > 4` (pkg/overlap.py:11) tests num_layers only together with use_flash, "
+        "which the sentence leaves out: narrower than it says"
+    )
     advice = said["Tune launch settings by hand."]
     assert (advice["status"], advice["detail"]) == ("unverifiable", "advice: it names nothing the code can be searched for")
 

@@ -12,6 +12,8 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 * the gate has other constants (``< 2`` is now ``< 4``): ``broken``;
 * the gate is gone and no gate names what the sentence names: ``broken`` (only against a validation day);
 * the gate is gone but another names the same things: ``unverifiable`` (rewritten? re-verify);
+* only a gate that also tests something the sentence leaves out names it: ``unverifiable``, naming what it
+  leaves out (the code refuses less than the sentence says);
 * no gate names it: ``unverifiable`` ("advice, no gate in the evidence").
 """
 
@@ -172,8 +174,14 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     files = evidence_files(ctx.skill)
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
-    decided = _best(gates_in(then if then is not None else ctx.tree, files, ctx), names, constants)
+    gates = gates_in(then if then is not None else ctx.tree, files, ctx)
+    decided = _best(gates, names, constants)
     if decided is None:
+        narrower = _narrower(gates, names, constants)
+        if narrower is not None:  # the code refuses only when something the sentence leaves out also holds
+            also = ", ".join(sorted(narrower.names - names)[:3])
+            return PromiseStatus.UNVERIFIABLE, (f"{narrower.said} tests {_names(names)} only together with {also}, "
+                                                "which the sentence leaves out: narrower than it says")  # fmt: skip
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
     if not _about(sentence, names, decided):
         return PromiseStatus.UNVERIFIABLE, (f"{decided.said} tests {_names(names)}, but the sentence says more than "
@@ -203,6 +211,11 @@ def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -
     only some is no decision (a gate of one of them alone may decide something else), nor one that also
     conditions on what the sentence leaves out (narrower than the sentence says)."""
     return next((g for g in gates if names == g.names and all(_stated(c, g.constants) for c in constants)), None)
+
+
+def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
+    """The first gate that conditions on every one of ``names`` and on something more, stating every constant."""
+    return next((g for g in gates if names < g.names and all(_stated(c, g.constants) for c in constants)), None)
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:

@@ -217,3 +217,10 @@ def test_the_docs_show_what_the_tool_says(tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "skill", QUOTE + "The helper lives in `pkg/other.py`.\n")
     out = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path)).out
     assert f"skill: {shown}" in out, out
+
+
+def test_a_headings_id_attribute_is_an_anchor_and_so_is_githubs_slug_of_its_text() -> None:
+    """Pandoc, MkDocs and Docusaurus anchor ``## Intro {#start}`` at ``#start``; GitHub at ``#intro-start``; an
+    agent reading the text finds either: both count.  A dash between words is kept doubled, as GitHub does."""
+    text = "# Intro {#start}\n## RR-loop — Convert a loop\n## Plain\n"
+    assert heading_slugs(text) == {"start", "intro", "intro-start", "rr-loop--convert-a-loop", "plain"}

@@ -1,7 +1,8 @@
 """Links of the prose: relative Markdown links and images (``LINK``), and links to the audited repository on
 GitHub (``REPO_LINK``).
 
-A relative link is resolved from SKILL.md: on disk, never above the skill's
+A relative link is resolved from the file it is written in (SKILL.md, or another page of the folder:
+:mod:`anchor_audit.spec.pages`): on disk, never above the skill's
 folder (a catalog's copy: never above the catalog), and in the repository
 from where the folder lies there. A link that resolves upstream but not in
 the catalog's copy is broken by the catalog's layout. An ``#anchor`` is
@@ -27,11 +28,11 @@ def _reads_link(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[
     """A link's target in the repository, from where the skill's folder lies there (if that is known)."""
     folder = skill.repo_folder
     target = posixpath.normpath(f"{folder}/{c.target}") if folder and c.target else None
-    yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({target} if target else ()))
+    yield Reference(c.kind, c.file, c.line, c.text, frozenset({target} if target else ()))
 
 
 def _reads_repo_link(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({c.target.strip("/")}))
+    yield Reference(c.kind, c.file, c.line, c.text, frozenset({c.target.strip("/")}))
 
 
 def _check_link(c: Citation, ctx: Context) -> list[PromiseResult]:
@@ -65,6 +66,8 @@ def _link(c: Citation, ctx: Context) -> Judged:
     if skill.disk is not None and skill.repo_folder is None and leaves(c.target):
         why = "leaves the skill's folder, and where the folder lies in the repository is not known (--in-repo)"
         return PromiseStatus.UNVERIFIABLE, c.target, why
+    if c.file != "SKILL.md":  # a page in a subfolder: say what the link was resolved from
+        return PromiseStatus.MISSING, c.target, f"the link's target is not there (resolved from {c.file})"
     return PromiseStatus.MISSING, c.target, "the link's target is not there"
 
 
@@ -102,6 +105,10 @@ def heading_slugs(markdown: str) -> frozenset[str]:
             continue
         heading = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
         if heading and not fence:
+            attribute = re.search(r"\s*\{#([^}\s]+)[^}]*\}\s*$", heading.group(1))
+            if attribute:  # Pandoc's, MkDocs' and Docusaurus' {#id}; GitHub slugs the text with it (both count)
+                slugs.add(attribute.group(1).lower())
+                _slug_into(slugs, seen, heading.group(1)[: attribute.start()])
             words = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1)).strip().lower()
             slug = re.sub(r"[^\w\- ]", "", words).replace(" ", "-")
             count = seen.get(slug, 0)
@@ -111,9 +118,19 @@ def heading_slugs(markdown: str) -> frozenset[str]:
     return frozenset(slugs)
 
 
+def _slug_into(slugs: set[str], seen: dict[str, int], text: str) -> None:
+    """GitHub's slug of a heading's text (without its ``{#id}``), counted like the others."""
+    words = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", r"\1", text).strip().lower()
+    slug = re.sub(r"[^\w\- ]", "", words).replace(" ", "-")
+    if slug not in seen:
+        slugs.add(slug)
+
+
 def _missing_link(c: Citation, r: PromiseResult, skill: Skill) -> bool:
-    """A missing link whose target the history may know (where the skill's folder lies in the repository)."""
-    return r.status is PromiseStatus.MISSING and bool(c.target) and bool(skill.repo_folder)
+    """A missing link of SKILL.md whose target the history may know (where the skill's folder lies in the
+    repository); the links of the skill's other pages are reported, not healed."""
+    return (r.status is PromiseStatus.MISSING and bool(c.target) and bool(skill.repo_folder)
+            and c.file == "SKILL.md")  # fmt: skip
 
 
 LINK_HEAL = Heal(_missing_link, lambda out, missing, ctx: healed_links(out, missing, ctx.skill, ctx.tree))

@@ -105,8 +105,8 @@ class Checker(Generic[Item, Result]):
 
 def judged(kind: PromiseKind, c: Citation, ctx: Context, status: PromiseStatus, path: str, detail: str = ""
            ) -> list[PromiseResult]:  # fmt: skip
-    """The one result of a citation of SKILL.md."""
-    return [PromiseResult(kind, path, status, ctx.skill_md, c.line, detail)]
+    """The one result of a citation of the prose, on its own file's line."""
+    return [PromiseResult(kind, path, status, ctx.file(c.file), c.line, detail)]
 
 
 def citations_of(kind: ReferenceKind) -> Callable[[Skill, SkillSpec | None], Sequence[Citation]]:

@@ -59,6 +59,7 @@ class Citation:
     repo: str = ""  # REPO_LINK: OWNER/NAME@REF as the URL says
     flags: tuple[str, ...] = ()  # COMMAND: the --flags it passes, as written
     positionals: tuple[str, ...] = ()  # COMMAND: the words after the program, before its first flag
+    file: str = "SKILL.md"  # the skill's file it is written in (a LINK's target is then a path in the folder)
 
 
 @dataclass(frozen=True)

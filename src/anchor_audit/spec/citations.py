@@ -103,7 +103,7 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
         elif child.type in ("link_open", "image"):
             target = str(child.attrs.get("href" if child.type == "link_open" else "src") or "")
             if target:
-                yield from _link(target, line_of(target))
+                yield from link_citations(target, line_of(target))
         elif child.type == "text":
             line = line_of(child.content[:40]) if child.content else first + 1
             if "://" not in child.content and not MAKES.search(lines[line - 1]):
@@ -354,7 +354,7 @@ def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
         yield start, " ".join(pending).strip()
 
 
-def _link(target: str, line: int) -> Iterator[Citation]:
+def link_citations(target: str, line: int) -> Iterator[Citation]:
     """A link or image: relative (resolved from SKILL.md), an own-repository GitHub URL, or nothing."""
     github = _GITHUB.match(target)
     if github is not None:

@@ -1,0 +1,143 @@
+"""The other Markdown files of a skill folder (``references/*.md``, ``skill-card.md``, ``TASKS.md``): their links.
+
+SKILL.md is not the only page an agent reads: it links guides, task lists and cards of its own, whose links
+break as often.  Every ``.md`` file under the skill's folder (but SKILL.md; at most :data:`MAX_PAGES`, each at
+most :data:`MAX_PAGE_BYTES`, no link followed, no hidden folder) is read for its links and images (``LINK``) and
+its links to the repository on GitHub (``REPO_LINK``).  A relative link is resolved from the file it is written
+in: ``references/guide.md`` linking ``../SKILL.md`` names the skill's ``SKILL.md``, linking
+``references/x.md`` names ``references/references/x.md``.  A bare ``#anchor`` names a heading of that file.
+
+A page is scanned for links line by line, not parsed as CommonMark (a catalog has thousands of pages): inline
+links and images ``[text](target)``, reference definitions ``[id]: target``, and HTML ``href``/``src``; fenced
+code blocks and code spans are passed over.  Each citation keeps the file it is written in, so reports point
+at that file and line; what is read is remembered by content, like SKILL.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import stat
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import Citation, ReferenceKind
+from ..source import SourceTree
+from .card import Content, Memo
+from .citations import link_citations
+
+MAX_PAGES = 64
+MAX_PAGE_BYTES = 1024 * 1024
+_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK)
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([ \t]*(<[^>\n]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.MULTILINE)
+_HTML = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+
+
+def disk_pages(folder: Path) -> Iterator[tuple[str, Content]]:
+    """The Markdown files under ``folder`` on disk but SKILL.md, as (path in the folder, content), in name order;
+    a link (to a file or a folder) is never followed."""
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel = os.path.relpath(here, folder)
+        found += [posixpath.normpath(posixpath.join(rel.replace(os.sep, "/"), f)) for f in files if f.endswith(".md")]
+        if len(found) > 4 * MAX_PAGES:
+            break
+    for name in sorted(n for n in found if n != "SKILL.md")[:MAX_PAGES]:
+        path = folder / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_PAGE_BYTES:
+            yield name, Content.of(_text(path))
+
+
+def tree_pages(tree: SourceTree, folder: str) -> Iterator[tuple[str, Content]]:
+    """The same of a skill folder in a tree, by blob; a page that cannot be read (too large, not text) is passed
+    over: a page's links are not the skill."""
+    names = sorted(p[len(folder) + 1 :] for p in tree.files_under(folder) if p.endswith(".md"))
+    for name in [n for n in names if n != "SKILL.md" and not n.startswith(".") and "/." not in n][:MAX_PAGES]:
+        blob = tree.blob_id(f"{folder}/{name}")
+        if blob is not None:
+            yield name, Content(blob, functools.partial(_tree_text, tree, f"{folder}/{name}"), blob=True)
+
+
+def _tree_text(tree: SourceTree, path: str) -> str:
+    try:
+        source = tree.read(path)
+    except (UnreadableFile, NotCarried):
+        return ""
+    return source.text if source is not None else ""
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def page_links(text: str) -> list[Citation]:
+    """The links and images of a Markdown text, on the lines they are written on (see the module's rule)."""
+    out: list[Citation] = []
+    for first, block in _paragraphs(text.split("\n")):
+        bare = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)  # a code span may span lines
+        found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)]
+        found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)]
+        found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
+        for at, target in sorted(found):
+            out += link_citations(target.strip("<>"), first + bare.count("\n", 0, at))
+    return out
+
+
+def _paragraphs(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(first line, text) of each run of non-blank lines outside fenced code blocks."""
+    fence, start = "", 0
+    run: list[str] = []
+    for number, line in enumerate(lines, 1):
+        opening = _FENCE.match(line)
+        if fence:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opening or not line.strip():
+            if run:
+                yield start, "\n".join(run)
+            fence, run = (opening.group(1) if opening else ""), []
+            continue
+        if not run:
+            start = number
+        run.append(line)
+    if run:
+        yield start, "\n".join(run)
+
+
+def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Citation, ...]:
+    """The links of one page of the skill (``name``: its path in the folder), resolved from where it lies."""
+
+    def read() -> dict[str, Any]:
+        said = [c for c in page_links(content.load()) if c.kind in _KINDS]
+        return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in said]}
+
+    said = memo(content.key("page-links/2", name), read) if memo is not None else read()
+    out = []
+    for kind, text, target, line, fragment, repo in said["links"]:
+        citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name)
+        out.append(_rebased(citation, name) if citation.kind is ReferenceKind.LINK else citation)
+    return tuple(out)
+
+
+def _rebased(link: Citation, name: str) -> Citation:
+    """A relative link as a path in the skill's folder (``#anchor`` alone: the page itself)."""
+    if not link.target:
+        return replace(link, target=name)
+    return replace(link, target=posixpath.normpath(posixpath.join(posixpath.dirname(name), link.target)))

@@ -1,0 +1,91 @@
+"""The other Markdown files of a skill folder: their links checked, resolved from the file they are written in."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import make_code_repo, make_skill
+
+SKILL_MD = "See [the guide](references/guide.md) and [the card](skill-card.md#usage).\n"
+GUIDE = ("# Guide\n\nBack to [the skill](../SKILL.md), [here](#guide), [nowhere](#nope).\n"
+         "Also [written as from the root](references/other.md), [a sibling](other.md), [repo](../../AGENTS.md).\n")
+CARD = "# Card\n\n## Usage\n\nSee [docs](docs/training/x.md), [the code](pkg/plan.py), [climbing](../../pkg/plan.py).\n"
+
+
+def _skill(tmp_path: Path) -> Path:
+    skill = make_skill(tmp_path / "skills" / "demo", SKILL_MD)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text(GUIDE)
+    (skill / "references" / "other.md").write_text("# Other\n")
+    (skill / "skill-card.md").write_text(CARD)
+    return skill
+
+
+def _links(data: dict) -> list[tuple[str, str, str]]:
+    return [(p["file"].split("demo/", 1)[1], p["path"], p["status"])
+            for p in data["skills"][0]["promises"] if p["kind"] == "link"]  # fmt: skip
+
+
+def test_a_pages_links_are_checked_from_the_file_they_are_written_in(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = _skill(tmp_path)
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 1
+    links = _links(json.loads(capsys.readouterr().out))
+    assert links == [
+        ("SKILL.md", "references/guide.md", "exists"),
+        ("SKILL.md", "skill-card.md#usage", "exists"),
+        ("references/guide.md", "SKILL.md", "exists"),
+        ("references/guide.md", "references/guide.md#guide", "exists"),
+        ("references/guide.md", "references/guide.md#nope", "missing"),
+        ("references/guide.md", "references/references/other.md", "missing"),  # written as if from the root
+        ("references/guide.md", "references/other.md", "exists"),
+        ("references/guide.md", "../AGENTS.md", "unverifiable"),  # above the folder, which lies nowhere known
+        ("skill-card.md", "docs/training/x.md", "missing"),
+        ("skill-card.md", "pkg/plan.py", "missing"),  # a repository path written as a link inside the skill
+        ("skill-card.md", "../../pkg/plan.py", "unverifiable"),  # where the folder lies is not known here
+    ]
+
+
+def test_the_pages_of_a_skill_read_from_the_repository_are_checked_too(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = _skill(tmp_path / "work")
+    for path in skill.rglob("*"):
+        if path.is_file():
+            repo.write(f"skills/demo/{path.relative_to(skill)}", path.read_text())
+    repo.commit("the skill in the repository", tag="v2")
+    code = main(["check", "--repo", str(repo.path), "--ref", "v2", "--in-repo", "--format", "json", "skills/demo"])
+    links = _links(json.loads(capsys.readouterr().out))
+    assert code == 1
+    # From skills/demo/ in the repository: pkg/plan.py written from the root points inside the folder (missing);
+    # climbing two folders reaches it.
+    assert ("skill-card.md", "pkg/plan.py", "missing") in links
+    assert ("skill-card.md", "../../pkg/plan.py", "exists") in links
+    assert ("references/guide.md", "references/references/other.md", "missing") in links
+
+
+def test_a_page_behind_a_link_or_in_a_hidden_folder_is_not_read(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill", "Nothing to see.\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("[x](nowhere.md)\n")
+    os.symlink(outside, skill / "linked.md")
+    (skill / ".hidden").mkdir()
+    (skill / ".hidden" / "notes.md").write_text("[y](nowhere.md)\n")
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
+    assert json.loads(capsys.readouterr().out)["skills"][0]["promises"] == []
+
+
+def test_a_page_is_scanned_for_links_outside_code_and_on_the_line_each_is_written() -> None:
+    from anchor_audit.spec.pages import page_links
+
+    text = ("Intro\n\n```md\n[in a fence](fenced.md)\n```\n\nSee [real](real.md) and `[in code](code.md)`,\n"
+            "a span `that runs\ninto the next line [no](spanned.md)` then [after](after.md \"title\").\n"
+            "![img](img/a.png) <a href=\"html.md\">h</a> [site](https://example.com/x.md)\n\n[ref]: defined.md\n"
+            "| `a | b` | [in a table](table.md) |\n")  # fmt: skip
+    assert [(c.line, c.target) for c in page_links(text)] == [
+        (7, "real.md"), (9, "after.md"), (10, "img/a.png"), (10, "html.md"), (12, "defined.md"), (13, "table.md")
+    ]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from anchor_audit.checks.captions import captioned, mentions, words
-from anchor_audit.checks.constraints import ABBREVIATIONS
+from anchor_audit.checks.sentencewords import ABBREVIATIONS
 from anchor_audit.cli import main
 from anchor_audit.model import LineRange, Quote
 from anchor_audit.spec.skill import parse_skill_md

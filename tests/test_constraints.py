@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anchor_audit.checks.constraints import wanted
+from anchor_audit.checks.sentencewords import wanted
 from anchor_audit.cli import main
 
 from .hostile.conftest import make_code_repo, make_skill

@@ -25,7 +25,7 @@ import re
 from typing import Sequence
 
 from ..model import Quote
-from .constraints import ABBREVIATIONS
+from .sentencewords import ABBREVIATIONS
 
 _STOP = frozenset(
     "a an and are as at by code for from in is it its of on or see snippet the this to with".split()

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 from ..model import (
-    DEFAULT_CARD_PREFIXES,
     AnchorStatus,
     CardAnchor,
     CardClaim,
@@ -33,16 +32,15 @@ from ..model import (
 )
 from .behaviour import quote_evidence
 from .captions import mentions
-from .constraints import ABBREVIATIONS
 from .protocol import Checker, Context
+from .sentencewords import ABBREVIATIONS
 
 Linked = tuple[list[Evidence], list[str]]  # a claim's evidence, and notes
 
 
 def card_tail(anchor: CardAnchor, entry: SkillSpec | None) -> Tail:
     """The files a card comment names: its prefix word resolved by the built-in and the registry's card_prefixes."""
-    prefixes = dict(DEFAULT_CARD_PREFIXES + (entry.card_prefixes if entry else ()))
-    return Tail(anchor.file, prefixes.get(anchor.prefix, ""))
+    return anchor.tail(entry.card_prefixes if entry else ())
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[CardClaim]:

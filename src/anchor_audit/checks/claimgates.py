@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from ..model import ConditionStatus, Evidence, EvidenceKind
 from .captions import words
-from .constraints import ABBREVIATIONS, Gate, evidence_files, gates_in
+from .constraints import Gate, evidence_files, gates_in
 from .protocol import Context
+from .sentencewords import ABBREVIATIONS
 
 MAX_GATES = 4
 # Words of a claim id that say how, or what kind of claim it is, not what in the code it is about.

@@ -1,35 +1,180 @@
-"""Line anchors of the prose (``LINES``): `file.py:10-20` names a file, and lines it has."""
+"""Line citations of the prose (``LINES``): `config.py:1524-1531` names a file, and the lines it had.
+
+The file is looked up like any path of the prose (a tail such as ``config.py`` names the one file ending so).
+Its lines are checked by what they said: the cited lines are read on the card's validation day (the code the
+skill was written against) and found at the ref as a quote is:
+
+* there at the same lines: ``exists``;
+* the same lines elsewhere in the file: ``differs``, "moved to 1530-1537", and ``fix`` rewrites the range;
+* changed or gone: ``differs`` or ``missing``, naming the validation day's commit;
+* the range ends past the file on the validation day itself, or the cited lines are blank: ``unverifiable``
+  (the citation was stale on its own day).
+
+A sentence of card.yaml's ``known_constraints`` cites lines too (``(MCore transformer_config.py:1928, 1934)``):
+each range is checked the same way, and on the validation day its lines must name one of the identifiers the
+sentence names, else the citation was stale on its own day.  A file name several files end in is narrowed to
+those that are not tests, then to those the skill quotes, its card lists as evidence or its card comments
+name, then to those under a card prefix written before it (``MCore``: ``megatron/core/``).  Only SKILL.md's
+ranges are rewritten by ``fix``.
+
+Without a validation day (no card, no ``validated_on``, a source with no history) only the range is checked:
+past the end of the file at the ref it ``differs``.
+"""
 
 from __future__ import annotations
 
-from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, ReferenceKind
-from .paths import PATH_HEAL, cited_path, path_in_prose
-from .protocol import Checker, Context, citations_of, judged
+import re
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import (
+    DEFAULT_CARD_PREFIXES,
+    Changed,
+    Citation,
+    Exact,
+    LineRange,
+    Missing,
+    Moved,
+    PromiseKind,
+    PromiseResult,
+    PromiseStatus,
+    Quote,
+    ReferenceKind,
+    Relocated,
+)
+from ..source import SourceTree
+from ..source.listing import is_test
+from .captions import mentions
+from .paths import cited_path, path_in_prose
+from .protocol import Checker, Context, citations_of
+from .sentencewords import ABBREVIATIONS, wanted
+
+# A card sentence's line citations: an optional prefix word, a file, and one or more ranges (``1428, 1697``).
+_CARD_LINES = re.compile(r"(?:(?P<prefix>[A-Z][A-Za-z]+) )?(?P<file>[\w./-]*\w\.(?:py|sh|cu|cuh|cc|cpp|h|yaml))"
+                         r":(?P<ranges>\d{1,7}(?:-\d{1,7})?(?:, ?\d{1,7}(?:-\d{1,7})?)*)")
+
+
+def card_lines(sentence: str, line: int) -> list[Citation]:
+    """The line citations of a card.yaml sentence (a known constraint), each range its own; a prefix word before
+    the file (``MCore``) is kept as the citation's ``repo``."""
+    out = []
+    for match in _CARD_LINES.finditer(sentence):
+        for fragment in re.split(r", ?", match.group("ranges")):
+            out.append(Citation(ReferenceKind.LINES, sentence, match.group("file"), line, fragment,
+                                repo=match.group("prefix") or "", file="card.yaml"))  # fmt: skip
+    return out
+
+
+def check_lines(c: Citation, ctx: Context) -> list[PromiseResult]:
+    """The one result of a line citation (the prose's, or a card sentence's)."""
+    return _check(c, ctx)
+
+Said = tuple[PromiseStatus, str, str | None]  # status, detail, the range to write instead (a heal)
 
 
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
-    """The file (a path, or the one file with that tail) is there, and has those lines."""
-    status, shown, detail = _lines(c, ctx)
-    return judged(PromiseKind.PATH, c, ctx, status, shown, detail)
-
-
-def _lines(c: Citation, ctx: Context) -> tuple[PromiseStatus, str, str]:
-    status, _, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    """The file (a path, or the one file with that tail) is there, and has the lines it had."""
     shown = f"{c.target}:{c.fragment}"
-    if status is not PromiseStatus.EXISTS:
-        return status, shown, detail
-    tail = "/" + c.target
-    found = [c.target] if ctx.tree.blob_id(c.target) is not None else ctx.listing.ending_in(tail)
+    status, _, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    heal = None
+    if status is PromiseStatus.EXISTS:
+        status, detail, heal = _lines(c, ctx)
+    heal = heal if c.file == "SKILL.md" else None  # card.yaml's sentences are said, not rewritten
+    return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail,
+                          heal=f"{c.target}:{heal}" if heal else None)]  # fmt: skip
+
+
+def _lines(c: Citation, ctx: Context) -> Said:
+    found = [c.target] if ctx.tree.blob_id(c.target) is not None else _narrowed(c, ctx)
     if len(found) != 1:
-        return PromiseStatus.UNVERIFIABLE, shown, f"{len(found)} files end in {c.target}: which one is meant?"
-    source = ctx.tree.read(found[0])
+        return PromiseStatus.UNVERIFIABLE, f"{len(found)} files end in {c.target}: which one is meant?", None
+    path = found[0]
     start, _, end = c.fragment.partition("-")
+    cited = LineRange(int(start), int(end or start))
+    then = ctx.validated()
+    if then is None:
+        return _range_only(path, cited, ctx.tree, c.target)
+    try:
+        old = then.read(path)
+    except (NotCarried, UnreadableFile) as exc:
+        return PromiseStatus.UNVERIFIABLE, str(exc), None
+    day = f"the validation day ({(then.info.commit or '')[:10]})"
+    if old is None or cited.end > len(old.lines):
+        had = f"had {len(old.lines)} lines" if old is not None else "was not there"
+        return PromiseStatus.UNVERIFIABLE, f"{path} {had} on {day}: the citation was stale on its own day", None
+    body = tuple(old.lines[cited.start - 1 : cited.end])
+    if not any(line.strip() for line in body):
+        return PromiseStatus.UNVERIFIABLE, f"the cited lines were blank on {day}", None
+    stale = _names_nothing(c, "\n".join(body))
+    if stale:
+        why = f"{path}:{c.fragment} named none of {stale} on {day}: the citation was stale on its own day"
+        return PromiseStatus.UNVERIFIABLE, why, None
+    match = ctx.quote(Quote(path, cited, body, c.line), ctx.tree)
+    where = "" if path == c.target else f"{path}: "
+    if isinstance(match, Exact):
+        return PromiseStatus.EXISTS, where.rstrip(": "), None
+    if isinstance(match, Moved):
+        new = match.found
+        written = str(new.start) if new.start == new.end else f"{new.start}-{new.end}"
+        return PromiseStatus.DIFFERS, f"{where}the lines cited on {day} moved to {new.start}-{new.end}", written
+    if isinstance(match, Relocated):
+        moved_to = f"{match.found_path}:{match.found.start}-{match.found.end}"
+        return PromiseStatus.DIFFERS, f"the lines cited on {day} moved to {moved_to}", None
+    if isinstance(match, Changed):
+        return PromiseStatus.DIFFERS, f"{where}the lines cited on {day} changed: {match.detail}", None
+    if isinstance(match, Missing):
+        return PromiseStatus.MISSING, f"{where}the lines cited on {day} are gone: {match.detail}", None
+    return PromiseStatus.UNVERIFIABLE, match.detail, None
+
+
+def _names_nothing(c: Citation, code: str) -> str:
+    """For a card sentence's citation, what the sentence names that the cited code does not (its identifiers; with
+    none, its telling words: "CPU offloading" is ``cpu_offloading``); "" where the code names some of it."""
+    if c.file != "card.yaml":
+        return ""
+    names = {n for n in wanted(c.text)[0] if not re.search(r"[./]", n)}  # identifiers, not the files it cites
+    if names:
+        return "" if any(name in code for name in names) else ", ".join(sorted(names)[:3])
+    prose = re.sub(r"\s*\([^)]*\)", "", c.text).strip().rstrip(".")  # the sentence without its citations
+    return "" if mentions(prose, code, ABBREVIATIONS) else f"what '{prose[:60]}' says"
+
+
+def _narrowed(c: Citation, ctx: Context) -> list[str]:
+    """The files a cited name may be (see the module's rule)."""
+    found = ctx.listing.ending_in("/" + c.target)
+    for narrower in (_not_tests, _named_by_skill, _under_prefix):
+        if len(found) <= 1:
+            break
+        kept = narrower(found, c, ctx)
+        found = kept or found
+    return found
+
+
+def _not_tests(found: list[str], c: Citation, ctx: Context) -> list[str]:
+    return [f for f in found if not is_test(f)]
+
+
+def _named_by_skill(found: list[str], c: Citation, ctx: Context) -> list[str]:
+    skill = ctx.skill
+    named = {q.path for q in skill.quotes} | set(skill.card.evidence if skill.card else ())
+    prefixes = ctx.entry.card_prefixes if ctx.entry else ()
+    tails = [a.tail(prefixes) for claim in (skill.card.claims if skill.card else ()) for a in claim.anchors]
+    return [f for f in found if f in named or any(t.matches(f) for t in tails if t.file == c.target and t.within)]
+
+
+def _under_prefix(found: list[str], c: Citation, ctx: Context) -> list[str]:
+    prefixes = dict(DEFAULT_CARD_PREFIXES + (ctx.entry.card_prefixes if ctx.entry else ()))
+    folder = prefixes.get(c.repo, "") if c.repo else ""
+    return [f for f in found if folder and f"/{folder}" in f"/{f}"]
+
+
+def _range_only(path: str, cited: LineRange, tree: SourceTree, written: str) -> Said:
+    source = tree.read(path)
     count = len(source.lines) if source is not None else 0
-    if source is None or int(end or start) > count:
-        return PromiseStatus.DIFFERS, shown, f"{found[0]} has {count} lines; the range ends past them"
-    return PromiseStatus.EXISTS, shown, found[0] if found[0] != c.target else ""
+    if source is None or cited.end > count:
+        return PromiseStatus.DIFFERS, f"{path} has {count} lines; the range ends past them", None
+    return PromiseStatus.EXISTS, path if path != written else "", None
 
 
 LINES: Checker[Citation, list[PromiseResult]] = Checker(
-    ReferenceKind.LINES, citations_of(ReferenceKind.LINES), cited_path, _check, PromiseKind.PATH, PATH_HEAL
+    ReferenceKind.LINES, citations_of(ReferenceKind.LINES), cited_path, _check, PromiseKind.LINES
 )

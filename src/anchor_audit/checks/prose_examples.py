@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..model import PromiseKind, PromiseStatus
 
 PATH, LINK, VERSION, COMMAND = PromiseKind.PATH, PromiseKind.LINK, PromiseKind.VERSION, PromiseKind.COMMAND
-SYMBOL, PRIVATE = PromiseKind.SYMBOL, PromiseStatus.PRIVATE
+SYMBOL, PRIVATE, LINES = PromiseKind.SYMBOL, PromiseStatus.PRIVATE, PromiseKind.LINES
 EXISTS, MISSING, UNVERIFIABLE = PromiseStatus.EXISTS, PromiseStatus.MISSING, PromiseStatus.UNVERIFIABLE
 EXTERNAL = PromiseStatus.EXTERNAL
 HOLDS, DIFFERS = PromiseStatus.HOLDS, PromiseStatus.DIFFERS
@@ -257,9 +257,9 @@ EXAMPLES = [
         "inline line anchors: a path's lines, a tail's, and a range past the file's end",
         "See `src/acme/training/config.py:1-2`, `training/config.py:2` and `scripts/run.py:5-9`.\n",
         (
-            (PATH, "src/acme/training/config.py:1-2", EXISTS),
-            (PATH, "training/config.py:2", EXISTS),
-            (PATH, "scripts/run.py:5-9", DIFFERS),
+            (LINES, "src/acme/training/config.py:1-2", EXISTS),
+            (LINES, "training/config.py:2", EXISTS),
+            (LINES, "scripts/run.py:5-9", DIFFERS),  # with no validation day, only the range is checked
         ),
     ),
     CitationExample(

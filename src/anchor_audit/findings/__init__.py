@@ -75,6 +75,8 @@ def _kind_code(kind: PromiseKind) -> str:
             return "AA409"
         case PromiseKind.CONSTRAINT:
             return "AA411"
+        case PromiseKind.LINES:
+            return "AA412"
         case _:
             assert_never(kind)
 

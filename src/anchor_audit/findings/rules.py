@@ -188,6 +188,12 @@ RULES: dict[str, Rule] = {
               "validation day, and that gate is gone or changed at the audited ref.",
               "The skill tells agents a constraint the code no longer enforces (or enforces otherwise).",
               "Read the gate the finding names at the ref; update the sentence, or re-verify the card."),
+        _rule("AA412", "line-citation-drifted", "warning",
+              "A line citation of the prose (`config.py:1524-1531`) no longer points at the lines it cited on the "
+              "card's validation day: they moved (the finding names where), changed, or are gone.",
+              "A reader who opens the file at those lines reads other code than the skill meant.",
+              "Run `anchor-audit fix --write` to rewrite a range that only moved; else re-read the code and "
+              "cite the lines that say it."),
         _rule("AA501", "skill-made-stale", "error",
               "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
               "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "

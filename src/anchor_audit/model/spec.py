@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .references import Citation
+from .references import Citation, Tail
 
 
 @dataclass(frozen=True, order=True)
@@ -156,6 +156,10 @@ class CardAnchor:
     ranges: tuple[LineRange, ...]
     prefix: str = ""  # the word written before the file ("MCore"): where it lies, as card_prefixes say
     line: int = 0  # the comment's line in card.yaml
+
+    def tail(self, prefixes: tuple[tuple[str, str], ...] = ()) -> Tail:
+        """The files it names: its prefix word resolved by the built-in prefixes and ``prefixes`` (a registry's)."""
+        return Tail(self.file, dict(DEFAULT_CARD_PREFIXES + prefixes).get(self.prefix, ""))
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,7 @@ class PromiseKind(TextEnum):
     VERSION = "version"  # a Python version the prose says the code needs
     COMMAND = "command"  # a command a shell block runs, or one of its flags
     CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints
+    LINES = "lines"  # `file.py:10-20` in the prose: a file, and the lines it had on the card's validation day
 
 
 class PromiseStatus(TextEnum):

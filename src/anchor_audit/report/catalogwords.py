@@ -34,6 +34,7 @@ _PHRASES = {
     "AA408": ("version differs", "versions differ"),
     "AA409": ("command fails to parse", "commands fail to parse"),
     "AA410": ("folder rename written into its paths", "folder renames written into its paths"),
+    "AA412": ("line citation drifted", "line citations drifted"),
 }
 
 

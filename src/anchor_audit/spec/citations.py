@@ -107,14 +107,21 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
         elif child.type == "text":
             line = line_of(child.content[:40]) if child.content else first + 1
             if "://" not in child.content and not MAKES.search(lines[line - 1]):
+                cited = list(_PROSE_LINES.finditer(child.content))  # `config.py:1428` with no code span around it
+                yield from (_anchored(m, m.group(0), line) for m in cited)
+                starts = {m.start() for m in cited}
                 for word in _PROSE_PATH.finditer(child.content):  # a path in prose, with no code span around it
-                    yield from _paths(word.group(0).rstrip("."), line, whole=False)
+                    if word.start() not in starts:
+                        yield from _paths(word.group(0).rstrip("."), line, whole=False)
             for match in _PIN.finditer(child.content):
                 version = match.group("at_least") or match.group("plus")
                 yield Citation(ReferenceKind.PIN, match.group(0), f"python>={version}", line)
 
 
 _LINE_ANCHOR = re.compile(r"(?P<file>[\w./-]+\.[A-Za-z]\w{0,7}):(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?")
+# The same in prose, for a source file only (``12:30`` is a time, ``v1.2:3`` nothing).
+_PROSE_LINES = re.compile(r"(?<![\w/.:@-])(?P<file>[\w./-]*\w\.(?:pyi?|sh|cuh?|cc|cpp|c|hpp|h|rs|go|ts|js|ya?ml|toml))"
+                          r":(?P<start>\d{1,7})(?:-(?P<end>\d{1,7}))?(?![\w:.-]*\w)")
 
 
 # A name, or a call with its arguments written (`make_batch()`, `VolumeMapping(source, dest)`): the name is cited.

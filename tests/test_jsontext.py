@@ -1,9 +1,12 @@
-"""The reports' JSON text is the standard library's, byte for byte, however it is written (``report/jsontext.py``)."""
+"""The reports' JSON text is the standard library's, byte for byte, however it is written (``report/jsontext.py``),
+but for the characters that show nothing and change how text reads (bidirectional overrides, zero-width
+characters, line separators), which every report writes as ``\\uXXXX`` escapes: the same value, seen."""
 
 from __future__ import annotations
 
 import enum
 import json
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,8 +21,20 @@ VALUES = st.recursive(
 )
 
 
+INVISIBLE = "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2069\ufeff"
+
+
 def standard(obj: object) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    return re.sub("[\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]",
+                  lambda m: f"\\u{ord(m.group(0)):04x}", text)  # fmt: skip
+
+
+def test_invisible_characters_are_escaped_and_read_back_the_same() -> None:
+    value = {"path": "a\u202egnp.exe" + INVISIBLE, "\u202ekey": ["\u2028"]}
+    written = dumps_indented(value)
+    assert not any(c in written for c in INVISIBLE) and "\\u202e" in written
+    assert json.loads(written) == value
 
 
 @given(VALUES)

@@ -66,6 +66,10 @@ def test_csv_has_a_column_per_release_and_never_a_formula(released, capsys, tmp_
     evil = make_skill(tmp_path / "evil", card="validation_status:\n  =HYPERLINK(1):\n    - doc_only\n")
     rows = list(csv.reader(io.StringIO(_run(repo, evil, capsys, "--format", "csv"))))
     assert any(row[2] == "'=HYPERLINK(1)" for row in rows)  # a spreadsheet reads it as text
+    # A lone CR, which the CSV writer does not quote, would start a record of its own with a formula in it.
+    cr = make_skill(tmp_path / "cr", card='validation_status:\n  "a\\r=HYPERLINK(2)":\n    - doc_only\n')
+    text = _run(repo, cr, capsys, "--format", "csv")
+    assert "\r" not in text and "a\\x0d=HYPERLINK(2)" in text
 
 
 def test_markdown_is_a_table_of_claims_by_release(released, capsys) -> None:

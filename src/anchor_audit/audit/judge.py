@@ -44,7 +44,7 @@ class _TreeState:
 
     listing: Listing | None = None
     searched: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (text, suffix) -> presearch's files
-    relocations: dict[tuple[str, tuple[str, ...]], Relocated | None] = field(default_factory=dict)
+    relocations: dict[tuple[str, tuple[str, ...]], Relocated | Unchecked | None] = field(default_factory=dict)
 
 
 class Judge:
@@ -188,8 +188,9 @@ class Judge:
 
         return search
 
-    def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | None:
-        """The quote found in another file of the tree, or None (searched once per tree and quote)."""
+    def _relocated(self, quote: Quote, tree: SourceTree) -> Relocated | Unchecked | None:
+        """The quote found in another file of the tree (unchecked: in a file whose name no heal may write), or
+        None (searched once per tree and quote)."""
         key, relocations = (quote.key, quote.body), self._state(tree).relocations
         if key not in relocations:
             content = self._relocation_key(quote, tree)
@@ -205,7 +206,7 @@ class Judge:
 
                 data = self._cached(content, search)
                 found = None if data["found"] is None else load_quote(quote, data["found"])
-                relocations[key] = found if isinstance(found, Relocated) else None
+                relocations[key] = found if isinstance(found, (Relocated, Unchecked)) else None
         hit = relocations[key]
         return replace(hit, quote=quote) if hit else None
 

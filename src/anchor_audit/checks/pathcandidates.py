@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..model import Citation, FolderRename, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from ..source import Removal, SourceTree
 from ..source.listing import Listing
+from ..spec.repopath import unwritable
 
 MAX_CANDIDATES = 3  # files of the same name a missing path's detail names
 # The citations a path written in place of another heals: a path of the prose, an @path, a card's evidence path.
@@ -34,7 +35,8 @@ def healed(
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
             heal = renamed.candidate if c.kind in HEALABLE and c.text.strip("`@") == c.target else None
-            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=renamed.why, heal=heal,
+            heal, why = writable(heal, renamed.why)
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=why, heal=heal,
                               renamed=(renamed.written, renamed.code_has))  # fmt: skip
             continue
         if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
@@ -43,7 +45,7 @@ def healed(
         if removal is not None and removal.now is None and out[at].detail.startswith("not at the ref; "):
             detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
         moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
-        heal = _sole_candidate(c, listing, moved)
+        heal, detail = writable(_sole_candidate(c, listing, moved), detail)
         out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
     return out
 
@@ -67,8 +69,21 @@ def healed_links(
         heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None and not copy else None
         if heal is not None and removal.now is not None and removal.now.endswith("/") and not heal.endswith("/"):
             heal += "/"
-        out[at] = replace(out[at], detail=f"the link's target {inside[at]}: {detail}", heal=heal)
+        said = f"the link's target {inside[at]}: {detail}"
+        if heal is not None and removal.now is not None:  # the repository's path is what must read back
+            kept, said = writable(removal.now, said)
+            heal = heal if kept is not None else None
+        out[at] = replace(out[at], detail=said, heal=heal)
     return out
+
+
+def writable(heal: str | None, detail: str) -> tuple[str | None, str]:
+    """A heal that reads back as the same path once written into the skill, or none, the detail saying why: the
+    new path is the code repository's file name, which its author chose."""
+    problem = unwritable(heal.rstrip("/")) if heal else None
+    if heal is None or problem is None:
+        return heal, detail
+    return None, f"{detail}; not healed: {problem}"
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import BoundExceeded
-from ..model import Exact, Moved, Quote, Relocated
+from ..model import Exact, Moved, Quote, Relocated, Unchecked, UncheckedReason
 from ..source import SourceTree
+from ..spec.repopath import unwritable
 from .quote import match_quote
 from .shape import shape_of
 
@@ -25,7 +26,7 @@ def needle_of(quote: Quote) -> tuple[str, str] | None:
     return max(lines, key=len), suffix
 
 
-def relocate(quote: Quote, tree: SourceTree, search: Search | None = None) -> Relocated | None:
+def relocate(quote: Quote, tree: SourceTree, search: Search | None = None) -> Relocated | Unchecked | None:
     """Look for a changed or missing quote in the other files of ``tree``.
 
     git grep finds the files holding the quote's most specific line (its
@@ -35,6 +36,8 @@ def relocate(quote: Quote, tree: SourceTree, search: Search | None = None) -> Re
     checks nothing.  At most :data:`MAX_RELOCATION_CANDIDATES` files are
     tried; more is :class:`~anchor_audit.errors.BoundExceeded` (incomplete).
     ``search``: where the answer of a search made for many quotes at once is read (default: the tree's own).
+    A file whose name cannot be written into the fence's header (:func:`~anchor_audit.spec.repopath.unwritable`:
+    the code repository's author chose it) makes the quote unverifiable, naming why, never a heal.
     """
     wanted = needle_of(quote)
     if wanted is None:
@@ -59,6 +62,9 @@ def relocate(quote: Quote, tree: SourceTree, search: Search | None = None) -> Re
         if isinstance(match, (Exact, Moved)):
             suggested = match.suggested if isinstance(match, Moved) else match.found
             detail = f"the quoted code is now in {path}, lines {match.found}"
+            problem = unwritable(path)
+            if problem is not None:
+                return Unchecked(quote, UncheckedReason.UNVERIFIABLE, f"{detail}; not healed: {problem}")
             return Relocated(quote, match.found, suggested, match.region, match.runs, detail, found_path=path)
     return None
 

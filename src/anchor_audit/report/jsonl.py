@@ -7,11 +7,11 @@ baseline accepts it.  Nothing else: the whole report is ``--format json``.
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
 from ..findings import counts_as_drift, findings
 from ..model import AuditReport
+from .jsontext import dumps_line
 
 
 def render_jsonl(report: AuditReport, stream: TextIO) -> None:
@@ -24,4 +24,4 @@ def render_jsonl(report: AuditReport, stream: TextIO) -> None:
             line["owners"] = f.owners
         if f.key in report.accepted:
             line["accepted"] = True
-        stream.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+        stream.write(dumps_line(line) + "\n")

@@ -9,7 +9,8 @@ the answer, or the error, is the standard library's.  A property test holds the 
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring  # the C encoder where there is one (ensure_ascii=False's)
+import re
+from json.encoder import encode_basestring as _encode_basestring  # the C encoder (ensure_ascii=False's)
 from typing import Any, Callable, Iterable
 
 _INFINITY = float("inf")
@@ -38,6 +39,27 @@ class _Sink(list[str]):
         self.clear()
 
 
+# Characters that change how the text around them reads and show nothing themselves: bidirectional overrides and
+# isolates, zero-width characters, line and paragraph separators, the soft hyphen, the byte-order mark.  JSON may
+# carry them raw (ensure_ascii=False); every report writes them as \uXXXX escapes, the same value, seen.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def encode_basestring(text: str) -> str:
+    """A JSON string literal of ``text``, its invisible characters escaped."""
+    encoded = _encode_basestring(text)
+    return _INVISIBLE.sub(_escaped, encoded) if _INVISIBLE.search(encoded) else encoded
+
+
+def dumps_line(obj: Any) -> str:
+    """``json.dumps(obj, sort_keys=True, ensure_ascii=False)``, invisible characters escaped: a JSON Lines line."""
+    return _INVISIBLE.sub(_escaped, json.dumps(obj, sort_keys=True, ensure_ascii=False))
+
+
 def write_indented(obj: Any, write: Callable[[str], object]) -> None:
     """:func:`dumps_indented`'s bytes, given to ``write`` in parts: each item of a :class:`Streamed` list is
     encoded and written before the next is made, so a report's memory is one skill's, not every skill's."""
@@ -52,7 +74,7 @@ def dumps_indented(obj: Any) -> str:
     try:
         _encode(obj, "\n", parts)
     except (_Unknown, RecursionError):
-        return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+        return _INVISIBLE.sub(_escaped, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
     return "".join(parts)
 
 
@@ -96,7 +118,8 @@ def _streamed(o: Streamed, newline: str, out: list[str]) -> None:
             part: list[str] = []
             _encode(item, inner, part)
         except (_Unknown, RecursionError):  # the standard library's answer for this item, at this depth
-            part = [json.dumps(item, indent=2, sort_keys=True, ensure_ascii=False).replace("\n", inner)]
+            plain = json.dumps(item, indent=2, sort_keys=True, ensure_ascii=False)
+            part = [_INVISIBLE.sub(_escaped, plain).replace("\n", inner)]
         out.extend(part)
         if isinstance(out, _Sink):
             out.flush()

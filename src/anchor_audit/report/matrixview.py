@@ -148,8 +148,11 @@ def _claim_columns(row: Row, matrix: Matrix) -> tuple[str, str]:
 
 
 def _cell(text: str) -> str:
-    """A value a spreadsheet will not read as a formula (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """A value a spreadsheet reads as one plain cell: control characters escaped (a lone CR, which the CSV writer
+    does not quote, would start a record of its own), and one that would read as a formula quoted (CSV
+    injection)."""
+    text = printable(text, keep="")
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def render_matrix_markdown(shown: Shown, stream: TextIO, color: str = "auto") -> None:

@@ -157,8 +157,8 @@ def test_fix_catalog_makes_one_patch_per_upstream_repository_that_git_apply_take
     assert main(["fix", "--catalog", str(catalog), *mirrors, "--output-dir", str(out_dir)]) == 1
     out = capsys.readouterr().out
     assert {p: p.read_bytes() for p in catalog.rglob("*") if p.is_file()} == before  # nothing written in the catalog
-    assert sorted(p.name for p in out_dir.iterdir()) == ["acme-alpha.patch", "summary.md"]  # beta: nothing heals
-    assert "# https://github.com/acme/alpha @ main (" in out and ": acme-alpha.patch" in out
+    assert sorted(p.name for p in out_dir.iterdir()) == ["acme--alpha.patch", "summary.md"]  # beta: nothing heals
+    assert "# https://github.com/acme/alpha @ main (" in out and ": acme--alpha.patch" in out
     assert "#   heals skills/a-moved/SKILL.md:10: pkg/plan.py:3-4 moved: range -> 4:5" in out
     # a copy behind its upstream is said to be so; its patch would be made against upstream's text
     assert "#   note: a-behind: the catalog's copy is out of sync (1 file differs; the copy is upstream's of" in out
@@ -167,12 +167,12 @@ def test_fix_catalog_makes_one_patch_per_upstream_repository_that_git_apply_take
     alpha = tmp_path / "alpha"
     in_alpha = ["check", "skills/a-moved", "--in-repo", "--repo", str(alpha), "--ref", "HEAD"]
     assert main(in_alpha) == 1  # the moved quote, upstream
-    git(alpha, "apply", "--check", str(out_dir / "acme-alpha.patch"))
-    git(alpha, "apply", str(out_dir / "acme-alpha.patch"))
+    git(alpha, "apply", "--check", str(out_dir / "acme--alpha.patch"))
+    git(alpha, "apply", str(out_dir / "acme--alpha.patch"))
     git(alpha, "commit", "-qam", "heal a-moved")
     assert main(in_alpha) == 0, capsys.readouterr().out
     summary = (out_dir / "summary.md").read_text()
-    assert "\n## `https://github.com/acme/alpha` @ `main` (`" in summary and "`acme-alpha.patch`: 1 file;" in summary
+    assert "\n## `https://github.com/acme/alpha` @ `main` (`" in summary and "`acme--alpha.patch`: 1 file;" in summary
     assert "- skills/a-moved/SKILL.md:10: pkg/plan.py:3-4 moved: range -\\> 4:5\n" in summary  # Markdown-escaped
 
 
@@ -259,14 +259,14 @@ def test_fix_catalog_format_issue_gives_each_upstream_repository_a_tracking_issu
     catalog, mirrors = build_catalog(tmp_path)
     out_dir = tmp_path / "out"
     assert main(["fix", "--catalog", str(catalog), *mirrors, "--format", "issue", "--output-dir", str(out_dir)]) == 1
-    assert sorted(p.name for p in out_dir.iterdir()) == ["acme-alpha.issue.md", "acme-alpha.patch", "acme-beta.issue.md",
+    assert sorted(p.name for p in out_dir.iterdir()) == ["acme--alpha.issue.md", "acme--alpha.patch", "acme--beta.issue.md",
                                                          "summary.md"]  # fmt: skip
-    body = (out_dir / "acme-alpha.issue.md").read_text()
+    body = (out_dir / "acme--alpha.issue.md").read_text()
     lines = body.splitlines()
     assert lines[0] == "<!-- anchor-audit issue: https://github.com/acme/alpha -->"  # what a workflow searches for
     assert lines[2].startswith("## anchor-audit: 3 skills of acme/alpha drift from the code at `main` (`")
     assert "| `a-moved` (`skills/a-moved`) | 1 quote moved | Test Author (recent commits to skills/a-moved) |" in lines
-    patch = (out_dir / "acme-alpha.patch").read_text()
+    patch = (out_dir / "acme--alpha.patch").read_text()
     assert f"````diff\n{patch}````\n" in body  # a fence longer than the skill's own: its text cannot close it
     assert "### Left for a person\n\n- skills/a-changed/SKILL.md:10: pkg/plan.py:3-4 is changed; not rewritten" in body
     assert main(["fix", "--format", "issue"]) == 2  # the format is fix --catalog's
@@ -321,7 +321,7 @@ def test_the_issue_says_since_which_commit_a_quote_has_its_status(tmp_path: Path
     out_dir = tmp_path / "out"
     main(["fix", "--catalog", str(catalog), *mirrors, "--format", "issue", "--output-dir", str(out_dir)])
     capsys.readouterr()
-    body = (out_dir / "acme-alpha.issue.md").read_text()
+    body = (out_dir / "acme--alpha.issue.md").read_text()
     since = body[body.index("Since (where the history says):"):body.index("### The patch")]
     assert "- `a-moved`: pkg/plan.py:3-4: moved since `" in since
     assert "(2026-04-01): plan: import os; a-behind: version three\n" in since  # the commit that moved the code
@@ -343,3 +343,37 @@ def test_a_quote_that_had_changed_by_the_validation_day_contradicts_it(day, cont
     else:
         assert found == []  # it held on that day: the change came after the validation
     assert git(repo.path, "rev-parse", "HEAD") == sha
+
+
+def test_two_repositories_never_share_a_patch_file() -> None:
+    from anchor_audit.runs.catalogfix import RepoPatch, unique_names
+
+    patches = unique_names([RepoPatch("https://github.com/acme/b-c", "main", None),
+                            RepoPatch("https://github.com/acme-b/c", "main", None),
+                            RepoPatch("https://github.com/acme/x", "main", None),
+                            RepoPatch("https://github.com/acme/x", "v2", None)])  # fmt: skip
+    names = [p.file_name for p in patches]
+    assert names == ["acme--b-c.patch", "acme-b--c.patch", "acme--x@main.patch", "acme--x@v2.patch"]
+    # Names that are still one (one repository spelt twice, at one ref): the second is numbered.
+    clash = unique_names([RepoPatch("https://github.com/acme/Tool", "main", None),
+                          RepoPatch("https://github.com/acme/tool", "main", None)])  # fmt: skip
+    assert [p.file_name for p in clash] == ["acme--tool@main.patch", "acme--tool@main-2.patch"]
+
+
+def test_a_link_already_in_the_output_folder_is_replaced_never_written_through(tmp_path: Path, capsys) -> None:
+    """The patch's name is anchor-audit's choice: a link of that name left in --output-dir (by a cloned repository,
+    by anyone) is replaced by the patch; the file it pointed at is left as it was."""
+    from .catalog_fixture import build_catalog
+
+    catalog, mirrors = build_catalog(tmp_path)
+    out_dir = tmp_path / "patches"
+    out_dir.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (out_dir / "acme--alpha.patch").symlink_to(victim)
+    (out_dir / "summary.md").symlink_to(victim)
+    assert main(["fix", "--catalog", str(catalog), *mirrors, "--output-dir", str(out_dir)]) == 1
+    capsys.readouterr()
+    assert victim.read_text() == "keep me\n"
+    assert not (out_dir / "acme--alpha.patch").is_symlink() and "pkg/plan.py" in (out_dir / "acme--alpha.patch").read_text()
+    assert not (out_dir / "summary.md").is_symlink()

@@ -84,3 +84,18 @@ def test_both_json_shapes_follow_the_shipped_schema(tagged, capsys, tmp_path) ->
     del one["rows"][0]["holds_for"]  # a claim row without its ranges is not the documented shape
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(one, schema)
+
+
+def test_a_component_with_more_release_tags_than_a_matrix_audits_is_said_once_and_skipped(
+    tagged, capsys, tmp_path: Path
+) -> None:
+    """beta tagged 201 times: its line says so, alpha still gets its matrix, and the run exits 0."""
+    from .conftest import git
+
+    for n in range(201):
+        git(tmp_path / "beta", "tag", f"v0.{n}.0")
+    out, err = _run(*tagged, capsys, "--format", "json")
+    data = json.loads(out)
+    assert [m["repo"] for m in data["components"]] == ["https://github.com/acme/alpha"]
+    assert ("https://github.com/acme/beta: 201 release tags: more than 200; narrow them with --tags or --since; its 4 "
+            "skills have no matrix") in data["skipped"]

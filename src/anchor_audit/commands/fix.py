@@ -172,7 +172,7 @@ def _write_patches(folder, patches, issues: dict[str, str]) -> None:  # type: ig
     files.append((folder / "summary.md", _summary_markdown(patches).encode("utf-8")))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_all(files)
+        write_all(files, follow_links=False)  # names chosen here: a link already in the folder is replaced
     except (OSError, WriteFailed) as exc:
         why = getattr(exc, "strerror", None) or exc
         raise UsageError(f"--output-dir {folder}: cannot write: {why}; nothing written") from None

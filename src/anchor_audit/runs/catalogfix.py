@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -48,11 +49,14 @@ class RepoPatch:
     skills: list[SkillReport] = field(default_factory=list)  # each upstream copy's audit (with its owners)
     since: dict[str, list[str]] = field(default_factory=dict)  # skill -> "KEY: STATUS since COMMIT (DAY): SUBJECT"
 
+    name: str = ""  # the file's name without its suffix, unique in the run (see unique_names)
+
     @property
     def file_name(self) -> str:
-        """``OWNER-REPO.patch``, from the URL (never a path out of the output folder)."""
-        name = repo_key(self.repo).replace("/", "-")
-        return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".") + ".patch"
+        """``OWNER--REPO.patch`` (``OWNER--REPO@REF`` where the catalog names one repository at two refs, then
+        ``-2``, ``-3`` for names that are still the same): never a path out of the output folder, never the name
+        of another repository's patch."""
+        return (self.name or _safe(repo_key(self.repo).replace("/", "--"))) + ".patch"
 
     @property
     def issue_file(self) -> str:
@@ -95,7 +99,28 @@ def plan_catalog_fix(
             _heal_upstream(patch, root, component, item, tree, spec, judge, refresh, update_card)
         if since:
             patch.since.update(_since(tree, patch.skills, spec, judge))
-    return CatalogFix(list(by_repo.values()), skip_lines(infos))
+    return CatalogFix(unique_names(list(by_repo.values())), skip_lines(infos))
+
+
+def unique_names(patches: list[RepoPatch]) -> list[RepoPatch]:
+    """Each patch named for its repository (and its ref, where one repository comes at two refs), the names made
+    unique: two patches never share a file."""
+    repos = Counter(repo_key(p.repo) for p in patches)
+    taken: set[str] = set()
+    for patch in patches:
+        key = repo_key(patch.repo)
+        base = _safe(key.replace("/", "--") + (f"@{patch.ref}" if repos[key] > 1 else ""))
+        name, n = base, 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name.lower())
+        patch.name = name
+    return patches
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name).strip(".") or "repository"
 
 
 def _since(tree: SourceTree, skills: list[SkillReport], spec: Spec | None, judge: Judge) -> dict[str, list[str]]:

@@ -32,6 +32,10 @@ _BROKEN = frozenset({Verdict.BROKEN.value, "differs", "missing"})  # a claim, or
 MAX_RELEASES = 200  # tags audited in one matrix
 
 
+class TooManyReleases(UsageError):
+    """More release tags than one matrix audits (a usage error for one repository; in a catalog, a skip)."""
+
+
 @dataclass(frozen=True)
 class Release:
     tag: str
@@ -110,7 +114,8 @@ def release_tags(base: GitTree, glob: str | None = None, pre: bool = False, sinc
     found.sort(key=lambda r: (r.version, r.tag))  # a pre-release before its release (the key says so)
     found = [r for r in found if (low is None or r.version >= low) and (high is None or r.version <= high)]
     if len(found) > MAX_RELEASES:
-        raise UsageError(f"{len(found)} release tags: more than {MAX_RELEASES}; narrow them with --tags or --since")
+        raise TooManyReleases(f"{len(found)} release tags: more than {MAX_RELEASES}; narrow them with --tags or "
+                              "--since")  # fmt: skip
     return found
 
 
@@ -201,7 +206,11 @@ def build_catalog_matrix(
         if base is None:
             infos.append(ComponentInfo(component.file, component.url, component.ref, names, skipped=why or "no git"))
             continue
-        releases = which.of(base)
+        try:
+            releases = which.of(base)
+        except TooManyReleases as exc:  # one component's too many tags: said once, the others still get their matrix
+            out.skipped.append(f"{component.url}: {exc}; its {len(names)} skills have no matrix")
+            continue
         if not releases:
             out.skipped.append(f"{component.url}: no release tags; its {len(names)} skills have no matrix")
             continue

@@ -226,8 +226,11 @@ def rendered(data: Content) -> bytes:
     return buffer.getvalue()
 
 
-def write_all(files: list[tuple[Path, Content]]) -> None:
+def write_all(files: list[tuple[Path, Content]], follow_links: bool = True) -> None:
     """Write each of a run's output files, all or none (:class:`WriteFailed` names the first that failed).
+
+    ``follow_links``: a link at a path the user named is written through (``--output report.json`` pointing at
+    the file they mean); False, for names anchor-audit chose in a folder, a link there is replaced, never followed.
 
     Regular files (and new paths) are staged and renamed in as :func:`apply_edits` does, a file that was
     not there is removed again on a rollback; a renderer writes straight into its staged file.  A device or
@@ -238,6 +241,10 @@ def write_all(files: list[tuple[Path, Content]]) -> None:
     index_of: list[int] = []  # regular's position -> files'
     in_place: list[tuple[int, Path, Content]] = []
     for i, (path, data) in enumerate(files):
+        if not follow_links and path.is_symlink():
+            regular.append((path, data))  # the link itself is replaced by the file
+            index_of.append(i)
+            continue
         target = Path(os.path.realpath(path)) if path.is_symlink() else path
         try:
             info = target.stat()

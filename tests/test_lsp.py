@@ -257,6 +257,20 @@ def test_settings_from_a_client_keep_what_is_right_and_say_what_is_not() -> None
     assert Settings.read(None) == (Settings(), []) and Settings.read([1])[1] == ["settings: not a mapping; ignored"]
 
 
+def test_settings_never_point_code_actions_at_a_file_outside_the_workspace(tmp_path: Path) -> None:
+    """What a workspace's settings file says reaches the server as the client's: a baseline or registry outside
+    the workspace (absolute, climbing, or through a link) is ignored and said."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "out").symlink_to(tmp_path)
+    settings, said = Settings.read({"baseline": "/etc/passwd", "spec": "../elsewhere.yaml"}, root)
+    assert (settings.baseline, settings.spec) == (None, None)
+    assert said == ["settings: spec '../elsewhere.yaml' is outside the workspace; ignored (code actions edit it)",
+                    "settings: baseline '/etc/passwd' is outside the workspace; ignored (code actions edit it)"]
+    assert Settings.read({"baseline": "out/x.yaml"}, root)[0].baseline is None  # a link out of it
+    assert Settings.read({"baseline": "ci/baseline.yaml", "spec": str(root / "anchors.yaml")}, root)[1] == []
+
+
 def test_the_editors_page_shows_a_diagnostic_as_the_server_sends_it(workspace, client) -> None:
     import json
 
@@ -303,3 +317,34 @@ def test_each_editors_snippet_starts_the_server_and_gets_diagnostics(editor, wor
     lsp, _, _, diagnostics = opened(client, root, options, [found, *command[1:]])
     assert len(moved(diagnostics)) == 3
     assert not [m for m in lsp.seen if m["method"] == "window/logMessage" and "ignored" in m["params"]["message"]]
+
+
+def test_a_uri_no_file_can_have_spoils_nothing_and_a_huge_buffer_is_refused_as_check_refuses_it(
+    workspace, client
+) -> None:
+    """A document at ``file:///x%00/SKILL.md`` is not a file: it is passed over, and the skill still checks and
+    hovers; a SKILL.md buffer over 2 MiB is said on its first line, as ``check`` refuses the file."""
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root)
+    lsp.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "file:///tmp/x%00y/SKILL.md", "languageId": "markdown", "version": 1, "text": "# x\n"}})  # fmt: skip
+    skill_md = root / "skills" / "demo-overlap" / "SKILL.md"
+    text = lsp.open(skill_md)
+    assert moved(lsp.diagnostics(skill_md, lambda d: len(d) > 0))
+    answer = lsp.request("textDocument/hover", {"textDocument": {"uri": skill_md.as_uri()},
+                                                "position": {"line": HEADER_LINE, "character": 5}})  # fmt: skip
+    assert answer["contents"]["value"].startswith("**moved**")
+    lsp.change(skill_md, text + "x" * (2 * 1024 * 1024 + 1), version=2)
+    (said,) = lsp.diagnostics(skill_md, lambda d: len(d) == 1 and "MiB" in d[0]["message"])
+    assert said["message"].endswith("SKILL.md: larger than 2 MiB; not a skill file")
+    assert "Traceback" not in lsp.stderr_so_far()
+
+
+def test_a_hover_writes_a_hostile_name_as_one_visible_line() -> None:
+    from anchor_audit.lsp.features import _code, _text, path_of
+
+    assert _code("pkg/pl\ran`x\x1b[31m.py") == "pkg/pl\\x0dan'x\\x1b[31m.py"
+    assert "\r" not in _text("a\rb") and "\u202e" not in _text("a\u202eb")
+    assert path_of("file:///tmp/a%00b") is None and path_of("file:///tmp/a%0db") is None
+    assert path_of("file:///tmp/a%20b.md") == Path("/tmp/a b.md")

@@ -14,6 +14,7 @@ from lsprotocol import types
 from ..findings import Finding
 from ..findings.baseline import PLACEHOLDER
 from ..model import Healable, Moved, PromiseKind, PromiseResult, PromiseStatus, QuoteMatch, Relocated, pointed_at
+from ..text.escape import printable
 from ..text.lines import split_lines_keepends
 from .edits import diagnostic, line_range, text_edits, utf16
 from .session import Session, SkillCheck
@@ -26,9 +27,13 @@ def uri_of(path: Path) -> str:
 
 
 def path_of(uri: str) -> Path | None:
-    """The file a ``file://`` URI names (None for any other scheme: an unsaved buffer, a remote file)."""
+    """The file a ``file://`` URI names (None for any other scheme, an unsaved buffer, a remote file, or a path no
+    file can have: a NUL or another control character, ``%00`` once unquoted)."""
     parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    return None if not path or any(ord(c) < 32 or ord(c) == 127 for c in path) else Path(path)
 
 
 def text_of(path: Path, texts: Texts) -> str:
@@ -98,7 +103,8 @@ def _quote_hover(match: QuoteMatch, check: SkillCheck, session: Session) -> str:
         code = session.code_at(at.path, at.lines.start, at.lines.end)
     else:
         code = session.code_at(quote.path, quote.declared.start, quote.declared.end)
-    body = textwrap.dedent("\n".join(code)) if code is not None else "(the file is not there)"
+    shown = "\n".join(printable(line) for line in code) if code is not None else None  # the code's own ESC, CR
+    body = textwrap.dedent(shown) if shown is not None else "(the file is not there)"
     fence = "`" * max(3, _longest_backticks(body) + 1)
     return f"{head}\n\n{fence}python\n{body}\n{fence}\n\n_at {_text(check.source)}_"
 
@@ -112,12 +118,13 @@ def _longest_backticks(text: str) -> int:
 
 
 def _code(text: str) -> str:
-    return text.replace("`", "'")
+    """Untrusted text in a code span: one line, its control and invisible characters escaped, no backtick."""
+    return printable(text, keep="").replace("`", "'")
 
 
 def _text(text: str) -> str:
-    """Untrusted text in Markdown prose: its markup characters escaped."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!<>|~" else ch for ch in text)
+    """Untrusted text in Markdown prose: one line, control characters escaped, markup characters escaped."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!<>|~" else ch for ch in printable(text, keep=""))
 
 
 # ---------------------------------------------------------------------------------------------- code actions

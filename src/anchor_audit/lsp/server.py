@@ -151,7 +151,7 @@ def _initialize(ls: AuditServer, params: types.InitializeParams) -> None:
     uri = folders[0].uri if folders else params.root_uri
     root = features.path_of(uri) if uri else None
     ls.root = root if root is not None and root.is_dir() else Path.cwd()
-    settings, said = Settings.read(params.initialization_options)
+    settings, said = Settings.read(params.initialization_options, ls.root)
     ls.settings = settings
     ls.start_session(settings)
     for line in said:
@@ -193,7 +193,7 @@ def _watched(ls: AuditServer, params: types.DidChangeWatchedFilesParams) -> None
 
 
 def _configuration(ls: AuditServer, params: types.DidChangeConfigurationParams) -> None:
-    settings, said = Settings.read(params.settings)
+    settings, said = Settings.read(params.settings, ls.root)
     for line in said:
         ls.log(f"anchor-audit: {line}")
     ls.settings = settings

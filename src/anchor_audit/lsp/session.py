@@ -40,8 +40,12 @@ class Settings:
     baseline: str | None = None  # accepted findings: not shown, and where "accept" code actions write
 
     @classmethod
-    def read(cls, data: object) -> tuple["Settings", list[str]]:
-        """Settings from what a client sent (untrusted: a wrong type is ignored and said), and what was ignored."""
+    def read(cls, data: object, root: Path | None = None) -> tuple["Settings", list[str]]:
+        """Settings from what a client sent (untrusted: a wrong type is ignored and said), and what was ignored.
+
+        A client passes on what a workspace's own settings file says (``.vscode/settings.json``, which a cloned
+        repository controls): ``spec`` and ``baseline``, the files code actions edit, must lie in the workspace
+        ``root``; one outside it is ignored and said."""
         said: list[str] = []
         if isinstance(data, Mapping) and isinstance(data.get("anchor-audit"), Mapping):
             data = data["anchor-audit"]
@@ -55,6 +59,9 @@ class Settings:
             if not isinstance(value, str) or (key == "source" and value not in SOURCES):
                 said.append(f"settings: {key} {str(value)[:80]!r} ignored" + (
                     f" (one of {', '.join(SOURCES)})" if key == "source" else " (a path)"))  # fmt: skip
+                continue
+            if key in ("spec", "baseline") and root is not None and not _inside(root, value):
+                said.append(f"settings: {key} {value[:80]!r} is outside the workspace; ignored (code actions edit it)")
                 continue
             values[key] = value
         said += [f"settings: unknown key {str(k)[:40]!r} ignored" for k in data if k not in cls.__dataclass_fields__]
@@ -195,9 +202,9 @@ class Session:
         folder = folder.resolve()
         tree = self.tree()
         spec = self.spec()
-        skill_md, card = _text(folder, "SKILL.md", texts), _text(folder, "card.yaml", texts)
         shown = str(folder)
         try:
+            skill_md, card = _text(folder, "SKILL.md", texts), _text(folder, "card.yaml", texts)
             if skill_md is None:
                 raise SpecError(f"{shown}: no SKILL.md")
             skill = skill_from_text(folder.name, shown, skill_md, folder / "SKILL.md", card, folder / "card.yaml",
@@ -239,13 +246,24 @@ def skill_folder(path: Path) -> Path | None:
     return path.parent if path.name in SKILL_FILES else None
 
 
+def _inside(root: Path, value: str) -> bool:
+    """Whether ``value`` (relative to ``root``, or absolute) names a file under ``root``, links resolved."""
+    try:
+        return (root / value).resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
 def _text(folder: Path, name: str, texts: Mapping[str, str]) -> str | None:
+    """A file of the skill as the editor holds it (else as on disk), bounded as ``check`` bounds a skill file."""
+    from ..spec.skill import MAX_SKILL_BYTES
+    from ..text.fsutil import read_input
+
     if name in texts:
+        if len(texts[name]) > MAX_SKILL_BYTES or len(texts[name].encode("utf-8", "surrogatepass")) > MAX_SKILL_BYTES:
+            raise SpecError(f"{folder / name}: larger than {MAX_SKILL_BYTES // (1024 * 1024)} MiB; not a skill file")
         return texts[name]
     path = folder / name
     if not path.is_file():
         return None
-    from ..spec.skill import MAX_SKILL_BYTES
-    from ..text.fsutil import read_input
-
     return read_input(path, MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")

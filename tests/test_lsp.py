@@ -348,3 +348,17 @@ def test_a_hover_writes_a_hostile_name_as_one_visible_line() -> None:
     assert "\r" not in _text("a\rb") and "\u202e" not in _text("a\u202eb")
     assert path_of("file:///tmp/a%00b") is None and path_of("file:///tmp/a%0db") is None
     assert path_of("file:///tmp/a%20b.md") == Path("/tmp/a b.md")
+
+
+def test_a_malformed_frame_is_one_line_on_stderr_never_a_traceback(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    frames = b"Content-Length: 5\r\n\r\n{bad}" + b'Content-Length: 12\r\n\r\n{"\x1b[31m": 1}'
+    env = {**os.environ, "ANCHOR_AUDIT_CACHE": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "anchor_audit", "lsp"], input=frames, capture_output=True,
+                          timeout=60, cwd=tmp_path, env=env)  # fmt: skip
+    err = done.stderr.decode()
+    assert "Traceback" not in err and "\x1b" not in err
+    assert err.splitlines()[0].startswith("anchor-audit lsp: error: Unable to handle message: JSONDecodeError")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from ..model import ExitCode
+from ..text.escape import one_line
 
 
 def lsp(cache_dir: str | None = None) -> ExitCode:
@@ -15,7 +17,27 @@ def lsp(cache_dir: str | None = None) -> ExitCode:
     """
     from ..lsp.server import build_server
 
+    _one_line_logs()
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # and it stays so: the protocol's stream is closed when the client has gone
     build_server(cache_dir).start_io(sys.stdin.buffer, protocol_out)
     return ExitCode.OK
+
+
+class _OneLine(logging.Formatter):
+    """A log record as one escaped line on stderr: what went wrong, never a traceback (a malformed frame from the
+    client is its message's problem, and what it held is untrusted)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        why = f": {type(record.exc_info[1]).__name__}: {record.exc_info[1]}" if record.exc_info else ""
+        return one_line(f"anchor-audit lsp: {record.levelname.lower()}: {record.getMessage()}{why}")[:2000]
+
+
+def _one_line_logs() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    for name in ("pygls", "asyncio", ""):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)

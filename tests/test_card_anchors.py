@@ -52,6 +52,10 @@ def test_card_comments_link_claims_to_quotes_and_bare_ranges(tmp_path: Path, cap
     # No quote covers line 7: the code there on validated_on ("return cfg") is found at line 8 now.
     assert claims["returns_cfg"]["verdict"] == "code_verified"
     assert claims["returns_cfg"]["evidence"][0]["location"] == "pkg/plan.py:8-8"
+    # The claim holds, and the comment's range is said to be stale: never a silent pass.
+    (said,) = [f for f in report["findings"] if f["code"] == "AA412"]
+    assert said["message"] == ("claim returns_cfg: card.yaml cites pkg/plan.py:7-7; the code it cited on the "
+                               "validation day is at pkg/plan.py:8-8 now")
     # The signature line changed since the card was validated: the function is there with other parameters, which
     # may or may not change what the claim says (a text that drifted never breaks a claim by itself).
     assert claims["plan_signature"]["verdict"] == "unverifiable"

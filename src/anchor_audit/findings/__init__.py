@@ -17,6 +17,7 @@ from ..model import (
     AnchorStatus,
     AuditReport,
     ClaimVerdict,
+    EvidenceKind,
     ExitCode,
     Moved,
     PromiseKind,
@@ -214,6 +215,12 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
         out.append(Finding("AA205", skill.name, claim.id, message, file, line))
     if claim.mismatch:
         out.append(Finding("AA203", skill.name, claim.id, f"claim {claim.id}: {claim.mismatch}", file, line))
+    quoted = {m.quote.key for m in skill.anchors}
+    for item in claim.evidence:  # a card comment's own range (no SKILL.md quote covers it) whose code moved
+        if item.kind is EvidenceKind.QUOTE and item.status is AnchorStatus.MOVED and item.ref not in quoted:
+            message = (f"claim {claim.id}: card.yaml cites {item.ref}; the code it cited on the validation day is at "
+                       f"{item.location} now")  # fmt: skip
+            out.append(Finding("AA412", skill.name, f"{claim.id}:{item.ref}", message, file, line))
     for item in claim.evidence:
         if item.stale:
             message = f"claim {claim.id}: {item.stale}: the anchor was stale on its own validation day"

@@ -189,8 +189,9 @@ RULES: dict[str, Rule] = {
               "The skill tells agents a constraint the code no longer enforces (or enforces otherwise).",
               "Read the gate the finding names at the ref; update the sentence, or re-verify the card."),
         _rule("AA412", "line-citation-drifted", "warning",
-              "A line citation of the prose (`config.py:1524-1531`) no longer points at the lines it cited on the "
-              "card's validation day: they moved (the finding names where), changed, or are gone.",
+              "A line citation of the prose or of card.yaml (`config.py:1524-1531`, a card comment's range) no longer "
+              "points at the lines it cited on the card's validation day: they moved (the finding names where), "
+              "changed, or are gone.",
               "A reader who opens the file at those lines reads other code than the skill meant.",
               "Run `anchor-audit fix --write` to rewrite a range that only moved; else re-read the code and "
               "cite the lines that say it."),

@@ -377,3 +377,20 @@ def test_a_link_already_in_the_output_folder_is_replaced_never_written_through(t
     assert victim.read_text() == "keep me\n"
     assert not (out_dir / "acme--alpha.patch").is_symlink() and "pkg/plan.py" in (out_dir / "acme--alpha.patch").read_text()
     assert not (out_dir / "summary.md").is_symlink()
+
+
+def test_a_repository_with_no_patch_counts_its_out_of_sync_copies_in_one_line(tmp_path: Path, capsys) -> None:
+    """Notes on what a patch is made against say nothing where there is no patch: one line counts them, after the
+    repositories that have something to heal."""
+    from .catalog_fixture import build_catalog
+
+    catalog, mirrors = build_catalog(tmp_path)
+    for name in ("b-clean", "b-cli"):
+        skill_md = catalog / "skills" / name / "SKILL.md"
+        skill_md.write_text(skill_md.read_text() + "\nA line only the catalog's copy has.\n")
+    main(["fix", "--catalog", str(catalog), *mirrors])
+    out = capsys.readouterr().out
+    beta = out[out.index("# https://github.com/acme/beta"):].split("\n# https")[0]
+    assert out.index("# https://github.com/acme/alpha") < out.index("# https://github.com/acme/beta")
+    assert "#   2 copies out of sync with upstream; no patch here (summary.md and --format json list them)" in beta
+    assert "the patch is made against the upstream text" not in beta

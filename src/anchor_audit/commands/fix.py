@@ -105,8 +105,8 @@ def fix_catalog(
         _write_patches(Path(output_dir), patches, issues)
     elif fmt == "issue":
         out.write("\n".join(issues.values()))
-    if fmt == "terminal":
-        for p in patches:
+    if fmt == "terminal":  # the repositories with something to heal first; the others after, a line or two each
+        for p in sorted(patches, key=lambda p: not p.patch):
             out.write(_summary(p, output_dir))
             if output_dir is None and p.patch:
                 out.write(printable(p.patch, keep="\t\n\r"))
@@ -126,7 +126,13 @@ def _summary(p, output_dir: str | None) -> str:  # type: ignore[no-untyped-def]
     file = f": {p.file_name}" if output_dir and p.patch else ""
     lines = [f"# {one_line(p.repo)} @ {one_line(p.ref)}{at}{file}"]
     lines += [f"#   heals {one_line(line)}" for line in p.healed]
-    lines += [f"#   note: {one_line(line)}" for line in p.notes]
+    from ..runs.catalogfix import AGAINST_UPSTREAM
+
+    against = [n for n in p.notes if n.endswith(AGAINST_UPSTREAM)] if not p.patch else []
+    lines += [f"#   note: {one_line(line)}" for line in p.notes if line not in against]
+    if against:  # what a patch would be made against, where there is none: counted, not listed
+        lines.append(f"#   {len(against)} cop{'ies' if len(against) != 1 else 'y'} out of sync with upstream; no patch "
+                     "here (summary.md and --format json list them)")  # fmt: skip
     lines += [f"#   left for a person: {one_line(line)}" for line in p.left]
     return "\n".join(lines) + "\n"
 

@@ -102,6 +102,9 @@ def plan_catalog_fix(
     return CatalogFix(unique_names(list(by_repo.values())), skip_lines(infos))
 
 
+AGAINST_UPSTREAM = "the patch is made against the upstream text"  # how an out-of-sync copy's note ends
+
+
 def unique_names(patches: list[RepoPatch]) -> list[RepoPatch]:
     """Each patch named for its repository (and its ref, where one repository comes at two refs), the names made
     unique: two patches never share a file."""
@@ -183,8 +186,8 @@ def _heal_upstream(
         return
     sync = sync_facts(root / "skills" / item.catalog_dir, tree, folder)
     if sync.differs:
-        patch.notes.append(f"{item.catalog_dir}: the catalog's copy is out of sync ({sync.summary()}); the patch is "
-                           "made against the upstream text")  # fmt: skip
+        patch.notes.append(f"{item.catalog_dir}: the catalog's copy is out of sync ({sync.summary()}); "
+                           f"{AGAINST_UPSTREAM}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="anchor-audit-upstream-") as scratch:
         try:
             skill = _copied_out(tree, folder, Path(scratch))

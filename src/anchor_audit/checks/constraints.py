@@ -47,23 +47,26 @@ class Gate:
     constants: frozenset[str]
     guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
 
-    @functools.cached_property
-    def _test(self) -> ast.expr:
-        return ast.parse(self.text, mode="eval").body
-
-    @functools.cached_property
+    @property
     def loose(self) -> str:
         """The test with each attribute chain's root made one (worked out only for a gate that is compared)."""
-        return loose_key(self._test)
+        return _loose(self.text, True)
 
-    @functools.cached_property
+    @property
     def shape(self) -> str:
         """The same, constants left out."""
-        return loose_key(self._test, constants=False)
+        return _loose(self.text, False)
 
     @property
     def said(self) -> str:
         return f"`{self.text}` ({self.path}:{self.line})"
+
+
+@functools.lru_cache(maxsize=8192)
+def _loose(test: str, constants: bool) -> str:
+    """A gate's test as :func:`loose_key` writes it, by its text: a file's gates are compared for every sentence
+    and claim of every skill that reads the file, parsed once."""
+    return loose_key(ast.parse(test, mode="eval").body, constants=constants)
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
@@ -182,10 +185,20 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         if blob is None:
             continue
-        rows = ctx.memo(f"gates/3|{blob}", _reader(tree, path))["gates"]
-        out += [Gate(path, line, text, frozenset(names), frozenset(consts), guards)
-                for line, text, names, consts, guards in rows]  # fmt: skip
+        built = _BUILT_GATES.get((path, blob))
+        if built is None:
+            rows = ctx.memo(f"gates/3|{blob}", _reader(tree, path))["gates"]
+            built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards)
+                     for line, text, names, consts, guards in rows]  # fmt: skip
+            if len(_BUILT_GATES) >= MAX_BUILT_GATES:
+                _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
+            _BUILT_GATES[(path, blob)] = built
+        out += built
     return out
+
+
+MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
+_BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
 
 
 def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:

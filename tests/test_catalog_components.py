@@ -270,3 +270,22 @@ def test_a_copy_compared_by_its_tree_says_what_a_file_by_file_comparison_says(ma
     assert facts(lambda c: (c / "tools/run.sh").unlink()) == ("tools/run.sh (only in the repository)",)
     assert facts(lambda c: (c / "link.md").symlink_to("SKILL.md")) == ()  # a link in the copy is not a file of it
     assert sync_facts(tmp_path, tree, "skills/none").absent
+
+
+def test_a_skill_whose_repository_cannot_be_reached_still_has_its_own_links_checked(tmp_path: Path, capsys) -> None:
+    """Links inside the skill's folder need no code: checked on disk, and the skip says only they were."""
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    body = "See [the guide](references/guide.md), [a missing page](references/nope.md) and [up](../other/SKILL.md).\n"
+    skill = make_skill(catalog / "skills" / "gone-skill", body)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text("# Guide\n\n[back](../SKILL.md#nowhere)\n")
+    code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert code == 1
+    assert report["skipped"].endswith("; only the links inside its folder were checked")
+    assert [(p["path"], p["status"]) for p in report["promises"]] == [
+        ("references/guide.md", "exists"), ("references/nope.md", "missing"), ("SKILL.md#nowhere", "missing")
+    ]  # the link above the folder needs the repository: not checked
+    assert sorted(f["code"] for f in report["findings"]) == ["AA302", "AA407", "AA407"]

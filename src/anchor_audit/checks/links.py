@@ -118,6 +118,22 @@ def heading_slugs(markdown: str) -> frozenset[str]:
     return frozenset(slugs)
 
 
+def folder_links(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
+    """The links of a skill whose code cannot be had (its repository unreachable) that need none: those whose
+    target stays inside the skill's folder, checked on disk, their anchors too (``shown``: the folder as reports
+    name it)."""
+    out = []
+    for c in skill.citations:
+        if c.kind is not ReferenceKind.LINK or not c.target or leaves(c.target):
+            continue
+        if on_disk(skill, c.target, skill.disk):
+            status, path, detail = _anchor(c, c.target, read_disk(skill, c.target) if c.fragment else None)
+        else:
+            status, path, detail = PromiseStatus.MISSING, c.target, "not in the skill's folder"
+        out.append(PromiseResult(PromiseKind.LINK, path, status, f"{shown.rstrip('/')}/{c.file}", c.line, detail))
+    return tuple(out)
+
+
 def _slug_into(slugs: set[str], seen: dict[str, int], text: str) -> None:
     """GitHub's slug of a heading's text (without its ``{#id}``), counted like the others."""
     words = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", r"\1", text).strip().lower()

@@ -110,7 +110,7 @@ def _catalog(options: SourceOptions, ctx: RunContext) -> tuple[AuditReport, Spec
         ctx.reporter.warn(warning)
     for line in run.skipped:
         ctx.reporter.say(line)
-    if not any(skill.checked for skill in run.report.skills):
+    if not any(skill.checked or skill.promises for skill in run.report.skills):  # a skipped skill's own links count
         raise UsageError(f"{options.catalog}: nothing could be audited (every component was skipped or unreadable)")
     return run.report, spec
 

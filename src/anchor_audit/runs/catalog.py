@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from ..audit.judge import Judge
 from ..audit.skills import audit_skill, expect_names_past, presearch, spread
+from ..checks.links import folder_links
 from ..errors import AuditError, SpecError
 from ..model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from ..source import Progress, SourceTree, no_progress
@@ -77,8 +78,7 @@ def audit_catalog(
     warnings: list[str] = list(spec.warnings) if spec else []
     for component, shown, (tree, _) in zip(components, infos, opened, strict=True):
         if tree is None:
-            reports += [SkillReport(s.catalog_dir, f"skills/{s.catalog_dir}", (), (), skipped=shown.skipped)
-                        for s in component.skills]  # fmt: skip
+            reports += [_unreached(root, item, judge, shown.skipped) for item in component.skills]
             continue
         mine = [next(audited) for _ in component.skills]
         warnings += stale_mirror_warnings(shown, mine)
@@ -87,6 +87,21 @@ def audit_catalog(
     report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
                          unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
     return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
+
+
+def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
+    """A skill whose repository could not be had: skipped, with the checks that need no code (the links inside its
+    folder), and the skip says so."""
+    shown = f"skills/{item.catalog_dir}"
+    if not (root / "skills" / item.catalog_dir).is_dir():
+        return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
+    try:
+        skill = load_catalog_skill(root, item, judge)
+    except (AuditError, OSError):  # what cannot be read is said when the repository can be reached
+        return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
+    links = folder_links(skill, shown)
+    said = f"{why}; only the links inside its folder were checked" if links else why
+    return SkillReport(item.catalog_dir, shown, (), (), promises=links, skipped=said)
 
 
 Work = tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]  # a skill, its code, and its siblings' folders

@@ -26,9 +26,11 @@ from ..model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, Sk
 from ..source import Progress, SourceTree, no_progress
 from ..source.githistory import folder_dates
 from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
+from ..spec.card import Content
 from ..spec.components import CatalogSkill, Component, load_catalog, unlisted_folders
-from ..spec.skill import load_skill
-from ..text.fsutil import entries_under
+from ..spec.pages import disk_pages, page_citations
+from ..spec.skill import MAX_SKILL_BYTES, load_skill
+from ..text.fsutil import entries_under, read_input
 from .catalogsync import stale_mirror_warnings, sync_facts
 
 # Opens a component's repository: (URL or local git dir, ref) -> tree.  Called from several threads at once.
@@ -91,14 +93,19 @@ def audit_catalog(
 
 def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
     """A skill whose repository could not be had: skipped, with the checks that need no code (the links inside its
-    folder), and the skip says so."""
+    folder, scanned from its pages as the other pages are, not parsed whole), and the skip says so."""
     shown = f"skills/{item.catalog_dir}"
-    if not (root / "skills" / item.catalog_dir).is_dir():
+    folder = root / "skills" / item.catalog_dir
+    if not (folder / "SKILL.md").is_file():
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
     try:
-        skill = load_catalog_skill(root, item, judge)
+        real = refuse_links_out(folder, root.resolve(), shown, ["skills", *item.catalog_dir.split("/")])
+        text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8", "replace")
     except (AuditError, OSError):  # what cannot be read is said when the repository can be reached
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
+    pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
+    citations = tuple(c for name, content in pages for c in page_citations(name, content, judge.memo.remember))
+    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real))
     links = folder_links(skill, shown)
     said = f"{why}; only the links inside its folder were checked" if links else why
     return SkillReport(item.catalog_dir, shown, (), (), promises=links, skipped=said)

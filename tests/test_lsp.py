@@ -362,3 +362,26 @@ def test_a_malformed_frame_is_one_line_on_stderr_never_a_traceback(tmp_path: Pat
     err = done.stderr.decode()
     assert "Traceback" not in err and "\x1b" not in err
     assert err.splitlines()[0].startswith("anchor-audit lsp: error: Unable to handle message: JSONDecodeError")
+
+
+def test_a_cards_thousands_of_findings_split_its_text_once(tmp_path: Path, monkeypatch) -> None:
+    """Diagnostics for a card of many claims: the card's text is split into lines once, not once per finding
+    (a 2 MB card of 60,000 claims took minutes to its first diagnostics)."""
+    from anchor_audit.commands.context import run_context
+    from anchor_audit.lsp import features
+    from anchor_audit.lsp.session import Session, Settings
+    from anchor_audit.report.reporter import Reporter
+
+    from .hostile.conftest import make_code_repo, make_skill
+
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validation_status:\n' + "".join(f"  claim_{i}:\n    - code_verified\n" for i in range(300))
+    skill = make_skill(tmp_path / "skill", "Nothing.\n", card=card)
+    (tmp_path / "anchors.yaml").write_text(f"version: 1\nsource: {{repo: {repo.path}, ref: v1}}\nskills: {{}}\n")
+    splits: list[int] = []
+    real = features.split_lines_keepends
+    monkeypatch.setattr(features, "split_lines_keepends", lambda text: splits.append(len(text)) or real(text))
+    with run_context(Reporter(quiet=True), str(tmp_path / "cache"), True) as ctx:
+        check = Session(tmp_path, Settings(), ctx).check(skill, {})
+        found = features.diagnostics(check, {})
+    assert len(found[skill / "card.yaml"]) == 300 and len(splits) == 1

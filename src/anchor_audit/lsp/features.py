@@ -48,10 +48,12 @@ def text_of(path: Path, texts: Texts) -> str:
 def diagnostics(check: SkillCheck, texts: Texts) -> dict[Path, list[types.Diagnostic]]:
     """Every finding of ``check`` on its file (SKILL.md, card.yaml; each listed, so a cleared file is cleared)."""
     out: dict[Path, list[types.Diagnostic]] = {check.folder / name: [] for name in ("SKILL.md", "card.yaml")}
+    lines_of: dict[Path, list[str]] = {}  # each file split once, however many findings it has (a card of 60,000)
     for finding in check.findings:
         file = Path(finding.file)
-        lines = split_lines_keepends(text_of(file, texts))
-        out.setdefault(file, []).append(diagnostic(finding, lines, _marked(finding)))
+        if file not in lines_of:
+            lines_of[file] = split_lines_keepends(text_of(file, texts))
+        out.setdefault(file, []).append(diagnostic(finding, lines_of[file], _marked(finding)))
     return out
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sys
 
 from ..model import ExitCode
@@ -20,8 +22,16 @@ def lsp(cache_dir: str | None = None) -> ExitCode:
     _one_line_logs()
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # and it stays so: the protocol's stream is closed when the client has gone
-    build_server(cache_dir).start_io(sys.stdin.buffer, protocol_out)
-    return ExitCode.OK
+    code = 0
+    try:
+        build_server(cache_dir).start_io(sys.stdin.buffer, protocol_out)
+    except SystemExit as exc:  # the protocol's exit: 0 after a shutdown, 1 without one
+        code = exc.code if isinstance(exc.code, int) else 1
+    # The process ends now, with the client: a check still running on the worker (its store is crash-safe) is not
+    # waited for, as the interpreter would wait for the worker's thread.
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(code)
 
 
 class _OneLine(logging.Formatter):

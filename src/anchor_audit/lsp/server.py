@@ -30,6 +30,7 @@ from . import features
 from .session import REGISTRY, SKILL_FILES, Session, Settings, SkillCheck, skill_folder
 
 T = TypeVar("T")
+SHUTDOWN_WAIT = 2.0  # seconds shutdown waits for a running check before it answers
 CODE_SUFFIXES = (".py", ".pyi", ".toml", ".cfg", ".md", ".yaml", ".yml", ".json", ".sh", ".txt", ".rst")
 
 
@@ -226,10 +227,13 @@ async def _code_action(ls: AuditServer, params: types.CodeActionParams) -> list[
 
 
 def _shutdown(ls: AuditServer, params: Any = None) -> None:
-    ls.wanted.clear()  # the checks still queued do nothing; the store is closed on the thread that opened it
-    with contextlib.suppress(Exception):
-        ls.worker.submit(ls._closing.close).result(timeout=60)
+    """Answered at once: the checks still queued do nothing, and the store is closed on the thread that opened it
+    once a check running now is done (waited for a moment only; ``exit`` ends the process even if it is not)."""
+    ls.wanted.clear()
+    closing = ls.worker.submit(ls._closing.close)
     ls.worker.shutdown(wait=False, cancel_futures=True)
+    with contextlib.suppress(Exception):
+        closing.result(timeout=SHUTDOWN_WAIT)
 
 
 def _on_result(

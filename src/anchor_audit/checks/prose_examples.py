@@ -263,6 +263,11 @@ EXAMPLES = [
         ),
     ),
     CitationExample(
+        "a clause that makes a file, and another in the same line that names one that must exist",
+        "Create `src/acme/launcher/mine.py`, then register it in `src/acme/launcher/registry.py`.\n",
+        ((PATH, "src/acme/launcher/registry.py", MISSING),),
+    ),
+    CitationExample(
         "names in the prose: this repository's, one removed, one that became private",
         "Build a `acme.training.config.TrainConfig`, not `acme.training.config.EvalConfig`; then `make_batch()`"
         " (also `acme.training.data.make_batch`).\n",
@@ -372,6 +377,7 @@ NOT_CITATIONS = [
     "Set `MASTER_ADDR` and `WORLD_SIZE`; the `Engine` starts; a `ValueError` or `KeyboardInterrupt` ends it.\n",
     "Put it in `path/to/your_config.yaml`.\n",
     "Create `results/summary.md` with the numbers.\n",
+    "Create `src/acme/plugins/mine.py`.\n\nThen append your hook to `src/acme/plugins/mine.py`.\n",  # made, then named
     "See https://example.com/docs/page.md for more.\n",
     "Use TP/DP and/or the input/output ratio.\n",
     "[a site](https://example.com/a/b.py)\n",

@@ -70,7 +70,31 @@ def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Cita
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in _SHELL:
             if not re.match(r"^-?\d+:-?\d+:", token.info.strip()):  # a quote's fence is not a command
                 out += _commands(token.content, token.map[0] + 2)
-    return tuple(out[:MAX_CITATIONS])
+    made = _made_paths(lines)  # a file the skill has the agent create is no citation where it is named again
+    return tuple(c for c in out[:MAX_CITATIONS] if not (c.kind is ReferenceKind.PATH and c.target in made))
+
+
+_CLAUSE = re.compile(r"[;,:]\s|\.\s|\b(?:and|then|or)\b", re.I)
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def made_here(line: str, cited: str) -> bool:
+    """Whether ``cited`` (as written on ``line``) is what the clause before it tells the agent to create: "Create
+    `a.py`, then add it to `b.rst`" makes ``a.py`` and names ``b.rst``, which must exist."""
+    at = line.find(cited)
+    before = line[:at] if at >= 0 else line
+    return bool(MAKES.search(_CLAUSE.split(before)[-1]))
+
+
+def _made_paths(lines: Sequence[str]) -> frozenset[str]:
+    """The paths a line tells the agent to create (a code span right in a making clause), as later lines name
+    them."""
+    made: set[str] = set()
+    for line in lines:
+        if MAKES.search(line):
+            made.update(m.group(1).strip().removeprefix("./") for m in _SPAN.finditer(line)
+                        if made_here(line, m.group(0)))  # fmt: skip
+    return frozenset(made)
 
 
 def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
@@ -98,7 +122,7 @@ def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
                 yield _anchored(anchored, child.content.strip(), line)
             elif named is not None and _is_name(named):
                 yield Citation(ReferenceKind.NAME, child.content.strip(), named.group("name"), line)
-            elif not MAKES.search(lines[line - 1]):
+            elif not made_here(lines[line - 1], f"`{child.content}`"):
                 yield from _paths(child.content.strip(), line, whole=True)
         elif child.type in ("link_open", "image"):
             target = str(child.attrs.get("href" if child.type == "link_open" else "src") or "")

@@ -227,6 +227,27 @@ def test_symbols_of_python_examples(make_repo, tmp_path: Path, capsys) -> None:
     assert code == 1  # missing symbols are drift; unverifiable ones are notes, external ones facts
 
 
+def test_a_keyword_of_a_function_a_package_re_exports_is_checked_where_it_is_defined(
+    make_repo, tmp_path: Path, capsys
+) -> None:
+    """``from demo.ops import scatter`` where ``demo/ops/__init__.py`` re-exports it from ``.kernels``: its
+    keywords are looked up in ``kernels.py``, a wrong one is missing and said to be a parameter."""
+    repo = make_repo()
+    repo.write("src/demo/ops/__init__.py", "from .kernels import scatter as scatter\n")
+    repo.write("src/demo/ops/kernels.py", "def scatter(x, dim=0, reduce='sum'):\n    return x\n")
+    repo.commit("ops", tag="v9")
+    skill = tmp_path / "ops-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Ops\n\n```python\nfrom demo.ops import scatter\n\n"
+                                    "scatter(t, dim=1, reduction='mean')\n```\n")  # fmt: skip
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    got = [(p["path"], p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]]
+    assert got[1:] == [
+        ("scatter(dim=)", "exists", "src/demo/ops/kernels.py:1"),
+        ("scatter(reduction=)", "missing", "scatter in src/demo/ops/kernels.py has no parameter reduction"),
+    ]
+
+
 def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:
     """A package serving names through a module __getattr__ and a table of them (the lazy-export shape)."""
     repo = make_repo()

@@ -10,6 +10,7 @@ chains on objects of unknown type) is reported as unverifiable, not broken.
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 import sys
 from functools import partial
@@ -59,8 +60,7 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
                     if path is None or blob is None:
                         say(subject, PromiseStatus.UNVERIFIABLE, at, f"{name} is not in this repository")
                         continue
-                    key = f"keyword|{blob}|{name}|{keyword.arg}"
-                    found = memo(key, partial(_keyword, tree, path, name, keyword.arg))
+                    found = _keyword_followed(tree, memo, path, blob, name, keyword.arg)
                     say(subject, PromiseStatus(found["status"]), at, found["detail"])
     return out
 
@@ -185,6 +185,45 @@ def _lazily_exported(text: str, name: str) -> bool:
     return any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(module))
 
 
+MAX_REEXPORTS = 4  # re-exports followed from the module an example imports a name from to where it is defined
+
+
+def _keyword_followed(tree: SourceTree, memo: Memo, path: str, blob: str, name: str, keyword: str) -> dict[str, Any]:
+    """:func:`_keyword`, following a name the module only imports from another (a package's ``__init__`` that
+    re-exports ``scatter`` from ``.ops``) to where it is defined; each hop remembered by its own file's blob."""
+    found: dict[str, Any] = {}
+    for _ in range(MAX_REEXPORTS + 1):
+        found = memo(f"keyword/2|{blob}|{name}|{keyword}", partial(_keyword, tree, path, name, keyword))
+        follow = found.get("follow")
+        if not follow:
+            return found
+        path, name = follow
+        blob = tree.blob_id(path) or ""
+        if not blob:
+            break
+    return {"status": "unverifiable", "detail": found.get("detail", f"{name} is not defined where it is imported")}
+
+
+def _reexport(module: ast.Module, path: str, name: str, tree: SourceTree) -> list[str] | None:
+    """[file, its name there] of a name ``module`` (at ``path``) only imports, where that file is in the tree."""
+    for node in module.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        alias = next((a for a in node.names if (a.asname or a.name) == name), None)
+        if alias is None:
+            continue
+        if node.level == 0:
+            target = _module(tree, node.module or "")[0]
+        else:
+            folder = posixpath.dirname(path)
+            for _ in range(node.level - 1):
+                folder = posixpath.dirname(folder)
+            base = posixpath.join(folder, *(node.module or "").split(".")) if node.module else folder
+            target = next((p for p in (f"{base}.py", f"{base}/__init__.py") if tree.blob_id(p)), None)
+        return [target, alias.name] if target else None
+    return None
+
+
 def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, Any]:
     source = tree.read(path)
     assert source is not None
@@ -196,7 +235,8 @@ def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, A
         return {"status": "unverifiable", "detail": f"{path} does not parse"}
     fields, complete = _fields(module, cls, set())
     if fields is None:
-        return {"status": "unverifiable", "detail": f"{cls} is not defined in {path}"}
+        follow = _reexport(module, path, cls, tree)
+        return {"status": "unverifiable", "detail": f"{cls} is not defined in {path}", "follow": follow}
     if keyword in fields:
         return {"status": "exists", "detail": f"{path}:{fields[keyword]}"}
     if not complete:
@@ -204,7 +244,8 @@ def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, A
             "status": "unverifiable",
             "detail": f"{cls} inherits from classes outside {path}; {keyword} may come from them",
         }
-    return {"status": "missing", "detail": f"{cls} in {path} has no field {keyword}"}
+    function = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == cls for n in module.body)
+    return {"status": "missing", "detail": f"{cls} in {path} has no {'parameter' if function else 'field'} {keyword}"}
 
 
 def _fields(module: ast.Module, name: str, seen: set[str]) -> tuple[dict[str, int] | None, bool]:

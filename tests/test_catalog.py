@@ -248,6 +248,21 @@ def test_a_keyword_of_a_function_a_package_re_exports_is_checked_where_it_is_def
     ]
 
 
+def test_a_name_a_module_does_not_define_names_where_it_is_defined(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    repo.write("src/demo/models/mixins.py", "class PrognosticMixin:\n    pass\n")
+    repo.write("tests/test_mixins.py", "class PrognosticMixin:\n    pass\n")  # a test's: not named
+    repo.commit("mixins", tag="v9")
+    skill = tmp_path / "mixin-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Mixins\n\n```python\nfrom demo.overlap import PrognosticMixin\n```\n")
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    (said,) = data["skills"][0]["promises"]
+    assert (said["status"], said["detail"]) == (
+        "missing", "src/demo/overlap.py does not define PrognosticMixin; it is defined in src/demo/models/mixins.py"
+    )
+
+
 def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:
     """A package serving names through a module __getattr__ and a table of them (the lazy-export shape)."""
     repo = make_repo()

@@ -102,7 +102,10 @@ def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Impo
                     say(subject, status, node.lineno, why)
                     continue
                 found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
-                say(subject, PromiseStatus(found["status"]), node.lineno, found["detail"])
+                detail = found["detail"]
+                if found["status"] == "missing":  # where the name is defined instead (the tree's, never remembered)
+                    detail += _defined_elsewhere(tree, alias.name, path)
+                say(subject, PromiseStatus(found["status"]), node.lineno, detail)
     return imported
 
 
@@ -171,6 +174,26 @@ def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
     if found is None:
         return {"status": "missing", "detail": f"{path} does not define {name}"}
     return {"status": "exists", "detail": f"{path}:{found}"}
+
+
+MAX_NAMED_ELSEWHERE = 3  # modules a missing name's message names as where it is defined
+
+
+def _defined_elsewhere(tree: SourceTree, name: str, path: str) -> str:
+    """``; it is defined in pkg/other.py`` for a name the module does not define that another file of the tree
+    does (a ``class`` or ``def`` of that name, not in a test); "" where none does or the tree cannot be searched."""
+    found: list[str] = []
+    for needle in (f"class {name}", f"def {name}"):
+        for other in sorted(tree.search(needle, ".py") or []):
+            if other == path or is_test(other) or other in found:
+                continue
+            source = tree.read(other)
+            if source is not None and re.search(rf"^\s*(?:class|def|async def) {re.escape(name)}\b", source.text, re.M):
+                found.append(other)
+    if not found:
+        return ""
+    more = f" and {len(found) - MAX_NAMED_ELSEWHERE} more" if len(found) > MAX_NAMED_ELSEWHERE else ""
+    return f"; it is defined in {', '.join(found[:MAX_NAMED_ELSEWHERE])}{more}"
 
 
 def _lazily_exported(text: str, name: str) -> bool:

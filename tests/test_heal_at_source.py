@@ -394,3 +394,17 @@ def test_a_repository_with_no_patch_counts_its_out_of_sync_copies_in_one_line(tm
     assert out.index("# https://github.com/acme/alpha") < out.index("# https://github.com/acme/beta")
     assert "#   2 copies out of sync with upstream; no patch here (summary.md and --format json list them)" in beta
     assert "the patch is made against the upstream text" not in beta
+
+
+def test_a_bot_is_never_named_as_who_can_heal_a_skill(tmp_path: Path, capsys) -> None:
+    """The folder's latest commits by automation (a formatter, a catalog sync) pass over to the people before them."""
+    from .conftest import git
+
+    repo = _in_repo_skill_with_drift(tmp_path, None)
+    for name in ("pre-commit-ci[bot]", "Catalog Sync Bot"):
+        repo.write("skills/plan/SKILL.md", (repo.path / "skills/plan/SKILL.md").read_text() + "x\n")
+        git(repo.path, "add", "-A")
+        git(repo.path, "commit", "-qm", "automated", f"--author={name} <bot@example.com>")
+    main(["check", "skills/plan", "--in-repo", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json"])
+    owners = json.loads(capsys.readouterr().out)["skills"][0]["owners"]
+    assert owners["names"] == ["Grace Hopper", "Ada Lovelace", "Test Author"]

@@ -21,6 +21,8 @@ CODEOWNERS_FILES = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 MAX_RULES = 10_000  # lines of a CODEOWNERS file read (GitHub refuses files over 3 MB)
 RECENT_AUTHORS = 3  # people named when no rule owns the folder
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# An automation's name, not a person's: ``pre-commit-ci[bot]``, ``github-actions``, ``Catalog Sync Bot``.
+_BOT = re.compile(r"\[bot\]$|(?:^|[\s_-])bot$|^(?:github-actions|dependabot|renovate|mergify|copybara)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -89,5 +91,6 @@ def owners_of(folder: str, tree: SourceTree) -> Owners | None:
         if rule is not None and rule.owners:
             return Owners(rule.owners, f"{name}:{rule.line}")
         break  # GitHub reads the first file it finds; an unowned path there is unowned
-    authors = [a for a in tree.authors(folder.strip("/"), RECENT_AUTHORS) if not _EMAIL.match(a)]
+    recent = tree.authors(folder.strip("/"), 4 * RECENT_AUTHORS)  # room for the bots among them
+    authors = [a for a in recent if not _EMAIL.match(a) and not _BOT.search(a)][:RECENT_AUTHORS]
     return Owners(tuple(authors), f"recent commits to {folder.strip('/')}") if authors else None

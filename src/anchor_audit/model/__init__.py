@@ -15,7 +15,6 @@ exceptions.
 """
 
 from .facts import (
-    SAID_ONCE,
     UNRESOLVED,
     ComponentInfo,
     Contradiction,
@@ -99,7 +98,6 @@ __all__ = [
     "ReferenceKind",
     "Tail",
     "QUOTE_TYPES",
-    "SAID_ONCE",
     "UNRESOLVED",
     "found_lines",
     "pointed_at",

@@ -73,19 +73,17 @@ class ComponentInfo:
         """Why it was skipped, without its own URL: what components skipped for one reason share."""
         if self.skipped is None:
             return None
-        why = self.skipped.split(": ", 1)[1] if self.skipped.startswith("cannot reach ") else self.skipped
-        return why.removesuffix(SAID_ONCE)
+        return self.skipped.split(": ", 1)[1] if self.skipped.startswith("cannot reach ") else self.skipped
 
     @property
     def unresolved_host(self) -> str | None:
-        """The host whose name did not resolve, when that (said by an earlier fetch) is why it was skipped."""
-        said = (self.skipped or "").endswith(UNRESOLVED + SAID_ONCE) and self.cause
+        """The host whose name did not resolve, when that is why it was skipped (one cause for all its components)."""
+        said = (self.skipped or "").endswith(UNRESOLVED) and self.cause
         return said.removesuffix(UNRESOLVED) if said else None
 
 
-# How a catalog says a component was skipped because an earlier fetch found its host's name does not resolve.
+# How a catalog says a component was skipped because its host's name does not resolve (tried once per run).
 UNRESOLVED = " could not be resolved"
-SAID_ONCE = " (said once, by the first fetch from it)"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from ..audit.judge import Judge
 from ..audit.skills import audit_skill, expect_names_past, presearch, spread
 from ..checks.links import folder_links
 from ..errors import AuditError, SpecError
-from ..model import SAID_ONCE, UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
+from ..model import UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from ..source import Progress, SourceTree, no_progress
 from ..source.githistory import folder_dates
 from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
@@ -182,8 +182,8 @@ def skip_lines(infos: list[ComponentInfo]) -> list[str]:
         names = [g.repo.removeprefix("https://github.com/") for g in group]
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         skills = sum(len(g.skills) for g in group)
-        lines.append(f"skipped {_count(len(group), 'more component')} on {host} ({_count(skills, 'skill')}), "
-                     f"which could not be resolved: {shown}")  # fmt: skip
+        lines.append(f"skipped {_count(len(group), 'component')} on {host} ({_count(skills, 'skill')}), "
+                     f"which could not be resolved (tried once): {shown}")  # fmt: skip
     return lines
 
 
@@ -240,9 +240,9 @@ def _open(
     except AuditError as exc:
         reason = str(exc).removeprefix(f"{component.url}: ")  # the URL is said once (a mirror's dir is kept)
         said = NAME_NOT_RESOLVED.search(reason) if remote else None
-        if said:
+        if said:  # one cause for every component of the host, this first one's too
             host = said.group(1) or urlsplit(effective_url(where)).hostname or ""
-            unresolved[host] = f"{host}{UNRESOLVED}{SAID_ONCE}"
+            reason = unresolved[host] = f"{host}{UNRESOLVED}"
         return None, f"cannot reach {component.url} at {component.ref}: {reason}"
 
 

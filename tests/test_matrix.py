@@ -184,3 +184,12 @@ def test_a_remote_repository_has_its_tags_fetched(released, capsys, tmp_path) ->
     git(repo.path, "tag", "v0.4.0")  # a new release: the next run fetches it
     assert main(["matrix", str(skill), *args]) == 0
     assert json.loads(capsys.readouterr().out)["releases"][-1]["tag"] == "v0.4.0"
+
+
+def test_the_legend_names_only_the_letters_the_grid_shows() -> None:
+    from anchor_audit.report.matrixview import legend
+    from anchor_audit.runs.matrix import Row
+
+    rows = [Row("s", "claim", "gate", ("code_verified", "broken")),
+            Row("s", "reference", "constraint TP needs TE.", ("holds", "differs"))]  # fmt: skip
+    assert legend(rows) == "V code_verified · B broken · = holds · c changed"

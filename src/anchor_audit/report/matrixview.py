@@ -31,6 +31,17 @@ LEGEND = ("V code_verified · D doc_only · B broken · U unverifiable · L unli
           "p private · ? not checked · . not there")  # fmt: skip
 
 
+_MEANS = [("V", "code_verified"), ("D", "doc_only"), ("B", "broken"), ("U", "unverifiable"), ("L", "unlinked"),
+          ("=", "holds"), ("m", "moved"), ("r", "relocated"), ("c", "changed"), ("a", "absent"), ("x", "missing"),
+          ("e", "external"), ("p", "private"), ("?", "not checked"), (".", "not there")]
+
+
+def legend(rows: list[Row]) -> str:
+    """What the letters a grid of ``rows`` shows mean: only those it shows."""
+    shown = {letter(c, "claim" if r.kind == "claim" else r.kind) for r in rows for c in r.cells}
+    return " · ".join(f"{mark} {means}" for mark, means in _MEANS if mark in shown)
+
+
 def letter(cell: str, kind: str = "claim") -> str:
     """The one letter a cell is drawn with (the same in the grid, Markdown, SVG and HTML)."""
     if kind == "claim" and cell in CLAIM_LETTERS:
@@ -84,7 +95,7 @@ def _terminal(matrix: Matrix, console: Console) -> None:
         broke = row.first_break(matrix.releases)
         said = f"  {name(row)}: holds for {ranges}" + (f"; broken from {broke}" if broke else "")
         console.print(Text(printable(said)))
-    console.print(Text(LEGEND, style="dim"))
+    console.print(Text(legend(_claims(matrix)), style="dim"))
 
 
 def _claims(matrix: Matrix) -> list[Row]:
@@ -177,4 +188,4 @@ def _markdown(matrix: Matrix, stream: TextIO) -> None:
         ranges = " or ".join(md_code(r) for r in row.holds_for(matrix.releases)) or "no release"
         cells = " | ".join(md_text(letter(c)) for c in row.cells)
         stream.write(f"| {md_code(row.skill)} {md_code(row.key)} | {cells} | {ranges} |\n")
-    stream.write(f"\n{md_text(LEGEND)}\n")
+    stream.write(f"\n{md_text(legend(_claims(matrix)))}\n")

@@ -86,7 +86,7 @@ def test_an_old_range_is_replaced_and_crlf_and_the_bom_are_kept(released, capsys
 
 def test_a_card_it_cannot_edit_safely_is_refused_whole(released, capsys, tmp_path) -> None:
     repo, skill = released
-    flow = make_skill(tmp_path / "flow", card="{validation_status: {gate: [code_verified]}}\n")
+    flow = make_skill(tmp_path / "flow", card="{validation_status: {notes: [doc_only]}}\n")
     before = (skill / "card.yaml").read_bytes()
     err = _matrix(repo, skill, capsys, str(flow), code=2)  # two skills: one card cannot be edited
     assert "cannot edit this YAML safely" in err and "Traceback" not in err
@@ -139,3 +139,15 @@ def test_the_docs_card_is_what_write_card_writes(released, capsys) -> None:
     _matrix(repo, skill, capsys)
     (shown,) = [b for b in blocks(ROOT / "docs" / "commands.md") if b.language == "yaml" and b.marker and "write_card" in b.marker[1]]
     assert shown.text in (skill / "card.yaml").read_text(encoding="utf-8")
+
+
+def test_a_claim_unlinked_at_every_release_gets_no_range_and_is_said_so(released, capsys, tmp_path) -> None:
+    """Nothing checked it: no ``[]`` (a range of no release) written into the card, and the grid says why."""
+    repo, _ = released
+    skill = make_skill(tmp_path / "unlinked", card="validation_status:\n  wired: [code_verified]\n  notes: [doc_only]\n")
+    _matrix(repo, skill, capsys)
+    assert (skill / "card.yaml").read_text() == (
+        f'validation_status:\n  wired: [code_verified]\n  notes: [doc_only]\nvalidated_versions: ">=0.1.0"{NOTE}\n'
+    )
+    assert main(["matrix", str(skill), "--repo", str(repo.path)]) == 0
+    assert "  wired: unlinked at every release (no evidence checked it)\n" in capsys.readouterr().out

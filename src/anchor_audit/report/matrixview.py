@@ -91,6 +91,9 @@ def _terminal(matrix: Matrix, console: Console) -> None:
             table.add_row(Text(printable(name(row))), *cells)
         console.print(table)
     for row in _claims(matrix):
+        if row.kind == "claim" and row.unlinked:
+            console.print(Text(printable(f"  {name(row)}: unlinked at every release (no evidence checked it)")))
+            continue
         ranges = " or ".join(row.holds_for(matrix.releases)) or "no release"
         broke = row.first_break(matrix.releases)
         said = f"  {name(row)}: holds for {ranges}" + (f"; broken from {broke}" if broke else "")
@@ -186,6 +189,7 @@ def _markdown(matrix: Matrix, stream: TextIO) -> None:
     stream.write("| --- |" + " :-: |" * len(tags) + " --- |\n")
     for row in _claims(matrix):
         ranges = " or ".join(md_code(r) for r in row.holds_for(matrix.releases)) or "no release"
+        ranges = "unlinked: no evidence checked it" if row.kind == "claim" and row.unlinked else ranges
         cells = " | ".join(md_text(letter(c)) for c in row.cells)
         stream.write(f"| {md_code(row.skill)} {md_code(row.key)} | {cells} | {ranges} |\n")
     stream.write(f"\n{md_text(legend(_claims(matrix)))}\n")

@@ -71,6 +71,11 @@ class Row:
                 start = None
         return ranges
 
+    @property
+    def unlinked(self) -> bool:
+        """A claim tagged code_verified that no evidence backs at any release (or that is not there)."""
+        return all(c in (Verdict.UNLINKED.value, ABSENT) for c in self.cells)
+
     def first_break(self, releases: list[Release]) -> str | None:
         """The first release after one where the claim held at which it is broken."""
         held = False
@@ -94,8 +99,10 @@ class Matrix:
         return f"{self.releases[0].tag} .. {self.releases[-1].tag}" if self.releases else "no release tags"
 
     def claim_ranges(self, skill: str) -> dict[str, list[str]]:
-        """Each claim of ``skill`` and the runs of releases it holds for (``matrix --write-card`` writes them)."""
-        return {r.key: r.holds_for(self.releases) for r in self.rows if r.kind == "claim" and r.skill == skill}
+        """Each claim of ``skill`` and the runs of releases it holds for (``matrix --write-card`` writes them); a
+        claim unlinked at every release (nothing checked it) has none to write."""
+        return {r.key: r.holds_for(self.releases) for r in self.rows
+                if r.kind == "claim" and r.skill == skill and not r.unlinked}  # fmt: skip
 
 
 def release_tags(base: GitTree, glob: str | None = None, pre: bool = False, since: str | None = None,

@@ -385,3 +385,18 @@ def test_a_cards_thousands_of_findings_split_its_text_once(tmp_path: Path, monke
         check = Session(tmp_path, Settings(), ctx).check(skill, {})
         found = features.diagnostics(check, {})
     assert len(found[skill / "card.yaml"]) == 300 and len(splits) == 1
+
+
+def test_an_open_registry_that_check_refuses_is_said_on_its_own_line(workspace, client) -> None:
+    """anchors.yaml open in the editor: what check would refuse is an error on the line it names; mended, cleared."""
+    root, _ = workspace
+    lsp = client(root)
+    lsp.initialize(root)
+    registry = root / "anchors.yaml"
+    good = registry.read_text()
+    bad = good.replace("version: 1", "version: 7", 1)
+    lsp.open(registry, bad, language="yaml")
+    (said,) = lsp.diagnostics(registry, lambda d: len(d) == 1)
+    assert said["severity"] == 1 and "version" in said["message"] and said["source"] == "anchor-audit"
+    lsp.change(registry, good, version=2)
+    assert lsp.diagnostics(registry, lambda d: d == []) == []

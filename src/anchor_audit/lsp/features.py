@@ -67,6 +67,17 @@ def _marked(finding: Finding) -> str | None:
     return finding.subject.split(":", 1)[0] if finding.code.startswith("AA2") else None
 
 
+def registry_diagnostic(message: str, path: Path, text: str) -> types.Diagnostic:
+    """What ``check`` refuses in the registry, an error on the line its message names (else the first)."""
+    at = re.search(rf"{re.escape(path.name)}:(\d+)", message)
+    return types.Diagnostic(
+        range=line_range(split_lines_keepends(text), int(at.group(1)) if at else 1),
+        message=printable(message, keep=""),
+        severity=types.DiagnosticSeverity.Error,
+        source="anchor-audit",
+    )
+
+
 def problem_diagnostic(message: str, text: str) -> types.Diagnostic:
     """Nothing could be checked (the registry does not parse, the code cannot be opened): said on line 1."""
     return types.Diagnostic(

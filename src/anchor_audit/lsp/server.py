@@ -119,8 +119,20 @@ class AuditServer(LanguageServer):
             self.publish(features.uri_of(file), found)
 
     def _registry_changed(self, text: str | None) -> None:
-        if self.session is not None:
-            self.session.registry_changed(text)
+        """anchors.yaml edited or closed: read again, and what check would refuse in it said on its own line."""
+        if self.session is None:
+            return
+        self.session.registry_changed(text)
+        path = self.session.registry_path
+        if path is None:
+            return
+        try:
+            self.session.spec()
+            found: list[types.Diagnostic] = []
+        except AuditError as exc:
+            written = text if text is not None else features.text_of(path, {})
+            found = [features.registry_diagnostic(str(exc), path, written)]
+        self.publish(features.uri_of(path), found)
 
     def _code_changed(self, paths: list[Path], texts: dict[Path, str]) -> set[Path]:
         """The skill folders to check again after ``paths`` of the code changed (none unless a working tree is read)."""

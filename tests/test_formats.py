@@ -68,7 +68,7 @@ def test_baseline_accepts_known_findings_only_with_reasons(scenario: Path, capsy
     assert "wrote 6 findings to baseline.yaml; give each a reason" in capsys.readouterr().err
     assert main(["check", "--ref", "v4", "--baseline", "baseline.yaml"]) == 2  # reasons still TODO
     assert capsys.readouterr().err.startswith("anchor-audit: error: baseline.yaml:")
-    text = Path("baseline.yaml").read_text().replace("TODO: say why this finding is acceptable", "tracked in issue 12")
+    text = Path("baseline.yaml").read_text().replace("TODO: say why this finding is acceptable", "the upstream rename lands next release")
     Path("baseline.yaml").write_text(text)
     code, out = render("github", capsys, "--baseline", "baseline.yaml")
     assert (code, out) == (0, "")  # every finding is known: nothing to annotate, CI green

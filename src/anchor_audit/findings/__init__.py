@@ -134,8 +134,9 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
         out.append(Finding("AA207", skill.name, f"validated_versions:{v.claim}", v.said,
                            skill.card_path or _skill_md(skill), v.line))  # fmt: skip
     out += [f for m in skill.anchors if (f := _anchor_finding(skill, m)) is not None]
+    quoted = frozenset(m.quote.key for m in skill.anchors)  # SKILL.md's quotes, once for all the claims
     for claim in skill.claims:
-        out += _claim_findings(skill, claim)
+        out += _claim_findings(skill, claim, quoted)
     if skill.folder_rename is not None:  # one finding for the slip, not one per path it rewrote
         out.append(Finding("AA410", skill.name, "folder-rename", skill.folder_rename.said, _skill_md(skill), 1))
     for promise in skill.promises:
@@ -198,7 +199,7 @@ def _anchor_finding(skill: SkillReport, match: QuoteMatch) -> Finding | None:
     return Finding(code, skill.name, match.quote.key, message, _skill_md(skill), match.quote.skill_line)
 
 
-def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
+def _claim_findings(skill: SkillReport, claim: ClaimVerdict, quoted: frozenset[str]) -> list[Finding]:
     file = skill.card_path or _skill_md(skill)
     line = claim.card_line or 1
     out: list[Finding] = []
@@ -215,7 +216,6 @@ def _claim_findings(skill: SkillReport, claim: ClaimVerdict) -> list[Finding]:
         out.append(Finding("AA205", skill.name, claim.id, message, file, line))
     if claim.mismatch:
         out.append(Finding("AA203", skill.name, claim.id, f"claim {claim.id}: {claim.mismatch}", file, line))
-    quoted = {m.quote.key for m in skill.anchors}
     for item in claim.evidence:  # a card comment's own range (no SKILL.md quote covers it) whose code moved
         if item.kind is EvidenceKind.QUOTE and item.status is AnchorStatus.MOVED and item.ref not in quoted:
             message = (f"claim {claim.id}: card.yaml cites {item.ref}; the code it cited on the validation day is at "

@@ -1,7 +1,8 @@
 """A skill's claims given verdicts by their evidence: the quotes and conditions anchors.yaml registers, else the
 quotes and lines card.yaml's comments link, else (``code_verified``) the quotes SKILL.md captions with the claim's
 words (:mod:`anchor_audit.checks.captions`), else the validations the claim's id names
-(:mod:`anchor_audit.checks.claimgates`), else (``file_exists``) the card's evidence paths.
+(:mod:`anchor_audit.checks.claimgates`), else the file or definition it names
+(:mod:`anchor_audit.checks.claimnames`), else (``file_exists``) the card's evidence paths.
 
 The verdict is what the evidence says: all holds (``code_verified``), some fails (``broken``), some could not
 be checked (``unverifiable``), or there is none (``doc_only``); and how card.yaml's own tags contradict it.
@@ -15,6 +16,7 @@ from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
 from ..checks.claimgates import gate_evidence
+from ..checks.claimnames import named_evidence
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -81,8 +83,8 @@ def _own_evidence(
     quotes = captioned(card.id, ctx.skill.quotes)
     if quotes:
         return [_captioned_evidence(by_key[q.key], ctx) for q in quotes if q.key in by_key], []
-    gates = gate_evidence(card.id, ctx)
-    return (gates, []) if gates else None
+    found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx)
+    return (found, []) if found else None
 
 
 def _captioned_evidence(match: QuoteMatch, ctx: Context) -> Evidence:
@@ -187,7 +189,7 @@ def _verdict(
     return _conclude(cid, tags, evidence, entry is not None and missing_from_card)
 
 
-_UNCHECKED = (*_UNCHECKED_ANCHOR, *_UNCHECKED_CONDITION)
+_UNCHECKED = (*_UNCHECKED_ANCHOR, *_UNCHECKED_CONDITION, PromiseStatus.UNVERIFIABLE, PromiseStatus.ERROR)
 
 
 def _conclude(cid: str, tags: tuple[str, ...], evidence: list[Evidence], missing_from_card: bool) -> ClaimVerdict:

@@ -125,6 +125,7 @@ class EvidenceKind(TextEnum):
     QUOTE = "quote"
     CONDITION = "condition"
     FILE = "file"  # a file_exists claim, checked by card.yaml's evidence paths
+    NAMED = "named"  # the file or definition a claim's id names
     REGISTRY = "registry"  # no evidence registered where some was promised
 
 

@@ -1,0 +1,230 @@
+"""A claim nothing else links, decided by the file or the definition its id names.
+
+Some claims are about a thing, not a gate: ``translation_script``, ``recompute_modules_enum``,
+``megatron_fsdp_runtime_smoke``.  Where neither anchors.yaml, a card comment, a SKILL.md caption nor a
+validation links a ``code_verified`` claim, the files the skill names (card.yaml's evidence, the quoted files,
+the paths of the prose) and the definitions of its Python evidence files (functions, classes, a class's
+fields) are read on the card's validation day, and the one whose name says the claim best is its evidence:
+
+* the claim's telling words (:func:`anchor_audit.checks.claimgates.telling`, less ``script``, ``launch``,
+  ``enum`` and the like) that the skill's own name does not say must all be in the name (the same word, a
+  longer form, one of the same stem: ``translation`` and ``translate_...``, or what an abbreviation stands
+  for); at least one of them a word of four letters or more, or two words;
+* the best name says the most of the claim's words, then the fewest others (a file that ties with what it
+  defines is the one); more than :data:`MAX_NAMED` best names: too vague, no evidence.
+
+A thing that says the claim at the ref but was not there on the validation day is no evidence: unverifiable,
+naming the first commit after that day that changed its file (the card was validated before its code landed).
+
+At the ref, a file named is there (or, gone, exactly one file of its name is elsewhere: moved), and a definition
+is still defined in its file (or in another evidence file; a class's member in a class of the same name): the
+claim holds.  A file gone with nothing of its
+name left, or a name no Python file of the ref says any more: broken.  A definition gone from its file but
+defined in another file of the ref (one of the first :data:`MAX_READ` that name it): it holds, moved.  A
+definition no file of the ref defines while some still name it: unverifiable (renamed? re-verify).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import NotCarried, UnreadableFile
+from ..match.quotefacts import parsed_file
+from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
+from ..source import SourceTree
+from .captions import words
+from .claimgates import telling
+from .constraints import evidence_files
+from .protocol import Context
+from .sentencewords import ABBREVIATIONS
+
+MAX_NAMED = 2
+MAX_READ = 12  # files that name a definition gone from its own, read for where it is defined now
+# Words of a claim id that say what kind of thing it is about, not which one.
+_KIND = frozenset("launch script enum entry entrypoint file class method smoke flag option".split())
+_SUFFIXES = ("ation", "ions", "ion", "ing", "ed", "es", "e", "er")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A file or a definition the skill names, as the claim's evidence."""
+
+    name: str  # the file's path, or the definition's name
+    path: str  # the file; for a definition, the file defining it
+    is_file: bool
+
+
+def named_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+    """The claim's evidence from the file or definition its id names (none where it names too little or too
+    much, or the card has no validation day)."""
+    then = ctx.validated()
+    if then is None:
+        return []
+    day = f"the validation day ({(then.info.commit or '')[:10]})"
+    chosen = _best(claim_id, then, ctx)
+    if chosen:
+        return [_at_ref(thing, ctx, day) for thing in chosen]
+    return [_landed(thing, ctx, then, day) for thing in _best(claim_id, ctx.tree, ctx)]
+
+
+def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
+    """The things the skill names in ``tree`` whose names say the claim best (none: too few words, no name says
+    them, or too many do)."""
+    wanted = telling(claim_id) - _KIND
+    own = words(ctx.skill.name)
+    need = (wanted - own) or (wanted if len(wanted) >= 2 else frozenset())
+    if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
+        return []
+    scored = []
+    for thing in _named_things(tree, ctx):
+        said = words(_last(thing))
+        if all(_says(w, said, _last(thing)) for w in need):
+            others = len(said - wanted - own - words(claim_id))
+            scored.append(((sum(_says(w, said, _last(thing)) for w in wanted), -others), thing))
+    best = max((score for score, _ in scored), default=None)
+    chosen = [thing for score, thing in scored if score == best]
+    files = {thing.path for thing in chosen if thing.is_file}
+    chosen = [thing for thing in chosen if thing.is_file or thing.path not in files]  # a file holds its own
+    return chosen if len(chosen) <= MAX_NAMED else []
+
+
+def _landed(thing: Named, ctx: Context, then: SourceTree, day: str) -> Evidence:
+    """A thing the claim's id names at the ref that was not there on its validation day: no evidence, and the
+    first commit after that day that changed its file (where the tree can say), when its code landed."""
+    ref = thing.path if thing.is_file else f"{thing.path}: {thing.name}"
+    what = "file" if thing.is_file else "definition"
+    stale = f"{ref}, the {what} the claim's id names at the ref, is not there on {day}"
+    landed = ctx.tree.changes_since(thing.path, then.info.commit or "", 1) if then.info.commit else None
+    if landed:
+        stale += f"; the card was validated before its code landed: {landed[0][0][:10]} on {landed[0][1]}"
+    why = f"{stale}: re-verify the claim"
+    return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE, why, stale=stale)
+
+
+def _last(thing: Named) -> str:
+    """What a thing is called: a file's name without its extension, a definition's own name."""
+    return re.sub(r"\.\w+$", "", thing.name.rsplit("/", 1)[-1]) if thing.is_file else thing.name.rsplit(".", 1)[-1]
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def _says(word: str, said: frozenset[str], name: str) -> bool:
+    """Whether a name with words ``said`` says ``word``: itself, a longer form, one of its stem, or what an
+    abbreviation stands for."""
+    if word in said or name in ABBREVIATIONS.get(word, ()):
+        return True
+    stem = _stem(word)
+    return any((len(word) >= 4 and w.startswith(word)) or _stem(w) == stem or _kin(w, word) for w in said)
+
+
+def _kin(one: str, other: str) -> bool:
+    """Two forms of one word: at least six letters in common from the start, no more than three left over from
+    the shorter (``translation``, ``translate``)."""
+    common = len(os.path.commonprefix([one, other]))
+    return common >= 6 and common >= min(len(one), len(other)) - 3
+
+
+def _named_things(tree: SourceTree, ctx: Context) -> list[Named]:
+    """The files the skill names that are in ``tree``, and the definitions of its Python evidence files there."""
+    skill = ctx.skill
+    cited = [c.target for c in skill.citations if c.kind in (ReferenceKind.PATH, ReferenceKind.AT_PATH)]
+    paths = [*(skill.card.evidence if skill.card else ()), *(q.path for q in skill.quotes), *cited]
+    files = [p for p in dict.fromkeys(paths) if re.search(r"[^/]\.\w+$", p) and " " not in p]
+    out = [Named(p, p, True) for p in files if _blob(tree, p) is not None]
+    for path in evidence_files(skill):
+        out += [Named(name, path, False) for name in _definitions(tree, path, ctx)]
+    return out
+
+
+def _blob(tree: SourceTree, path: str) -> str | None:
+    try:
+        return tree.blob_id(path)
+    except (NotCarried, UnreadableFile, ValueError):
+        return None
+
+
+def _definitions(tree: SourceTree, path: str, ctx: Context) -> list[str]:
+    """The functions, classes, methods and class fields ``path`` defines in ``tree``, as ``C.name`` in a class
+(remembered by blob)."""
+    blob = _blob(tree, path)
+    if blob is None:
+        return []
+    names: list[str] = ctx.memo(f"defs/2|{blob}", _reader(tree, path))["names"]
+    return names
+
+
+def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
+    return lambda: {"names": _read_definitions(tree, path)}
+
+
+def _read_definitions(tree: SourceTree, path: str) -> list[str]:
+    try:
+        source = tree.read(path)
+    except (NotCarried, UnreadableFile):
+        return []
+    module = parsed_file(source.text) if source is not None else None
+    return list(dict.fromkeys(_qualnames(module.body, ""))) if module is not None else []
+
+
+def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
+    """``f``, ``C``, ``C.method`` and ``C.field`` for the definitions of a module's or a class's body."""
+    found: list[str] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(outer + node.name)
+        if isinstance(node, ast.ClassDef):
+            found += _qualnames(node.body, f"{outer}{node.name}.")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and outer:
+            found.append(outer + node.target.id)
+    return found
+
+
+def _at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
+    """What became of a file or definition the claim's id named on its validation day."""
+    return _file_at_ref(thing, ctx, day) if thing.is_file else _definition_at_ref(thing, ctx, day)
+
+
+def _file_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
+    said = f"the file the claim's id names, there on {day}"
+    if _blob(ctx.tree, thing.path) is not None:
+        return Evidence(EvidenceKind.NAMED, thing.path, True, PromiseStatus.EXISTS, f"{said} and at the ref")
+    elsewhere = [p for p in ctx.listing.named(thing.path.rsplit("/", 1)[-1]) if p != thing.path]
+    if len(elsewhere) == 1:
+        return Evidence(EvidenceKind.NAMED, thing.path, True, PromiseStatus.EXISTS,
+                        f"{said}; at the ref it is {elsewhere[0]}")  # fmt: skip
+    if elsewhere:
+        return Evidence(EvidenceKind.NAMED, thing.path, False, PromiseStatus.UNVERIFIABLE,
+                        f"{said}, is gone at the ref; {len(elsewhere)} files have its name: re-verify")  # fmt: skip
+    return Evidence(EvidenceKind.NAMED, thing.path, False, PromiseStatus.MISSING,
+                    f"{said}, is gone at the ref, and no file has its name")  # fmt: skip
+
+
+def _definition_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
+    ref = f"{thing.path}: {thing.name}"
+    said = f"the definition the claim's id names, in {thing.path} on {day}"
+    if thing.name in _definitions(ctx.tree, thing.path, ctx):
+        return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said} and at the ref")
+    for path in evidence_files(ctx.skill):
+        if path != thing.path and thing.name in _definitions(ctx.tree, path, ctx):
+            return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; at the ref in {path}")
+    found = ctx.tree.search(_last(thing), ".py")
+    defined = next((p for p in (found or [])[:MAX_READ] if thing.name in _definitions(ctx.tree, p, ctx)), None)
+    if defined is not None:
+        return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; at the ref in {defined}")
+    if found is None:
+        return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE,
+                        f"{said}, is not defined there at the ref, and this tree cannot be searched")  # fmt: skip
+    if found:
+        return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE,
+                        f"{said}, is not defined there at the ref; {len(found)} files name it: re-verify")  # fmt: skip
+    return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.MISSING,
+                    f"{said}, is named by no Python file at the ref")  # fmt: skip

@@ -1,0 +1,118 @@
+"""A claim nothing else links, decided by the file or the definition its id names, from the card's validation day
+to the ref."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import make_code_repo, make_skill
+
+CONFIG = """\
+class TrainConfig:
+    recompute_modules: list = None
+    seed: int = 0
+
+    def describe(self):
+        return "plain"
+"""
+SCRIPT = "def main():\n    print('converting')\n"
+CARD = ('validated_on: "2026-01-15"\nevidence:\n  - pkg/config.py\n  - scripts/convert_weights.py\n'
+        "validation_status:\n  CLAIM:\n    - code_verified\n")  # fmt: skip
+BODY = "Nothing here links the claim.\n"
+
+
+def _claim(tmp_path: Path, capsys, claim_id: str, later: dict[str, str | None] | None = None, body: str = BODY
+           ) -> dict:  # fmt: skip
+    """The verdict of ``claim_id`` at the ref, after a later commit writes (or, for None, removes) files."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG, "scripts/convert_weights.py": SCRIPT})
+    if later is not None:
+        for path, text in later.items():
+            if text is None:
+                (repo.path / path).unlink()
+            else:
+                repo.write(path, text)
+        repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", claim_id))
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    return claim
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict", "said"),
+    [
+        (None, "code_verified", "there on the validation day ("),
+        ({"scripts/convert_weights.py": None, "tools/convert_weights.py": SCRIPT}, "code_verified",
+         "at the ref it is tools/convert_weights.py"),
+        ({"scripts/convert_weights.py": None}, "broken", "is gone at the ref, and no file has its name"),
+    ],
+    ids=["there", "moved", "gone"],
+)  # fmt: skip
+def test_a_claim_is_decided_by_the_file_its_id_names(tmp_path: Path, capsys, later, verdict, said) -> None:
+    claim = _claim(tmp_path, capsys, "weight_conversion_script", later)
+    assert claim["verdict"] == verdict
+    (evidence,) = claim["evidence"]
+    assert (evidence["kind"], evidence["ref"]) == ("named", "scripts/convert_weights.py")
+    assert said in evidence["detail"]
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict", "said"),
+    [
+        (None, "code_verified", "and at the ref"),
+        ({"pkg/config.py": CONFIG.replace("    recompute_modules: list = None\n", ""),
+          "pkg/training.py": "class TrainConfig:\n    recompute_modules: list = None\n"},
+         "code_verified", "at the ref in pkg/training.py"),
+        ({"pkg/config.py": CONFIG.replace("    recompute_modules: list = None\n", "")}, "broken",
+         "is named by no Python file at the ref"),
+        ({"pkg/config.py": CONFIG.replace("    recompute_modules: list = None\n", ""),
+          "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"},
+         "unverifiable", "1 files name it: re-verify"),
+    ],
+    ids=["there", "moved-with-its-class", "gone", "another-class-has-the-name"],
+)  # fmt: skip
+def test_a_claim_is_decided_by_the_definition_its_id_names(tmp_path: Path, capsys, later, verdict, said) -> None:
+    claim = _claim(tmp_path, capsys, "recompute_modules_enum", later)
+    assert claim["verdict"] == verdict
+    (evidence,) = claim["evidence"]
+    assert (evidence["kind"], evidence["ref"]) == ("named", "pkg/config.py: TrainConfig.recompute_modules")
+    assert said in evidence["detail"]
+
+
+def test_a_file_that_landed_after_the_validation_day_is_no_evidence(tmp_path: Path, capsys) -> None:
+    body = "Export with `scripts/export_checkpoint.py`.\n"  # named by the prose, there only at the ref
+    claim = _claim(tmp_path, capsys, "checkpoint_export_script", {"scripts/export_checkpoint.py": SCRIPT}, body)
+    assert claim["verdict"] == "unverifiable"
+    (evidence,) = claim["evidence"]
+    assert evidence["ref"] == "scripts/export_checkpoint.py"
+    assert "is not there on the validation day" in evidence["detail"]
+    assert "the card was validated before its code landed: " in evidence["detail"]
+    assert "on 2026-02-01" in evidence["detail"]
+
+
+@pytest.mark.parametrize(
+    "claim_id",
+    ["tp_config", "weights_quantization_runtime", "summary_validation"],
+    ids=["a-short-abbreviation-only", "a-word-no-name-says", "three-names-say-it-alike"],
+)
+def test_a_claim_whose_id_says_too_little_or_too_much_stays_unlinked(tmp_path: Path, capsys, claim_id) -> None:
+    summaries = "".join(f"\n\ndef summary_{kind}():\n    pass\n" for kind in ("text", "json", "html"))
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG + summaries, "scripts/convert_weights.py": SCRIPT})
+    skill = make_skill(tmp_path / "skill", BODY, card=CARD.replace("CLAIM", claim_id))
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unlinked"
+
+
+def test_without_a_validation_day_a_claims_id_names_nothing(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"scripts/convert_weights.py": SCRIPT})
+    card = CARD.replace('validated_on: "2026-01-15"\n', "").replace("CLAIM", "weight_conversion_script")
+    skill = make_skill(tmp_path / "skill", BODY, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unlinked"

@@ -129,3 +129,18 @@ def test_a_constraint_the_code_stops_enforcing_is_a_break_in_diff_and_a_row_of_m
     assert "Tune launch settings by hand" not in matrix  # advice no gate decides is no row of the grid
     impact = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
     assert impact.code == 1 and [i["kind"] for i in json.loads(impact.out)["impacts"]] == ["promise"]
+
+
+def test_a_constraint_is_decided_in_the_file_it_cites_which_says_where_not_what(tmp_path: Path, capsys) -> None:
+    limits = "class Limits:\n    def check(self):\n        if self.offload_weights and self.pipeline_stages > 1:\n" \
+             "            raise ValueError('offloading needs one stage')\n"  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP, "pkg/deep/limits.py": limits})
+    card = CARD.split("known_constraints:")[0] + "known_constraints:\n  - offload_weights requires pipeline_stages = 1 (limits.py:3).\n"
+    skill = make_skill(tmp_path / "skill", "Notes.\n", card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    (sentence,) = [p for p in report["promises"] if p["kind"] == "constraint"]
+    assert sentence["status"] == "holds"  # not in the evidence: the file it cites; its name no word of what it says
+    assert "(pkg/deep/limits.py:3)" in sentence["detail"]
+    assert wanted("offload_weights requires pipeline_stages = 1 (limits.py:3).")[0] == {"offload_weights",
+                                                                                       "pipeline_stages"}

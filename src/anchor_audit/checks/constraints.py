@@ -3,7 +3,8 @@
 A sentence names what it constrains: identifiers (``tensor_model_parallel_size``, ``comm_overlap.tp_comm_overlap``,
 anything in backticks), words the code spells otherwise (:data:`SYNONYMS`: "TP" is ``tensor_model_parallel_size``,
 "Transformer Engine" is ``HAVE_TE``), and literals (``> 1``, ``True``).  The gate that decides it is the first ``if``,
-``elif``, ``while`` or ``assert`` of the card's evidence files and the skill's quoted files (not tests) whose test
+``elif``, ``while`` or ``assert`` of the files the sentence cites (``transformer_config.py:1303``), the card's
+evidence files and the skill's quoted files (not tests) whose test
 names every one of those identifiers and states every literal (a whole number as itself or its neighbour: ``> 1``
 is decided by ``< 2``).  It is looked for on the card's validation day
 (where there is one; else at the ref), then at the ref:
@@ -30,7 +31,7 @@ from ..match.quotefacts import loose_key, parsed_file
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..source.listing import is_test
-from .lineanchors import card_lines, check_lines
+from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
 from .sentencewords import SYNONYMS, wanted
@@ -99,7 +100,8 @@ MAX_LEFT_WORDS = 1
 
 def _about(sentence: str, names: frozenset[str], gate: Gate) -> bool:
     """Whether ``sentence`` says no more than ``gate`` decides: nothing it names beyond what the gate tests."""
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", re.sub(r"`[^`]*`", " ", sentence))
+    bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", bare)
     spelt = {w.lower() for word in SYNONYMS for w in word.split()}
     said = {c.lower() for c in gate.constants}
     left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in spelt
@@ -118,7 +120,8 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     names, constants = wanted(sentence)
     if not names:
         return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
-    files = evidence_files(ctx.skill)
+    cited = [cited_file(c, ctx) for c in card_lines(sentence, 0)]
+    files = list(dict.fromkeys([*(f for f in cited if f and f.endswith(".py")), *evidence_files(ctx.skill)]))
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
     gates = gates_in(then if then is not None else ctx.tree, files, ctx)

@@ -49,7 +49,7 @@ from .protocol import Checker, Context, citations_of
 from .sentencewords import ABBREVIATIONS, wanted
 
 # A card sentence's line citations: an optional prefix word, a file, and one or more ranges (``1428, 1697``).
-_CARD_LINES = re.compile(r"(?:(?P<prefix>[A-Z][A-Za-z]+) )?(?P<file>[\w./-]*\w\.(?:py|sh|cu|cuh|cc|cpp|h|yaml))"
+CITED_LINES = re.compile(r"(?:(?P<prefix>[A-Z][A-Za-z]+) )?(?P<file>[\w./-]*\w\.(?:py|sh|cu|cuh|cc|cpp|h|yaml))"
                          r":(?P<ranges>\d{1,7}(?:-\d{1,7})?(?:, ?\d{1,7}(?:-\d{1,7})?)*)")
 
 
@@ -57,7 +57,7 @@ def card_lines(sentence: str, line: int) -> list[Citation]:
     """The line citations of a card.yaml sentence (a known constraint), each range its own; a prefix word before
     the file (``MCore``) is kept as the citation's ``repo``."""
     out = []
-    for match in _CARD_LINES.finditer(sentence):
+    for match in CITED_LINES.finditer(sentence):
         for fragment in re.split(r", ?", match.group("ranges")):
             out.append(Citation(ReferenceKind.LINES, sentence, match.group("file"), line, fragment,
                                 repo=match.group("prefix") or "", file="card.yaml"))  # fmt: skip
@@ -81,6 +81,12 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     heal = heal if c.file == "SKILL.md" else None  # card.yaml's sentences are said, not rewritten
     return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail,
                           heal=f"{c.target}:{heal}" if heal else None)]  # fmt: skip
+
+
+def cited_file(c: Citation, ctx: Context) -> str | None:
+    """The one file of the ref a line citation means (its path, or the one file its name narrows to)."""
+    found = [c.target] if ctx.tree.blob_id(c.target) is not None else _narrowed(c, ctx)
+    return found[0] if len(found) == 1 else None
 
 
 def _lines(c: Citation, ctx: Context) -> Said:

@@ -30,6 +30,7 @@ _IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Z
 _LITERAL = re.compile(r"([<>]=?|==|!=|=)\s*(-?\d+(?:\.\d+)?|True|False|None|true|false)\b")
 _WORD_LITERAL = re.compile(r"\b(greater than|more than|at least|less than|at most|be|equal(?:s| to)?)\s+"
                            r"(-?\d+|true|false|none)\b", re.IGNORECASE)  # fmt: skip
+_FILE = re.compile(r"/|\.(?:py|sh|cu|cuh|cc|cpp|h|yaml|yml|json|md|toml)$")
 _ORDER_WORDS = {"greater than": ">", "more than": ">", "at least": ">=", "less than": "<", "at most": "<="}
 
 
@@ -49,7 +50,8 @@ def wanted(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
         flags = 0 if len(word) <= 5 else re.IGNORECASE
         if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", sentence, flags):
             names.update(spelt)
-    names = {n for n in names if len(n) > 2}
+    names = {n for n in names if len(n) > 2 and not _FILE.search(n)}  # a file it cites is where, not what
+    explicit = {n for n in explicit if not _FILE.search(n)}
     if not explicit and len(names) < 2:
         names = set()
     constants = {_bound(op, n) for op, n in _LITERAL.findall(sentence)}

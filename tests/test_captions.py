@@ -45,6 +45,9 @@ def test_a_claim_is_linked_to_the_quotes_under_its_best_caption_only() -> None:
     assert captioned("delayed_wgrad_validation", twins) == tuple(twins)  # every quote under one caption
     assert captioned("dp_defaults", [_quote("Data-parallel defaults:")]) != ()  # dp spelt out
     assert captioned("dp_defaults", [_quote("Optimizer defaults:")]) == ()  # one word of two is too few
+    wiring = _quote("Initialization wires parallelism into process groups:")
+    assert captioned("combined_parallelism_init", [wiring]) == (wiring,)  # "init" said by its longer form
+    assert captioned("tp_init", [_quote("TP setup:")]) == ()  # a short word has no longer form: one of two
 
 
 def test_lines_mention_a_claim_by_a_telling_word_a_longer_form_or_an_abbreviation() -> None:

@@ -5,7 +5,8 @@ defaults:``) or a heading (``### Delayed wgrad validation``).  Where neither anc
 links a claim, the quotes whose caption (the nearest heading and the paragraph above the fence) shares the most
 words with the claim's id are its evidence:
 
-* at least two words in common (one, for an id of one word), singular and plural alike, case ignored; an
+* at least two words in common (one, for an id of one word), singular and plural alike, case ignored, a longer
+  form of an id's word of four letters or more as the word (``init``: "initialization"); an
   abbreviation the constraints' table knows counts as the words it stands for (``dp``: "data-parallel");
 * the best caption only: quotes under two different captions with the same count link nothing (which one the
   claim means is a guess), and every quote under the best caption is linked.
@@ -73,7 +74,13 @@ def captioned(claim_id: str, quotes: Sequence[Quote]) -> tuple[Quote, ...]:
 def _shared(wanted: frozenset[str], said: frozenset[str]) -> int:
     """How many of a claim id's words a caption says, an abbreviation (``dp``) as itself or as the words of what
     it stands for ("data-parallel")."""
-    return sum(1 for w in wanted if w in said or (w in _SPELT and _SPELT[w] <= said))
+    return sum(1 for w in wanted if w in said or _longer(w, said) or (w in _SPELT and _SPELT[w] <= said))
+
+
+def _longer(word: str, said: frozenset[str]) -> bool:
+    """Whether a caption says a longer form of a claim id's word of four letters or more (``init``:
+    "initialization")."""
+    return len(word) >= 4 and any(w.startswith(word) for w in said)
 
 
 def mentions(claim_id: str, text: str, synonyms: dict[str, tuple[str, ...]]) -> bool:

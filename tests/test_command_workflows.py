@@ -237,7 +237,7 @@ def test_init_without_repo_says_the_quoted_files_are_not_in_the_skills_repositor
     said = ("1 of 1 quoted files are not in skills-repo at HEAD: pkg/plan.py (no --repo given, so the draft reads "
             "the repository the skill is in; give --repo and --ref of the code it quotes)")  # fmt: skip
     assert err == f"anchor-audit: warning: init: {said}\n"
-    assert err in (ROOT / "README.md").read_text()  # as the README shows it
+    assert err in (ROOT / "docs" / "getting-started.md").read_text()  # as the getting-started page shows it
     assert f"# {said}\n" in out  # and in the draft itself, which is usually redirected to a file
     code = make_code_repo(tmp_path / "code")
     assert main(["init", "skills-repo/plan-skill", "--repo", str(code.path), "--ref", "HEAD"]) == 0

@@ -98,7 +98,7 @@ def demo_code(make_repo) -> GitRepo:
     return make_repo()
 
 
-def test_demo_init_drafts_what_the_readme_shows_and_check_runs_on_it(demo_code, tmp_path, capsys, monkeypatch) -> None:
+def test_demo_init_drafts_what_the_getting_started_page_shows_and_check_runs_on_it(demo_code, tmp_path, capsys, monkeypatch) -> None:
     shutil.copytree(DEMO / "skills" / "demo-overlap", tmp_path / "demo-overlap")
     monkeypatch.chdir(tmp_path)
     assert main(["init", "demo-overlap", "--repo", str(demo_code.path), "--ref", "v1"]) == 0
@@ -170,7 +170,7 @@ def _megatron_bridge() -> str:
     return where
 
 
-def test_the_readme_shows_megatron_bridge_pr_2910s_impact(capsys, tmp_path, monkeypatch) -> None:
+def test_the_getting_started_page_shows_megatron_bridge_pr_2910s_impact(capsys, tmp_path, monkeypatch) -> None:
     repo = _megatron_bridge()
     monkeypatch.chdir(tmp_path)
     code = main(["impact", "80a8070a1~1", "80a8070a1", "--repo", repo, "--all", "skills", "--in-repo"])
@@ -238,7 +238,7 @@ def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeyp
 
 
 def test_the_release_matrix_picture_is_what_matrix_draws(capsys, monkeypatch) -> None:
-    """docs/matrix-tp-dp.svg (in the README and commands.md): the tp-dp skill's heat map, as --format svg draws
+    """docs/matrix-tp-dp.svg (in getting-started.md and commands.md): the tp-dp skill's heat map, as --format svg draws
     it from a local Megatron-Bridge copy (its path written as the repository's name)."""
     from .conftest import SHARED_SKILL
 

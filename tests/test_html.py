@@ -123,3 +123,18 @@ def test_a_catalog_matrix_page_has_a_heat_map_per_component(tmp_path) -> None:
         assert len(ids) == len(set(ids))  # one page, many components: no id twice
         assert "no release tags" in page.inner_text("body")
         assert seen.requests == [] and seen.console == []
+
+
+def test_a_catalog_page_puts_the_worst_first_folds_every_section_and_counts_what_holds(tmp_path) -> None:
+    catalog, mirrors = build_catalog(tmp_path)
+    text = _write(tmp_path, "catalog.html", "check", "--catalog", str(catalog), *mirrors, code=1).read_text("utf-8")
+    sections = [m.split("</h2>")[0] for m in text.split('<section class="skill"')[1:]]
+    names = [s.split("<h2>")[1] for s in sections]
+    # a broken claim, then a moved quote, then missing paths and links, then what only a re-sync heals
+    assert names == ["a-changed", "a-moved", "a-citations", "b-cli", "a-behind", "a-ahead", "b-unreadable",
+                     "b-absent"]  # fmt: skip
+    assert "<details open" not in text and text.count("<details>") == len(names)
+    assert "<h3>Skills that hold (2)</h3><p>a-clean, b-clean</p>" in text  # named, no section each
+    assert text.count("no such repository") == 1  # the skip's cause once, not once per skill
+    assert "<th>claims broken</th>" in text and "<th>links broken</th>" in text
+    assert "references hold</p>" not in text.split('id="skill-0"')[0]  # no section before the table of skills

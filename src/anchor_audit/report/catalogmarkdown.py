@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Callable
 
 from ..findings import Finding, exit_code, exit_words
+from ..findings.severity import rank
 from ..model import AuditReport, SkillReport
 from ..text.escape import md_code, md_text
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, why
@@ -34,9 +35,9 @@ def render_catalog_markdown(report: AuditReport, detail: Callable[[SkillReport],
             continue
         out += text
     details, cut_details = "", 0
-    # The skills whose quotes or claims drift first: their tables are what a reader acts on; sync and links after.
+    # Worst first (claims broken, quotes, paths, links): their tables are what a reader acts on.
     drifting = sorted((s for s in report.skills if s.checked and s.name in drift),
-                      key=lambda s: not any(f.code[2] in "12" for f in drift[s.name]))  # fmt: skip
+                      key=lambda s: rank([f.code for f in drift[s.name]]))  # fmt: skip
     if drifting and cut_sections == 0:
         out += "\n## Skills with drift\n"
     for skill in drifting if cut_sections == 0 else ():

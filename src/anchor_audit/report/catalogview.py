@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Finding, counts_as_drift, findings
+from ..findings.severity import left_out, rank, severity
 from ..model import AuditReport, SkillReport
 from ..text.escape import printable
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, sync_only, why
@@ -103,14 +104,16 @@ def _drifting(
     console: Console, report: AuditReport, drift: dict[str, list[Finding]], rows: list[ComponentCounts]
 ) -> None:
     skills = [s for s in report.skills if s.checked and s.name in drift]
-    listed = [s for s in skills if not sync_only(drift[s.name])]
+    listed = sorted((s for s in skills if not sync_only(drift[s.name])),
+                    key=lambda s: rank([f.code for f in drift[s.name]]))  # worst first  # fmt: skip
     if not skills:
         return
     console.print()
-    console.print(Text(f"skills with drift ({len(skills)})", style="bold"))
+    console.print(Text(f"skills with drift ({len(skills)}), worst first", style="bold"))
     _drift_lines(console, [(s.name, why(s, drift[s.name])) for s in listed[:MAX_SKILL_LINES]])
     if len(listed) > MAX_SKILL_LINES:
-        console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift (--verbose lists each)"))
+        cut = left_out([[f.code for f in drift[s.name]] for s in listed[MAX_SKILL_LINES:]])
+        console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift: {cut} (--verbose lists each)"))
     for r in rows:  # the skills whose only drift is the copy's sync: counted per component, the split said
         mine = [s for s in skills if s.name in r.info.skills and s not in listed]
         if mine:
@@ -154,7 +157,7 @@ def _classes(console: Console, report: AuditReport) -> None:
     if by_code:
         console.print()
         console.print(Text("findings by class (anchor-audit explain CODE says what each means)", style="bold"))
-    for code, found in sorted(by_code.items()):
+    for code, found in sorted(by_code.items(), key=lambda item: (severity(item[0]), item[0])):
         skills = len({f.skill for f in found})
         console.print(Text(f"{code} {found[0].rule.name}: {len(found)} in {count(skills, 'skill')}", style="bold"))
         for f in found[:EXAMPLES] if code != "AA302" else ():  # a skip's causes are said above

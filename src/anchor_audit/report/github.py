@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..findings import findings
+from ..findings.severity import worst_first
 from ..model import AuditReport
 from ..text.escape import printable
 
@@ -29,7 +30,7 @@ CAP = 10
 def render_github(report: AuditReport, stream: TextIO) -> None:
     shown: Counter[str] = Counter()
     left: Counter[str] = Counter()
-    for f in findings(report):
+    for f in worst_first(findings(report), lambda f: f.code):  # what a cut leaves out is the least
         if f.key in report.accepted:
             continue
         command = _COMMAND[f.rule.level]

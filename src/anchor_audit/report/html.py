@@ -1,9 +1,10 @@
 """``--format html``: a check, a catalog or a matrix as one self-contained page (see htmlpage.py).
 
-The page opens with the summary (the same words as the terminal's last line), then, for a catalog, its
-components, for a matrix, the heat map and each claim's range; then one section per skill: its findings,
-its claims with their evidence, each quote with the code at the ref (the diff to the closest code where it
-changed), and every reference its prose makes.  A skill with drift is open; one that holds is folded.
+The page opens with the summary (the same words as the terminal's last line).  A catalog's page goes on as
+cataloghtml.py writes it (components, the skills with drift worst first, what holds counted).  A matrix's shows
+the heat map and each claim's range.  Then one section per skill: its findings, its claims with their
+evidence, each quote with the code at the ref (the diff to the closest code where it changed), and every
+reference its prose makes.  A skill with drift is open; one that holds is folded.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from ..model import (
     suggested_lines,
 )
 from ..runs.matrix import CatalogMatrix, Matrix
-from .catalogwords import component_counts, drift_by_skill, repo_name
+from .cataloghtml import catalog_body
+from .catalogwords import drift_by_skill
 from .htmlpage import diff_block, h, page, pre, status, table
 from .matrixsvg import matrix_svg
 from .matrixview import LEGEND, each, letter
@@ -39,10 +41,11 @@ def render_html(report: AuditReport, stream: TextIO) -> None:
             f'<p class="summary{" drift" if int(code) == 1 else ""}">{h(summary_line(report))}</p>']  # fmt: skip
     if report.warnings:
         body.append("<ul>" + "".join(f"<li>{h(w)}</li>" for w in report.warnings) + "</ul>")
-    if report.components:
-        body.append(_components(report))
-    body.append(_skills_table(report))
-    body.extend(_skill_sections(report))
+    if report.components:  # a catalog: worst first, what holds counted
+        body.extend(catalog_body(report, _quote, _claims))
+    else:
+        body.append(_skills_table(report))
+        body.extend(_skill_sections(report))
     stream.write(page("anchor-audit report", "\n".join(body)))
 
 
@@ -98,16 +101,6 @@ def _audited(report: AuditReport) -> str:
     return f"Audited {src.repo} at {src.ref}{at}" + (f" ({src.date})" if src.date else "")
 
 
-def _components(report: AuditReport) -> str:
-    rows = [[h(repo_name(c.info.repo) or c.info.file), h(c.info.ref),
-             h(f"skipped: {c.info.skipped}" if c.info.skipped else f"{(c.info.commit or '-')[:9]} {c.info.date or ''}"),
-             str(len(c.info.skills)), str(c.audited), str(c.in_sync), str(c.drifting)]
-            for c in component_counts(report, drift_by_skill(report))]  # fmt: skip
-    return "<h3>Components</h3>" + table(
-        ["component", "ref", "commit", "skills", "audited", "in sync", "drifting"], rows, numeric=(3, 4, 5, 6)
-    )
-
-
 def _skills_table(report: AuditReport) -> str:
     drifting = drift_by_skill(report)
     rows = []
@@ -152,14 +145,18 @@ def _skill(anchor: str, skill: SkillReport, found: list[Finding], drift: bool) -
             f'<li><code>{h(f.code)}</code> <span class="level-{h(f.rule.level)}">{h(f.rule.name)}</span>: '
             f'{h(f.message)} <span class="muted">({h(f.file)}:{f.line})</span></li>' for f in found) + "</ul>")
     if skill.claims:
-        out.append("<h3>Claims</h3>" + table(["claim", "card.yaml", "verdict", "evidence"],
-                                             [_claim_row(c) for c in skill.claims]))  # fmt: skip
+        out.append(_claims(skill))
     if skill.anchors:
         out.append("<h3>Quotes</h3>")
         out.extend(_quote(m) for m in skill.anchors)
     if skill.promises:
         out.append("<h3>References</h3>" + _references(skill))
     return "\n".join(out) + "\n</details></section>"
+
+
+def _claims(skill: SkillReport) -> str:
+    rows = [_claim_row(c) for c in skill.claims]
+    return "<h3>Claims</h3>" + table(["claim", "card.yaml", "verdict", "evidence"], rows)
 
 
 def _claim_row(claim: ClaimVerdict) -> list[str]:

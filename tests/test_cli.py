@@ -94,11 +94,27 @@ def test_unknown_ref_is_exit_2(repo: GitRepo, capsys) -> None:
     assert code == 2 and err == f"anchor-audit: error: {repo.path}: unknown ref 'v9'\n"
 
 
-def test_without_registry_needs_repo_and_ref(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_without_registry_needs_a_repo(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     code = main(["check", str(DEMO / "skills" / "demo-overlap")])
     assert code == 2
-    assert capsys.readouterr().err == "anchor-audit: error: no anchors.yaml here: give --spec, or both --repo and --ref\n"
+    said = "anchor-audit: error: no anchors.yaml here: give --spec, or --repo (and --ref; without it, HEAD)\n"
+    assert capsys.readouterr().err == said
+
+
+def test_a_repo_without_a_ref_is_read_at_head_as_init_reads_it(repo: GitRepo, tmp_path: Path, capsys, monkeypatch
+                                                                ) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--repo", str(repo.path), "--format", "json", str(DEMO / "skills" / "demo-overlap")])
+    source = json.loads(capsys.readouterr().out)["source"]
+    assert (source["ref"], source["commit"]) == ("HEAD", git(repo.path, "rev-parse", "HEAD"))
+
+
+def test_bare_anchor_audit_prints_its_usage_and_commands(capsys) -> None:
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("usage: anchor-audit") and "commands:" in out
+    assert all(f"    {name} " in out for name in ("check", "fix", "matrix", "impact", "explain"))
 
 
 def test_skill_without_registry_entry_is_audited_on_its_own(repo: GitRepo, tmp_path: Path, capsys, monkeypatch) -> None:

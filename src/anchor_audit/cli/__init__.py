@@ -58,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    args = parse(build_parser(), list(sys.argv[1:] if argv is None else argv))
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not given:  # as ruff and git do: what the program is and its commands, not one line of error
+        build_parser().print_help(sys.stdout)
+        return _fatal()
+    args = parse(build_parser(), given)
     reporter = Reporter(quiet=getattr(args, "quiet", False))
     say = reporter.say
     try:

@@ -99,9 +99,9 @@ def load_inputs(
         repo = spec.source.repo
         if not is_remote(repo) and not Path(repo).is_absolute():
             repo = os.path.relpath(spec.path.parent / repo)  # a registry's local path is relative to it
-    ref = ref or (spec.source.ref if spec else None)
+    ref = ref or (spec.source.ref if spec else None) or ("HEAD" if repo is not None else None)  # as init reads it
     if repo is None or ref is None:
-        raise UsageError(f"no {default_spec} here: give --spec, or both --repo and --ref")
+        raise UsageError(f"no {default_spec} here: give --spec, or --repo (and --ref; without it, HEAD)")
 
     if in_repo:
         if not skill_dirs and not all_roots:

@@ -43,7 +43,7 @@ def test_exit_1_on_drift_with_suggestions_in_the_table(repo: GitRepo, capsys) ->
     assert code == 1
     assert out.splitlines()[-1] == "4 quotes: 1 exact, 3 moved · 5 claims: 4 code_verified, 1 doc_only · exit 1 (drift)"
     row = next(line for line in out.splitlines() if line.startswith("moved") and "│ 22 " in line)
-    assert row.split("│")[3:] == [" 41:47    ", " 43-49 ", " 43:49    "]
+    assert row.split("│")[3:] == [" 41:47    ", " 43-49 ", " 43:49"]  # piped: no padding at the line's end
     assert "\x1b[" not in out  # not a terminal: no colour codes
 
 

@@ -82,6 +82,14 @@ def test_baseline_accepts_known_findings_only_with_reasons(scenario: Path, capsy
     assert "baseline.yaml: no finding gone any more; drop it" in err
 
 
+def test_a_baseline_written_with_a_reason_asks_for_none(scenario: Path, capsys) -> None:
+    assert main(["check", "--ref", "v4", "--write-baseline", "baseline.yaml", "--reason", "moving next release"]) == 1
+    assert capsys.readouterr().err.endswith("wrote 6 findings to baseline.yaml\n")  # nothing left to give
+    text = Path("baseline.yaml").read_text()
+    assert "TODO" not in text and text.count("reason: moving next release") == 6
+    assert main(["check", "--ref", "v4", "--baseline", "baseline.yaml", "--format", "json"]) == 0
+
+
 def _report_schema() -> dict:
     return json.loads(resources.files("anchor_audit.report").joinpath("report.schema.json").read_text(encoding="utf-8"))
 

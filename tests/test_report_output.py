@@ -46,6 +46,14 @@ def test_every_format_renders_file_exists_claims_and_shows_why_it_fails(promised
         assert out.splitlines()[-1].endswith("· 2 promises not kept · exit 1 (drift)")
 
 
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_a_piped_terminal_report_ends_no_line_with_the_spaces_its_tables_pad(promised: Path, capsys, color) -> None:
+    main(["check", "--repo", str(promised), "--ref", "v1", "--color", color, "skill"])
+    lines = capsys.readouterr().out.splitlines()
+    assert any("┃" in line for line in lines)  # a table was drawn
+    assert [line for line in lines if line.replace("\x1b[0m", "").endswith(" ")] == []
+
+
 def test_accepted_findings_are_marked_and_counted_apart(promised: Path, capsys) -> None:
     base = ["check", "--repo", str(promised), "--ref", "v1", "skill"]
     assert main([*base, "--write-baseline", "baseline.yaml"]) == 1

@@ -11,6 +11,7 @@ from typing import Callable, TextIO
 from ..errors import UsageError
 from ..findings import exit_code
 from ..model import AuditReport, ExitCode, Policy, Spec
+from ..report.catalogwords import count
 from ..runs.remembered import MAX_CATALOG_FILES
 from ..spec import DEFAULT_SPEC
 from .common import catalog_registry, emit, open_sources, registry_path
@@ -70,15 +71,22 @@ def check(
     for fmt, path in report_options.also:  # one audit, many reports
         extra = renderer(fmt, verbose=report_options.verbose, link_base=link_base)
         also.append((lambda stream, extra=extra: extra(report, stream), path, "--report"))  # type: ignore[misc]
-    counted: list[int] = []
+    counted: list[tuple[int, int]] = []
     if write_baseline:  # an output of the run like the others: written with them, or not at all
         from ..findings.baseline import render_baseline
 
         also.append((lambda s: counted.append(render_baseline(report, s, reason)), write_baseline, "--write-baseline"))
     emit(lambda stream: render(report, stream), report_options.output, also)
     if write_baseline:
-        reporter.say(f"wrote {counted[0]} findings to {write_baseline}; give each a reason")
+        reporter.say(_baseline_written(write_baseline, *counted[0]))
     return exit_code(report)
+
+
+def _baseline_written(path: str, written: int, waiting: int) -> str:
+    """What ``--write-baseline`` says it wrote, and what it awaits (nothing, where ``--reason`` gave each one)."""
+    if waiting and waiting == written:
+        return f"wrote {count(written, 'finding')} to {path}; give {'it' if waiting == 1 else 'each'} a reason"
+    return f"wrote {count(written, 'finding')} to {path}" + (f"; {waiting} of them await a reason" if waiting else "")
 
 
 def _catalog_of_registry(options: SourceOptions) -> SourceOptions:

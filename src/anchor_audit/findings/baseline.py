@@ -65,19 +65,20 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline(path, reasons)
 
 
-def render_baseline(report: AuditReport, stream: TextIO, reason: str | None = None) -> int:
-    """Every drift finding of ``report`` as a baseline entry, written to ``stream``; the count.  A finding the
-    baseline in use accepts keeps its reason; a new one gets ``reason`` (``--reason``), else awaits one."""
+def render_baseline(report: AuditReport, stream: TextIO, reason: str | None = None) -> tuple[int, int]:
+    """Every drift finding of ``report`` as a baseline entry, written to ``stream``; how many, and how many await
+    a reason.  A finding the baseline in use accepts keeps its reason; a new one gets ``reason`` (``--reason``),
+    else awaits one."""
     kept = dict(report.reasons)
     entries = [
         {"key": f.key, "code": f.code, "message": f.message, "reason": kept.get(f.key) or reason or PLACEHOLDER}
         for f in findings(report)
         if f.drift
     ]
-    header = (
-        "# anchor-audit baseline: findings CI accepts. Replace each TODO with the reason it is acceptable;\n"
-        "# anchor-audit refuses a baseline with an entry that has no reason.\n"
-    )
+    waiting = sum(1 for e in entries if e["reason"] == PLACEHOLDER)
+    header = "# anchor-audit baseline: findings CI accepts, each with the reason it is acceptable.\n"
+    if waiting:
+        header += "# Replace each TODO with that reason: anchor-audit refuses an entry that has none.\n"
     body = yaml.safe_dump({"version": 1, "accepted": entries}, sort_keys=False, allow_unicode=True, width=1000)
     stream.write(header + body)
-    return len(entries)
+    return len(entries), waiting

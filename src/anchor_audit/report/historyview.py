@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..model import AnchorStatus
 from ..runs.history import Event, History
 from ..text.escape import printable
+from .catalogwords import count
 from .jsontext import dumps_indented
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def render_history_terminal(result: History, stream: TextIO, color: str = "auto"
     for row in [] if fits else rows:
         console.print(Text(" ").join(row[:-1]))
         console.print(Text("    ") + row[-1])
-    console.print(Text(f"{len(events)} status changes after the start"))
+    console.print(Text(f"{count(len(events), 'status change')} after the start"))
 
 
 _COLUMNS = ("commit", "date", "kind", "quote, claim or citation", "change", "subject")

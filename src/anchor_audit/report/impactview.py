@@ -12,6 +12,7 @@ from ..model import ChangeKind, LineRange
 from ..runs.impact import Impact, ImpactReport
 from ..text.escape import md_code, md_fence, md_text, printable, uri_path
 from ..text.lines import split_lines
+from .catalogwords import count
 from .github import _data, _property
 from .jsontext import dumps_indented
 from .terminal import make_console
@@ -51,7 +52,8 @@ def render_impact_terminal(report: ImpactReport, stream: TextIO, color: str = "a
         for line in split_lines(patch):
             console.print(Text("  " + printable(line)))
     n = sum(1 for i in report.impacts if i.before != i.after)
-    console.print(Text(f"{len(report.impacts)} impacts, {n} status changes · exit {int(report.exit_code)}"))
+    said = f"{count(len(report.impacts), 'impact')}, {count(n, 'status change')}"
+    console.print(Text(f"{said} · exit {int(report.exit_code)}"))
 
 
 def render_impact_markdown(report: ImpactReport, stream: TextIO) -> None:

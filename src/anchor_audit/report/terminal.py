@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from typing import TextIO
@@ -56,7 +57,7 @@ def make_console(stream: TextIO, width: int | None = None, color: str = "auto") 
         colored = color == "always"
     plain = is_tty and color == "never"  # no escape at all, not even bold: as if written to a file, terminal-wide
     return Console(
-        file=stream,
+        file=stream if is_tty else TrimmedLines(stream),
         width=width or (shutil.get_terminal_size().columns if plain else None if is_tty else piped_width()),
         # Off a terminal rich reads FORCE_COLOR itself: the choice made here is said to it either way.
         force_terminal=False if plain else colored if not is_tty else None,
@@ -66,6 +67,35 @@ def make_console(stream: TextIO, width: int | None = None, color: str = "auto") 
         # In a file or a CI log lines stay whole (grep-able); on a terminal they wrap at word boundaries.
         soft_wrap=not is_tty,
     )
+
+
+class TrimmedLines:
+    """A stream off a terminal that drops the spaces a table pads each line's end with (before any colour reset):
+    a piped or saved report greps and diffs without them."""
+
+    _PADDED = re.compile(r" +((?:\x1b\[[0-9;]*m)*)\n")
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._pending = ""  # the last line, not yet ended
+
+    def write(self, text: str) -> int:
+        whole, ended, self._pending = (self._pending + text).rpartition("\n")
+        if ended:
+            self._stream.write(self._PADDED.sub(r"\1\n", whole + ended))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def piped_width() -> int:
@@ -126,7 +156,8 @@ class TerminalRenderer:
             text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
             console.print(Text(printable(text), style=style))
         if hidden:
-            console.print(Text(f"  {hidden} promises cannot be checked from this source (--verbose lists them)"))
+            said = f"{hidden} promise{'s' if hidden != 1 else ''} cannot be checked"
+            console.print(Text(f"  {said} from this source (--verbose lists them)"))
 
     def _evidence(self, console: Console, skill: SkillReport) -> None:
         """Each claim's failing evidence (all of it with --verbose); evidence several claims share said once,

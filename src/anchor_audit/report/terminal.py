@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TextIO, cast
 
 from rich.console import Console
 from rich.table import Table
@@ -57,7 +57,7 @@ def make_console(stream: TextIO, width: int | None = None, color: str = "auto") 
         colored = color == "always"
     plain = is_tty and color == "never"  # no escape at all, not even bold: as if written to a file, terminal-wide
     return Console(
-        file=stream if is_tty else TrimmedLines(stream),
+        file=stream if is_tty else cast(TextIO, TrimmedLines(stream)),
         width=width or (shutil.get_terminal_size().columns if plain else None if is_tty else piped_width()),
         # Off a terminal rich reads FORCE_COLOR itself: the choice made here is said to it either way.
         force_terminal=False if plain else colored if not is_tty else None,

@@ -92,6 +92,9 @@ def test_ref_validated_names_no_none_and_nothing_audited_is_exit_2(laid_out, cap
     (skill / "card.yaml").write_text(CARD)
     assert main(["check", str(skill), "--repo", str(repo), "--ref", "validated"]) == 0
     assert "(None)" not in capsys.readouterr().out
+    assert main(["check", str(skill), "--repo", str(repo), "--ref", "validated", "--format", "markdown"]) == 0
+    header = capsys.readouterr().out.split("\n")[2]
+    assert "None" not in header and "commit" not in header and header.endswith("at the validated\\_on of each skill.")
 
 
 def test_impact_of_a_deleted_quoted_file_is_annotated_on_the_skill_with_codes(make_repo, capsys) -> None:

@@ -65,6 +65,8 @@ class MarkdownRenderer:
                 f"read from the release wheel {md_text(src.release or '')} (not git); "
                 f"links point at the tag {md_code(src.ref)}, not a commit.\n\n"
             )
+        elif src.commit is None:  # --ref validated: each skill at its own commit, said in its section
+            w(f"Audited {repo} at the {md_text(src.ref)}.\n\n")
         else:
             w(f"Audited {repo} at {md_code(src.ref)}, commit {md_code(revision)} ({src.date}).\n\n")
         w("| skill | quotes | exact | moved | changed | missing | not checked | claims | code_verified "

@@ -193,3 +193,13 @@ def test_the_legend_names_only_the_letters_the_grid_shows() -> None:
     rows = [Row("s", "claim", "gate", ("code_verified", "broken")),
             Row("s", "reference", "constraint TP needs TE.", ("holds", "differs"))]  # fmt: skip
     assert legend(rows) == "V code_verified · B broken · = holds · c changed"
+
+
+def test_verbose_grids_every_row_and_the_default_only_claims(released, capsys) -> None:
+    repo, skill = released
+    short, full = _run(repo, skill, capsys), _run(repo, skill, capsys, "-v")
+    assert not any(line.startswith(("quote ", "condition ")) for line in short.splitlines())
+    rows = [line for line in full.splitlines() if "│" in line]
+    assert any(line.startswith("quote pkg/plan.py:") for line in rows)  # a quote's row, its kind first, whole
+    assert any(line.startswith("gate ") for line in rows)  # the claims are still there
+    assert set(full.splitlines()) >= {line for line in short.splitlines() if line.startswith("  gate:")}

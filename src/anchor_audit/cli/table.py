@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     _catalog_options(matrix, "a skills catalog: each component's skills over its own repository's release tags")
     matrix.add_argument("--write-card", action="store_true",
                         help="write each claim's releases into its card.yaml as validated_versions")  # fmt: skip
+    matrix.add_argument("--verbose", "-v", action="store_true",
+                        help="the terminal's grid shows every row: quotes, conditions and references too")  # fmt: skip
     _format_options(matrix, MATRIX_FORMATS)
     matrix.set_defaults(command="matrix")
 

@@ -158,7 +158,7 @@ def matrix(
     which = ReleaseFilter(tags, pre, since, until)
     if write_card and options.in_repo:
         raise UsageError("--write-card edits cards on disk; an --in-repo skill's card is changed in its repository")
-    render = matrix_renderer(report_options.format, report_options.color)
+    render = matrix_renderer(report_options.format, report_options.color, report_options.verbose)
     if options.catalog is not None:
         if write_card:
             raise UsageError("--write-card edits the cards of skills given on disk, not a catalog's signed copies")

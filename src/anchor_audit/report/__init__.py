@@ -103,8 +103,12 @@ def history_renderer(name: str, color: str = "auto") -> Callable[[History, TextI
     return HISTORY(name, color)
 
 
-def matrix_renderer(name: str, color: str = "auto") -> Callable[[Matrix | CatalogMatrix, TextIO], None]:
-    return MATRIX(name, color)
+def matrix_renderer(name: str, color: str = "auto", verbose: bool = False
+                    ) -> Callable[[Matrix | CatalogMatrix, TextIO], None]:  # fmt: skip
+    """A matrix format; the terminal's grid shows every row (quotes, conditions, references) with ``verbose``."""
+    render: Any = MATRIX(name, color)
+    return cast(Callable[[Matrix | CatalogMatrix, TextIO], None],
+                functools.partial(render, verbose=True) if verbose and name == "terminal" else render)  # fmt: skip
 
 
 def _load(table: dict[str, tuple[str, str]], name: str) -> Any:

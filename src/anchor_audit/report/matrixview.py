@@ -57,15 +57,16 @@ def each(shown: Shown) -> list[Matrix]:
     return shown.matrices if isinstance(shown, CatalogMatrix) else [shown]
 
 
-def render_matrix_terminal(shown: Shown, stream: TextIO, color: str = "auto") -> None:
+def render_matrix_terminal(shown: Shown, stream: TextIO, color: str = "auto", verbose: bool = False) -> None:
+    """The grid of each matrix: its claims and decided constraints; with ``verbose``, every row."""
     console = make_console(stream, color=color)
     for i, matrix in enumerate(each(shown)):
         if i:
             console.print()
-        _terminal(matrix, console)
+        _terminal(matrix, console, verbose)
 
 
-def _terminal(matrix: Matrix, console: Console) -> None:
+def _terminal(matrix: Matrix, console: Console, verbose: bool = False) -> None:
     tags = [r.tag for r in matrix.releases]
     skills = sorted({r.skill for r in matrix.rows})
     what = f"{', '.join(skills[:3])}{' and more' if len(skills) > 3 else ''} at " if skills else ""
@@ -79,16 +80,19 @@ def _terminal(matrix: Matrix, console: Console) -> None:
         return row.key if one_skill else f"{row.skill} {row.key}"
 
     # The claims' names set the column's width; a constraint's sentence is cut to it (said whole below the grid).
-    name_width = min(max((len(name(r)) for r in _claims(matrix) if r.kind == "claim"), default=24), 48)
+    rows = matrix.rows if verbose else _claims(matrix)
+    label = {id(r): name(r) if r.kind == "claim" else f"{r.kind} {name(r)}" for r in rows}
+    width_of = rows if verbose else [r for r in rows if r.kind == "claim"]
+    name_width = min(max((len(label[id(r)]) for r in width_of), default=24), 48)
     per_grid = max(1, (console.width - name_width - 4) // (max(len(t) for t in tags) + 3))
     for start in range(0, len(tags), per_grid):
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
         table.add_column("claim", no_wrap=True, max_width=name_width)
         for tag in tags[start : start + per_grid]:
             table.add_column(printable(tag), justify="center", no_wrap=True)
-        for row in _claims(matrix):
-            cells = [Text(letter(c), style=STYLES.get(letter(c), "")) for c in row.cells[start : start + per_grid]]
-            table.add_row(Text(printable(name(row))), *cells)
+        for row in rows:
+            shown = [letter(c, row.kind) for c in row.cells[start : start + per_grid]]
+            table.add_row(Text(printable(label[id(row)])), *(Text(c, style=STYLES.get(c, "")) for c in shown))
         console.print(table)
     for row in _claims(matrix):
         if row.kind == "claim" and row.unlinked:
@@ -98,7 +102,7 @@ def _terminal(matrix: Matrix, console: Console) -> None:
         broke = row.first_break(matrix.releases)
         said = f"  {name(row)}: holds for {ranges}" + (f"; broken from {broke}" if broke else "")
         console.print(Text(printable(said)))
-    console.print(Text(legend(_claims(matrix)), style="dim"))
+    console.print(Text(legend(rows), style="dim"))
 
 
 def _claims(matrix: Matrix) -> list[Row]:

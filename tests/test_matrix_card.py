@@ -20,6 +20,8 @@ CARD = (
     "validation_status:\n"
     "  gate:\n"
     "    - code_verified  # plan.py:3-6\n"
+    "  planner:\n"
+    "    - code_verified  # plan.py:1-2\n"
     "  notes:\n"
     "    - 'doc_only'\n"
     "evidence:\n"
@@ -40,18 +42,18 @@ def _matrix(repo, skill, capsys, *extra: str, code: int = 0) -> str:  # noqa: AN
     return capsys.readouterr().err
 
 
-def test_ranges_per_claim_go_after_validated_on_and_the_rest_is_kept(released, capsys) -> None:
+def test_the_range_goes_after_validated_on_the_rest_is_kept_and_a_doc_only_claim_gets_none(released, capsys) -> None:
     repo, skill = released
     err = _matrix(repo, skill, capsys)
     card = skill / "card.yaml"
     head, tail = CARD.split("validation_status:\n")
-    assert card.read_text(encoding="utf-8") == (
+    assert card.read_text(encoding="utf-8") == (  # notes is doc_only: nothing checked it, no release to claim
         head + f"validated_versions:{NOTE}\n"
         '  gate: ">=0.1.0,<0.3.0"\n'
-        '  notes: ">=0.1.0"\n'
+        '  planner: ">=0.1.0"\n'
         "validation_status:\n" + tail
     )
-    assert f"{card}: validated_versions per claim: gate >=0.1.0,<0.3.0; notes >=0.1.0" in err
+    assert f"{card}: validated_versions per claim: gate >=0.1.0,<0.3.0; planner >=0.1.0" in err
     before = card.read_bytes()
     assert "(as it was)" in _matrix(repo, skill, capsys)  # a second run writes the same bytes
     assert card.read_bytes() == before
@@ -59,11 +61,9 @@ def test_ranges_per_claim_go_after_validated_on_and_the_rest_is_kept(released, c
 
 def test_one_range_for_the_skill_when_all_agree_and_a_list_where_it_held_twice(released, capsys, tmp_path) -> None:
     repo, _ = released
-    agreed = make_skill(tmp_path / "notes-only", card="validation_status:\n  notes: [doc_only]\n")
-    _matrix(repo, agreed, capsys)
-    assert (agreed / "card.yaml").read_text() == (
-        f'validation_status:\n  notes: [doc_only]\nvalidated_versions: ">=0.1.0"{NOTE}\n'
-    )
+    notes = make_skill(tmp_path / "notes-only", card="validation_status:\n  notes: [doc_only]\n")
+    assert "no claim was checked at any release (doc_only or unlinked); nothing written" in _matrix(repo, notes, capsys)
+    assert (notes / "card.yaml").read_text() == "validation_status:\n  notes: [doc_only]\n"
     twice = make_skill(tmp_path / "twice", card="validation_status:\n  gate: [code_verified]  # plan.py:3-6\n")
     _matrix(repo, twice, capsys, "--pre")
     said = (twice / "card.yaml").read_text().splitlines()[-1]
@@ -86,7 +86,7 @@ def test_an_old_range_is_replaced_and_crlf_and_the_bom_are_kept(released, capsys
 
 def test_a_card_it_cannot_edit_safely_is_refused_whole(released, capsys, tmp_path) -> None:
     repo, skill = released
-    flow = make_skill(tmp_path / "flow", card="{validation_status: {notes: [doc_only]}}\n")
+    flow = make_skill(tmp_path / "flow", card="{validation_status: {gate: [code_verified]}}  # plan.py:3-6\n")
     before = (skill / "card.yaml").read_bytes()
     err = _matrix(repo, skill, capsys, str(flow), code=2)  # two skills: one card cannot be edited
     assert "cannot edit this YAML safely" in err and "Traceback" not in err
@@ -128,7 +128,7 @@ def test_a_range_that_is_no_specifier_is_one_clear_error(released, capsys) -> No
     (skill / "card.yaml").write_text(CARD + "validated_versions:\n  gate: latest\n")
     assert main(["check", str(skill), "--repo", str(repo.path), "--ref", "v0.3.0"]) == 2
     err = capsys.readouterr().err
-    assert err.endswith("card.yaml:11: validated_versions.gate: 'latest' is not a comparison like >=0.3.0\n"), err
+    assert err.endswith("card.yaml:13: validated_versions.gate: 'latest' is not a comparison like >=0.3.0\n"), err
 
 
 def test_the_docs_card_is_what_write_card_writes(released, capsys) -> None:
@@ -145,9 +145,7 @@ def test_a_claim_unlinked_at_every_release_gets_no_range_and_is_said_so(released
     """Nothing checked it: no ``[]`` (a range of no release) written into the card, and the grid says why."""
     repo, _ = released
     skill = make_skill(tmp_path / "unlinked", card="validation_status:\n  wired: [code_verified]\n  notes: [doc_only]\n")
-    _matrix(repo, skill, capsys)
-    assert (skill / "card.yaml").read_text() == (
-        f'validation_status:\n  wired: [code_verified]\n  notes: [doc_only]\nvalidated_versions: ">=0.1.0"{NOTE}\n'
-    )
+    assert "nothing written" in _matrix(repo, skill, capsys)  # wired unlinked, notes doc_only: nothing checked
+    assert (skill / "card.yaml").read_text() == "validation_status:\n  wired: [code_verified]\n  notes: [doc_only]\n"
     assert main(["matrix", str(skill), "--repo", str(repo.path)]) == 0
     assert "  wired: unlinked at every release (no evidence checked it)\n" in capsys.readouterr().out

@@ -209,6 +209,8 @@ def _write_cards(result: Matrix, skills: list[Skill], ctx: RunContext) -> None:
         held = result.claim_ranges(skill.name)
         ranges = {c.id: held[c.id] for c in skill.card.claims if c.id in held}  # in the card's order
         if not ranges:
+            said.append(f"{skill.card.path}: no claim was checked at any release (doc_only or unlinked); "
+                        "nothing written")  # fmt: skip
             continue
         disk = DiskText.read(skill.card.path)
         value = card_value(ranges)

@@ -107,7 +107,7 @@ def matrix_renderer(name: str, color: str = "auto", verbose: bool = False
                     ) -> Callable[[Matrix | CatalogMatrix, TextIO], None]:  # fmt: skip
     """A matrix format; the terminal's grid shows every row (quotes, conditions, references) with ``verbose``."""
     render: Any = MATRIX(name, color)
-    return cast(Callable[[Matrix | CatalogMatrix, TextIO], None],
+    return cast("Callable[[Matrix | CatalogMatrix, TextIO], None]",
                 functools.partial(render, verbose=True) if verbose and name == "terminal" else render)  # fmt: skip
 
 

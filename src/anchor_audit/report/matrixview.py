@@ -10,7 +10,7 @@ the releases are folded into several grids, each with the claims' names again.
 from __future__ import annotations
 
 import csv
-from typing import Any, TextIO, Union
+from typing import Any, Callable, TextIO, Union
 
 from rich.console import Console
 from rich.table import Table
@@ -94,6 +94,12 @@ def _terminal(matrix: Matrix, console: Console, verbose: bool = False) -> None:
             shown = [letter(c, row.kind) for c in row.cells[start : start + per_grid]]
             table.add_row(Text(printable(label[id(row)])), *(Text(c, style=STYLES.get(c, "")) for c in shown))
         console.print(table)
+    _ranges(matrix, console, name)
+    console.print(Text(legend(rows), style="dim"))
+
+
+def _ranges(matrix: Matrix, console: Console, name: Callable[[Row], str]) -> None:
+    """Below the grid: the releases each claim (and decided constraint) holds for, and its first break."""
     for row in _claims(matrix):
         if row.kind == "claim" and row.unlinked:
             console.print(Text(printable(f"  {name(row)}: unlinked at every release (no evidence checked it)")))
@@ -102,7 +108,6 @@ def _terminal(matrix: Matrix, console: Console, verbose: bool = False) -> None:
         broke = row.first_break(matrix.releases)
         said = f"  {name(row)}: holds for {ranges}" + (f"; broken from {broke}" if broke else "")
         console.print(Text(printable(said)))
-    console.print(Text(legend(rows), style="dim"))
 
 
 def _claims(matrix: Matrix) -> list[Row]:

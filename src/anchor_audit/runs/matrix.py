@@ -76,6 +76,11 @@ class Row:
         """A claim tagged code_verified that no evidence backs at any release (or that is not there)."""
         return all(c in (Verdict.UNLINKED.value, ABSENT) for c in self.cells)
 
+    @property
+    def unchecked(self) -> bool:
+        """A claim nothing checked at any release: unlinked, or ``doc_only`` (no evidence to hold or break)."""
+        return all(c in (Verdict.UNLINKED.value, Verdict.DOC_ONLY.value, ABSENT) for c in self.cells)
+
     def first_break(self, releases: list[Release]) -> str | None:
         """The first release after one where the claim held at which it is broken."""
         held = False
@@ -100,9 +105,9 @@ class Matrix:
 
     def claim_ranges(self, skill: str) -> dict[str, list[str]]:
         """Each claim of ``skill`` and the runs of releases it holds for (``matrix --write-card`` writes them); a
-        claim unlinked at every release (nothing checked it) has none to write."""
+        claim nothing checked at any release (unlinked, or doc_only) has none to write."""
         return {r.key: r.holds_for(self.releases) for r in self.rows
-                if r.kind == "claim" and r.skill == skill and not r.unlinked}  # fmt: skip
+                if r.kind == "claim" and r.skill == skill and not r.unchecked}  # fmt: skip
 
 
 def release_tags(base: GitTree, glob: str | None = None, pre: bool = False, since: str | None = None,

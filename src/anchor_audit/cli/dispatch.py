@@ -7,6 +7,7 @@ codes; what is left of a run comes here, and with it the commands' imports.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .. import commands
 from ..commands import ReportOptions, RunContext, SourceOptions
@@ -134,11 +135,19 @@ def _explain(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.explain(args.code)
 
 
+def _completion(args: argparse.Namespace, ctx: RunContext) -> int:
+    from .completion import script
+    from .table import build_parser
+
+    sys.stdout.write(script(args.shell, build_parser()))
+    return 0
+
+
 def _cache(args: argparse.Namespace, ctx: RunContext) -> int:
     return commands.cache(args.action, ctx, args.older_than)
 
 
 COMMANDS = {
     "check": _check, "fix": _fix, "diff": _diff, "impact": _impact, "bump": _bump, "history": _history,
-    "matrix": _matrix, "init": _init, "explain": _explain, "cache": _cache, "lsp": _lsp,
+    "matrix": _matrix, "init": _init, "explain": _explain, "cache": _cache, "lsp": _lsp, "completion": _completion,
 }  # fmt: skip

@@ -8,6 +8,7 @@ from .. import __version__
 from ..report import AUDIT_FORMATS, COMPARISON_FORMATS, HISTORY_FORMATS, IMPACT_FORMATS, MATRIX_FORMATS
 from ..spec import DEFAULT_SPEC
 from ..store.cachedir import cache_root
+from .completion import SHELLS
 from .parsing import Parser, job_count
 
 FORMATS = AUDIT_FORMATS
@@ -29,6 +30,7 @@ EXIT_HELP = {
     "cache": "0 done",
     "explain": "0 the rule was explained",
     "lsp": "0 the client asked the server to exit",
+    "completion": "0 the script was written",
 }
 _MAIN_EPILOG = "exit codes: 0 everything holds; 1 drift; 2 could not audit. `anchor-audit COMMAND --help` " \
     "says each command's own. More: README.md and docs/."
@@ -214,6 +216,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("code", nargs="?", metavar="CODE", help="a code (AA406) or a rule name (path-missing)")
     explain.set_defaults(command="explain")
+
+    completion = commands.add_parser(
+        "completion", help="a completion script for bash, zsh or fish",
+        description="Write a shell completion script to stdout: bash (`anchor-audit completion bash > "
+        "~/.local/share/bash-completion/completions/anchor-audit`), zsh (as `_anchor-audit` in a folder of "
+        "$fpath), fish (as `~/.config/fish/completions/anchor-audit.fish`).",
+    )  # fmt: skip
+    completion.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    completion.set_defaults(command="completion")
     for name, sub in commands.choices.items():
         sub.epilog = f"exit codes: {EXIT_HELP[name]}; {_FATAL}."
     return parser

@@ -43,7 +43,7 @@ def test_every_format_renders_file_exists_claims_and_shows_why_it_fails(promised
         assert failures >= 2  # the broken claim and the test count: every reason for exit 1 is a failure
         assert 'name="tests:tests/test_plan.py"' in out
     if fmt == "terminal":
-        assert out.splitlines()[-1].endswith("· 2 promises not kept · exit 1 (drift)")
+        assert out.splitlines()[-1].endswith("· 4 references: 2 hold, 1 differs, 1 missing · 1 card mismatch · exit 1 (drift)")
 
 
 @pytest.mark.parametrize("color", ["never", "always"])

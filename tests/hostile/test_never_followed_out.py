@@ -123,4 +123,4 @@ def test_every_parser_refuses_abbreviations() -> None:
     top = _parser()
     (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     parsers = [top, *sub.choices.values()]
-    assert len(parsers) == 12 and all(p.allow_abbrev is False for p in parsers)
+    assert len(parsers) == 13 and all(p.allow_abbrev is False for p in parsers)

@@ -180,7 +180,7 @@ def audit_skill(
     if promises and skill.citations:
         judge.budget.check()
         kept += tuple(check_citations(ctx))
-    claims, notes = with_file_claims(claims, linked, notes, kept, entry)
+    claims, notes = with_file_claims(claims, linked, notes, kept, entry, quoted=bool(skill.quotes))
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
                          validation=_resolved(skill, ctx))  # fmt: skip
     return with_skill_facts(report, skill, entry, tree) if facts else report

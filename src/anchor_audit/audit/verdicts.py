@@ -101,21 +101,25 @@ def with_file_claims(
     notes: list[str],
     promises: tuple[PromiseResult, ...],
     entry: SkillSpec | None,
+    quoted: bool = True,
 ) -> tuple[list[ClaimVerdict], list[str]]:
     """The claims no evidence backs, given what card.yaml's evidence paths say (``file_exists``) or said to have
-    none; and the notes, with the one of a skill the registry does not list first."""
+    none; and the notes, with the one of a skill the registry does not list first (none for a skill with no quote
+    and no claim: there is nothing the registry would say of it)."""
     has_entry = entry is not None
     claims = [
         c if c.id in linked or (entry is not None and _registered(entry, c.id)) else _file_claim(c, promises, has_entry)
         for c in claims
     ]
-    return claims, notes if entry is not None else [_no_entry_note(claims, linked), *notes]
+    if entry is not None or (not quoted and not claims):
+        return claims, notes
+    return claims, [_no_entry_note(claims, linked, quoted), *notes]
 
 
-def _no_entry_note(claims: list[ClaimVerdict], linked: set[str]) -> str:
+def _no_entry_note(claims: list[ClaimVerdict], linked: set[str], quoted: bool = True) -> str:
     """The note of a skill anchors.yaml does not list, agreeing with its claims (some may have evidence: card.yaml
     comments link them, or its file paths check them)."""
-    said = "no entry in anchors.yaml: quotes are checked on their own"
+    said = "no entry in anchors.yaml: quotes are checked on their own" if quoted else "no entry in anchors.yaml"
     backed = [c for c in claims if c.id in linked or any(e.kind is EvidenceKind.FILE for e in c.evidence)]
     if not claims:
         return said

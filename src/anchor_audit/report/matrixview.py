@@ -81,7 +81,8 @@ def _terminal(matrix: Matrix, console: Console, verbose: bool = False) -> None:
 
     # The claims' names set the column's width; a constraint's sentence is cut to it (said whole below the grid).
     rows = matrix.rows if verbose else _claims(matrix)
-    label = {id(r): name(r) if r.kind == "claim" else f"{r.kind} {name(r)}" for r in rows}
+    named = {id(r) for r in _claims(matrix)}  # a claim, or a constraint (its key says so): by its name alone
+    label = {id(r): name(r) if id(r) in named else f"{r.kind} {name(r)}" for r in rows}
     width_of = rows if verbose else [r for r in rows if r.kind == "claim"]
     name_width = min(max((len(label[id(r)]) for r in width_of), default=24), 48)
     per_grid = max(1, (console.width - name_width - 4) // (max(len(t) for t in tags) + 3))

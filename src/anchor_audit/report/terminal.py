@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO, cast
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import Family, counts_as_drift, exit_code, exit_words, findings
+from ..findings import counts_as_drift, exit_code, exit_words, findings
 from ..model import (
     AnchorStatus,
     AuditReport,
@@ -305,22 +306,22 @@ def _claims_table(skill: SkillReport) -> Table:
 
 
 def summary_line(report: AuditReport) -> str:
-    """``4 quotes: 3 moved, 1 changed · 5 claims: ... · exit 1 (drift)``."""
+    """``4 quotes: 3 moved, 1 changed · 5 claims: ... · 12 references: 11 hold, 1 missing · exit 1 (drift)``: a
+    kind a run has none of is left out (but quotes and claims, where it has nothing at all)."""
     anchors = report.anchor_counts()
     claims = report.claim_counts()
-    quote_part = ", ".join(f"{n} {k}" for k, n in anchors.items() if n) or "none"
-    claim_part = ", ".join(f"{n} {k}" for k, n in claims.items() if n) or "none"
+    references = _reference_counts(report)
     code = exit_code(report)
-    parts = [
-        f"{_count(sum(anchors.values()), 'quote')}: {quote_part}",
-        f"{_count(sum(claims.values()), 'claim')}: {claim_part}",
-    ]
+    parts = []
+    for total, said, one in ((sum(anchors.values()), anchors, "quote"), (sum(claims.values()), claims, "claim")):
+        if total or not references:
+            parts.append(f"{_count(total, one)}: {', '.join(f'{n} {k}' for k, n in said.items() if n) or 'none'}")
+    if references:
+        parts.append(f"{_count(sum(references.values()), 'reference')}: "
+                     + ", ".join(f"{n} {k}" for k, n in references.items()))  # fmt: skip
     if report.mismatch_count():
         parts.append(_count(report.mismatch_count(), "card mismatch", "card mismatches"))
     found = findings(report)
-    promises = sum(1 for f in found if f.family is Family.PROMISE and counts_as_drift(f, report))
-    if promises:
-        parts.append(f"{_count(promises, 'promise')} not kept")
     for rule, what in (("AA303", "skill out of sync"), ("AA302", "skill skipped"), ("AA301", "skill unreadable")):
         n = sum(1 for f in found if f.code == rule and counts_as_drift(f, report))
         if n:
@@ -330,6 +331,12 @@ def summary_line(report: AuditReport) -> str:
         parts.append(f"{_count(accepted, 'finding')} accepted by the baseline")
     parts.append(f"exit {int(code)} ({exit_words(report, code)})")
     return " · ".join(parts)
+
+
+def _reference_counts(report: AuditReport) -> dict[str, int]:
+    """The skills' promises (paths, links, names, commands, ...) by what became of them: ``hold`` first."""
+    statuses = Counter("hold" if p.status.ok else p.status.value for s in report.skills for p in s.promises)
+    return {k: statuses[k] for k in ("hold", *sorted(k for k in statuses if k != "hold")) if statuses[k]}
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

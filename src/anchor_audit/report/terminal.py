@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TextIO, cast
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -154,8 +155,8 @@ class TerminalRenderer:
             detail = f": {promise.detail}" if promise.detail else ""
             ok = promise.status.ok
             style = "" if ok else "magenta" if promise.status is PromiseStatus.UNVERIFIABLE else "red"
-            text = f"  {promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
-            console.print(Text(printable(text), style=style))
+            text = f"{promise.kind} {promise.path} ({promise.file}:{promise.line}): {promise.status}{counts}{detail}"
+            _hanging(console, 2, text, style)
         if hidden:
             said = f"{hidden} promise{'s' if hidden != 1 else ''} cannot be checked"
             console.print(Text(f"  {said} from this source (--verbose lists them)"))
@@ -178,7 +179,7 @@ class TerminalRenderer:
             if own or claim.unknown_tags:
                 console.print(Text.assemble(f"  {printable(claim.id)}: ", (claim.verdict.value, STYLE[claim.verdict])))
             for line in own:
-                console.print(Text(printable(f"    {line}"), style="red" if line in failing else ""))
+                _hanging(console, 4, line, "red" if line in failing else "")
             if claim.unknown_tags:
                 console.print(
                     Text(printable(f"    unknown tags kept: {', '.join(claim.unknown_tags)}"), style="yellow")
@@ -189,7 +190,7 @@ class TerminalRenderer:
         for ids, group in by_claims.items():
             console.print(Text(printable(f"  under {len(ids)} claims ({', '.join(ids)}):"), style="bold"))
             for line in group:
-                console.print(Text(printable(f"    {line}"), style="red" if line in failing else ""))
+                _hanging(console, 4, line, "red" if line in failing else "")
 
 
 def _said_of_the_skill(console: Console, skill: SkillReport) -> None:
@@ -217,12 +218,22 @@ def _said_of_the_skill(console: Console, skill: SkillReport) -> None:
         console.print(Text(f"note: {printable(note)}", style="dim"))
 
 
+def _hanging(console: Console, indent: int, text: str, style: str = "") -> None:
+    """A detail line, indented: on a terminal that wraps it, its wrapped lines keep the indent; in a file or a
+    log it stays one line, as every line does there."""
+    shown = Text(printable(text), style=style)
+    if console.soft_wrap:
+        console.print(Text(" " * indent) + shown)
+    else:
+        console.print(Padding(shown, (0, 0, 0, indent)))
+
+
 def _quote_details(console: Console, skill: SkillReport) -> None:
     """Why each quote that is not exact is as it is, and its diff."""
     for match in skill.anchors:
         diff = match.diff if isinstance(match, Changed) else ()
         if match.status is not AnchorStatus.EXACT and (match.detail or diff):
-            console.print(Text(f"  {printable(match.quote.key)}: {printable(match.detail)}"))
+            _hanging(console, 2, f"{match.quote.key}: {match.detail}")
             for line in diff:
                 console.print(Text("    " + printable(line), style=_diff_style(line)))
 

@@ -178,3 +178,31 @@ def test_bump_pins_the_commit_of_head_and_keeps_a_tag(make_repo, tmp_path: Path,
     git(repo.path, "tag", "v1.2.0")
     assert main(["bump", "v1.2.0", "--spec", str(spec)]) == 0
     assert "  ref: v1.2.0\n" in spec.read_text()
+
+
+def test_bump_in_repo_says_what_moved_in_the_repositorys_own_skills(make_repo, tmp_path: Path, capsys) -> None:
+    repo = make_repo()
+    shutil.copytree(DEMO / "skills" / "demo-overlap", repo.path / "skills" / "demo-overlap")
+    repo.commit("add the skill", tag="s1")
+    repo.edit(OVERLAP, *MOVE)
+    repo.commit("add imports")
+    spec = tmp_path / "anchors.yaml"
+    spec.write_text((DEMO / "anchors.yaml").read_text().replace("https://git.example.invalid/demo-trainer.git",
+                                                                 str(repo.path)).replace("ref: v1", "ref: s1"))  # fmt: skip
+    assert main(["bump", "HEAD", "--spec", str(spec), "--in-repo", "skills/demo-overlap", "--force", "--fix"]) == 0
+    err = capsys.readouterr().err
+    assert "source.ref s1 -> " in err  # the pin moved
+    assert "3 quotes moved at HEAD in the repository's own skills: --fix does not write into the repository" in err
+
+
+def test_diff_in_repo_follows_the_skill_folder_renamed_between_the_refs(make_repo, capsys) -> None:
+    repo = make_repo()
+    shutil.copytree(DEMO / "skills" / "demo-overlap", repo.path / "skills" / "overlap-guide")
+    repo.commit("add the skill", tag="s1")
+    git(repo.path, "mv", "skills/overlap-guide", "skills/demo-overlap")
+    repo.edit(OVERLAP, *MOVE)
+    repo.commit("rename the skill folder; add imports", tag="s2")
+    args = ["diff", "s1", "s2", "skills/demo-overlap", "--in-repo", "--repo", str(repo.path), "--format", "json"]
+    assert main(args) == 0  # it read the skill at s1 from where it was then
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert {(c["skill"], c["from"], c["to"]) for c in changes if c["kind"] == "anchor"} == {("demo-overlap", "exact", "moved")}

@@ -50,10 +50,12 @@ class Sources:
 
         return [as_git(tree) for tree in self.trees]
 
-    def audit(self, tree: SourceTree, promises: bool = True, facts: bool = True) -> AuditReport:
+    def audit(self, tree: SourceTree, promises: bool = True, facts: bool = True, inputs: AuditInputs | None = None
+              ) -> AuditReport:  # fmt: skip
+        """The skills of ``inputs`` (else the run's) audited against ``tree``."""
         from ..audit.skills import audit
 
-        skills = self.inputs.skills_at(tree)
+        skills = (inputs or self.inputs).skills_at(tree)
         return audit(skills, tree, self.inputs.spec, self.judge, promises, self.progress, self.jobs, facts)
 
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..errors import UsageError
-from ..model import ExitCode, UnreadableSkill
+from ..errors import SpecError, UsageError
+from ..model import AnchorStatus, ExitCode, UnreadableSkill
 from ..spec import DEFAULT_SPEC
 from .common import emit, open_sources
 from .context import RunContext
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ..runs.matrix import CatalogMatrix, Matrix, ReleaseFilter
     from ..source.git import GitTree
     from ..spec.card import Memo
+    from ..spec.inputs import AuditInputs
+    from .common import Sources
 
 _PINNABLE = re.compile(r"^(v?\d+(\.\d+)*([-.+]?[A-Za-z0-9.]+)?|[0-9a-f]{40})$")  # a version tag, or a full sha
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -28,7 +30,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 def diff(options: SourceOptions, report_options: ReportOptions, ctx: RunContext, old: str, new: str) -> ExitCode:
     """Audit at ``old`` and ``new``; exit 1 when a claim that held at OLD breaks at NEW."""
-    comparison, _ = _compare(options, ctx, old, new)
+    comparison, _, _ = _compare(options, ctx, old, new)
     emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     return comparison.exit_code
 
@@ -49,7 +51,7 @@ def bump(
     from ..text.fsutil import FileEdit, apply_edits
 
     spec = load_spec(Path(options.spec or DEFAULT_SPEC))
-    comparison, plan = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path), plan=True)
+    comparison, plan, moved_in_repo = _compare(options, ctx, spec.source.ref, new, spec_path=str(spec.path), plan=True)
     emit(lambda stream: _render(report_options, comparison, stream), report_options.output)
     if comparison.breaks and not force:
         ctx.reporter.say(f"not bumped: claims break at {new}; --force bumps anyway")
@@ -72,6 +74,10 @@ def bump(
         ctx.reporter.say(("healed: " if heal else "fix would heal: ") + line)
     if plan is not None and plan.done and not heal:
         ctx.reporter.say(f"run `anchor-audit fix --write` (or bump {new} --fix next time) to heal them at {pin}")
+    if moved_in_repo:  # --in-repo: the skills are the repository's, healed there, never from here
+        quotes = f"{moved_in_repo} quote{'s' if moved_in_repo != 1 else ''}"
+        ctx.reporter.say(f"{quotes} moved at {new} in the repository's own skills: --fix does not write into the "
+                         f"repository; run `anchor-audit fix --write` in a checkout of {pin} to heal them")  # fmt: skip
     return comparison.exit_code
 
 
@@ -102,21 +108,46 @@ def history(
 
 def _compare(
     options: SourceOptions, ctx: RunContext, old: str, new: str, spec_path: str | None = None, plan: bool = False
-) -> tuple[Comparison, FixPlan | None]:
+) -> tuple[Comparison, FixPlan | None, int]:
     """The audits at ``old`` and ``new`` compared; with ``plan``, what ``fix`` would heal at ``new`` (skills on
-    disk only: an --in-repo skill is healed in its repository)."""
+    disk only), and how many quotes moved at ``new`` in --in-repo skills (healed in their repository)."""
     from ..fix import plan_fix
     from ..runs.compare import compare
 
     with open_sources(options, [old, new], ctx, spec_path=spec_path) as sources:
         # Statuses compared, healing planned: no facts of a skill (owners, the card's dates) at either end, so
         # each audit is kept by commit (audit/kept.py) like a history's.
-        before, after = (sources.audit(tree, facts=False) for tree in sources.trees)
-        healing = None
+        earlier = _followed(sources) if options.in_repo else None  # an in-repo skill's folder renamed since OLD
+        before = sources.audit(sources.trees[0], facts=False, inputs=earlier)
+        after = sources.audit(sources.trees[1], facts=False)
+        healing, moved = None, 0
         if plan and not options.in_repo:
             inputs = sources.inputs
             healing = plan_fix(after, inputs.disk_skills, inputs.spec, sources.trees[1], False, False)
-        return compare(before, after), healing
+        elif plan:
+            healable = (AnchorStatus.MOVED, AnchorStatus.RELOCATED)
+            moved = sum(1 for s in after.skills for m in s.anchors if m.status in healable)
+        return compare(before, after), healing, moved
+
+
+def _followed(sources: Sources) -> AuditInputs:
+    """The in-repo skills where they were at OLD: a folder renamed between OLD and NEW is read from its old place,
+    under its name at NEW (git's rename detection on SKILL.md, as ``history`` follows it)."""
+    from ..runs.history import folder_in, skill_locations
+
+    inputs = sources.inputs
+    old, new = sources.git_trees
+    folders, names = [], {}
+    for folder in inputs.repo_skills:
+        was = folder
+        if old.blob_id(f"{folder.strip('/')}/SKILL.md") is None and new.info.commit:
+            try:
+                was = folder_in(old, skill_locations(new, new.info.commit, folder)) or folder
+            except SpecError:
+                was = folder  # not in NEW's history either: reading it at OLD says so
+        folders.append(was)
+        names[was] = folder.strip("/").rsplit("/", 1)[-1]
+    return replace(inputs, repo_skills=folders, repo_names=names)
 
 
 def _render(options: ReportOptions, comparison: Comparison, stream: TextIO) -> None:

@@ -79,7 +79,7 @@ def history(
     until_sha = base.commit.hexsha
     since_sha = _since(base, since, until)
     result = History(since, until)
-    locations = {s.name: _locations(base, until_sha, s.in_repo) for s in skills if s.in_repo}
+    locations = {s.name: skill_locations(base, until_sha, s.in_repo) for s in skills if s.in_repo}
     span = _span(base, since_sha, until_sha, locations, in_repo_only=not any(s.disk for s in skills))
     result.skill_paths = list(dict.fromkeys(f for s in skills for _, f in locations.get(s.name, []) if f is not None))
     skill_cache: dict[tuple[str, str | None, str | None], Skill] = {}
@@ -157,7 +157,7 @@ def _skills_along(
             if sha in follow[source.name]:
                 folder_at[source.name] = follow[source.name][sha]
             elif source.name not in folder_at:
-                folder_at[source.name] = _folder_in(trees[sha], locations[source.name])
+                folder_at[source.name] = folder_in(trees[sha], locations[source.name])
             skill = _skill_at(trees[sha], folder_at[source.name], source.name, skill_cache, judge)
             pairs += [(skill, entry)] if skill is not None else []
         out.append(pairs)
@@ -254,7 +254,7 @@ def _tails_at(base: GitTree, tails: frozenset[Tail], judge: Judge) -> set[str]:
     return set(judge.memo.remember(f"tails|{base.commit.hexsha}|{sorted(repr(t) for t in tails)}", listed)["found"])
 
 
-def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str, str | None]]:
+def skill_locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str, str | None]]:
     """Where the skill lived: (the commit that put SKILL.md there, folder), oldest first.
 
     Renames are followed from ``until`` back: where a folder's SKILL.md was
@@ -284,7 +284,7 @@ def _locations(tree: GitTree, until: str, folder: str | None) -> list[tuple[str,
     return chain
 
 
-def _folder_in(tree: GitTree, locations: list[tuple[str, str | None]]) -> str | None:
+def folder_in(tree: GitTree, locations: list[tuple[str, str | None]]) -> str | None:
     """Where the skill is in ``tree``: the newest of its known folders that holds a SKILL.md there."""
     for _, folder in reversed(locations):
         if folder is not None and tree.blob_id(f"{folder}/SKILL.md") is not None:

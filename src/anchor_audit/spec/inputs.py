@@ -34,6 +34,7 @@ class AuditInputs:
     ref: str
     repo_roots: list[str] = field(default_factory=list)  # --in-repo --all: every skill under these folders
     memo: Memo | None = None  # the result cache's: what a SKILL.md says, remembered by its text
+    repo_names: dict[str, str] = field(default_factory=dict)  # an in-repo folder -> its skill's name (renamed since)
 
     def skills_at(self, tree: SourceTree, absent_ok: bool = False) -> list[SkillInput]:
         """The skills to audit against ``tree`` (in-repo skills as they are in that tree).
@@ -51,7 +52,7 @@ class AuditInputs:
                 raise UsageError(f"--all {root}: no SKILL.md under it at {self.ref}")
             folders += [(folder, True) for folder in found]
         for folder, isolated in folders:
-            name = folder.strip("/").rsplit("/", 1)[-1]
+            name = self.repo_names.get(folder) or folder.strip("/").rsplit("/", 1)[-1]
             try:
                 skill = replace(load_skill_from_tree(tree, folder, self.memo), name=name)
             except SpecError as exc:

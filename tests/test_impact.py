@@ -215,6 +215,11 @@ def test_catalog_takes_the_skills_of_the_component_the_repository_is(change, cap
     assert "owner-a/code-a, owner-b/other" in err
     assert main([*args, "--mirror", f"owner-a/code-a={repo.path}"]) == 1  # --mirror says which component it is
     assert {i["skill"] for i in json.loads(capsys.readouterr().out)["impacts"]} == {"ours"}
+    # --repo the URL, --mirror URL=DIR: the change is read from the local copy, nothing fetched (the URL is not real)
+    url = "https://github.com/owner-a/code-a"
+    remote = [*args[: args.index("--repo")], "--repo", url, "--format", "json", "--mirror", f"{url}={repo.path}"]
+    assert main(remote) == 1, capsys.readouterr().err
+    assert {i["skill"] for i in json.loads(capsys.readouterr().out)["impacts"]} == {"ours"}
 
 
 def test_a_change_that_only_mends_is_listed_and_exits_0(change, capsys) -> None:
@@ -224,3 +229,25 @@ def test_a_change_that_only_mends_is_listed_and_exits_0(change, capsys) -> None:
     assert code == 0
     code, data = impacts(repo, shas["docs"], shas["move"], capsys)  # and the other way: exact -> moved
     assert code == 1
+
+
+def test_a_remote_base_written_as_an_ancestor_is_fetched_deep_enough(change, capsys, tmp_path: Path) -> None:
+    """Over a URL the refs are fetched into a mirror; ``HEAD~1`` is no refspec git takes: its named ref is fetched,
+    as deep as the ancestor, and the ancestor found there."""
+    repo, shas = change
+    git(repo.path, "checkout", "-q", "-b", "at-move", shas["move"])
+    url = repo.path.resolve().as_uri()
+    args = ["impact", "at-move~1", "at-move", str(SKILL), "--spec", str(DEMO / "anchors.yaml"), "--repo", url,
+            "--cache-dir", str(tmp_path / "cache"), "--format", "json"]  # fmt: skip
+    assert main(args) == 1  # the move, found: not exit 2 with git's "invalid refspec"
+    data = json.loads(capsys.readouterr().out)
+    assert {i["to"] for i in data["impacts"] if i["kind"] == "anchor"} == {"moved"}
+
+
+def test_what_is_fetched_for_an_ancestor() -> None:
+    from anchor_audit.source.mirror import fetched_as
+
+    assert fetched_as("main") == ("main", 1)
+    assert fetched_as("v1.0~3") == ("v1.0", 4)
+    assert fetched_as("HEAD^^") == ("HEAD", 3)
+    assert fetched_as("main~2^2") == ("main", 4)

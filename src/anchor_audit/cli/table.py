@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _source_options(impact, ref=False, release=False, worktree=True)
     _catalog_options(impact, "the catalog skills whose component is the --repo repository",
-                     "with --catalog: the local --repo GITDIR is the repository URL (OWNER/NAME); repeatable")
+                     "with --catalog: read the repository URL (or OWNER/NAME) from GITDIR, and a local --repo "
+                     "GITDIR is that component; repeatable")
     _format_options(impact, IMPACT_FORMATS)
     impact.add_argument("--apply", action="store_true", help="write the healing patch here (SKILL.md, anchors.yaml)")
     impact.set_defaults(command="impact")

@@ -325,6 +325,8 @@ def _catalog_skills(options: SourceOptions) -> SourceOptions:
             pass  # open_sources says what is wrong with it
     here = Path(options.repo).resolve()
     names |= {repo_key(url) for url, where in options.mirrors if Path(where).resolve() == here}  # --mirror URL=DIR
+    # --repo URL with --mirror URL=DIR: the change is read from the local copy, as check --catalog reads it
+    local = next((where for url, where in options.mirrors if repo_key(url) == repo_key(options.repo)), None)
     root = Path(options.catalog or ".")
     components = load_catalog(root)
     folders = tuple(
@@ -333,4 +335,4 @@ def _catalog_skills(options: SourceOptions) -> SourceOptions:
     if not folders:
         known = ", ".join(sorted({c.repo for c in components if c.repo})) or "none"
         raise UsageError(f"{root}: no component of the catalog is {options.repo} (components: {known})")
-    return replace(options, catalog=None, skill_dirs=folders)
+    return replace(options, catalog=None, skill_dirs=folders, repo=local or options.repo)

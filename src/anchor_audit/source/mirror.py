@@ -37,8 +37,9 @@ def mirror(
         if resolve(handle, ref) is not None and not (full_history and shallow) and not tags:
             return handle
         progress(f"fetching {ref} from {redact(url)}", None)
-        depth = ["--unshallow"] if full_history and shallow else [] if full_history else ["--depth=1"]
-        refspecs = [f"+{ref}:refs/anchor-audit/{ref}", *(["+refs/tags/*:refs/tags/*"] if tags else [])]
+        named, reach = fetched_as(ref)
+        depth = ["--unshallow"] if full_history and shallow else [] if full_history else [f"--depth={reach}"]
+        refspecs = [f"+{named}:refs/anchor-audit/{named}", *(["+refs/tags/*:refs/tags/*"] if tags else [])]
         args = ["--filter=blob:none", *depth, "--no-tags", "--progress", "origin", *refspecs]
         try:
             _fetch(handle, args, lambda said: progress(f"fetching {ref} from {redact(url)}: {said}", None))
@@ -49,6 +50,19 @@ def mirror(
         finally:
             progress("", 1.0)
         return handle
+
+
+_ANCESTRY = re.compile(r"(?P<named>[^~^]+)(?P<steps>(?:[~^]\d{0,4})+)")
+
+
+def fetched_as(ref: str) -> tuple[str, int]:
+    """What to fetch for ``ref`` and how many commits deep: a revision such as ``main~2`` or ``v1.0^`` is its
+    named ref, deep enough to hold the ancestor (a refspec cannot name an ancestor)."""
+    found = _ANCESTRY.fullmatch(ref)
+    if found is None:
+        return ref, 1
+    steps = re.findall(r"([~^])(\d*)", found.group("steps"))
+    return found.group("named"), 1 + sum(int(n or 1) if op == "~" else 1 for op, n in steps)
 
 
 def mirror_commits(url: str, shas: list[str], root: Path, progress: Progress, allow: tuple[str, ...] = ()) -> None:

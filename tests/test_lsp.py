@@ -400,3 +400,18 @@ def test_an_open_registry_that_check_refuses_is_said_on_its_own_line(workspace, 
     assert said["severity"] == 1 and "version" in said["message"] and said["source"] == "anchor-audit"
     lsp.change(registry, good, version=2)
     assert lsp.diagnostics(registry, lambda d: d == []) == []
+
+
+def test_in_a_catalog_checkout_without_a_registry_the_skill_is_not_checked_against_the_catalog(tmp_path, client
+                                                                                               ) -> None:  # fmt: skip
+    root = tmp_path / "catalog"
+    (root / "components.d").mkdir(parents=True)
+    (root / "components.d" / "demo.yml").write_text("repo: acme/demo\nskills:\n  - path: skills/demo-overlap\n"
+                                                    "    catalog_dir: demo-overlap\n")  # fmt: skip
+    shutil.copytree(SKILL, root / "skills" / "demo-overlap")
+    git(root, "init", "-q", "-b", "main")
+    GitRepo(root).commit("the catalog")
+    _, _, _, found = opened(client, root)
+    assert [d for d in found if d.get("code") in ("AA103", "AA406")] == []  # not every quote "missing"
+    assert "a skills catalog (components.d), not the code its skills quote" in found[0]["message"]
+    assert "anchor-audit check --catalog" in found[0]["message"]

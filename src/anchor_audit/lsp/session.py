@@ -147,7 +147,14 @@ class Session:
         spec = self.spec()
         memo = self.judge.memo.remember
         if self.mode() == "worktree":
-            return open_worktree(str(self._worktree_dir(spec)), self.ctx.cache_dir, memo=memo)
+            folder = self._worktree_dir(spec)
+            guessed = self.settings.source == "auto" and self.settings.worktree is None
+            if guessed and spec is None and _catalog(folder):
+                raise SpecError(f"{folder}: a skills catalog (components.d), not the code its skills quote, and no "
+                                f"{REGISTRY} names that code: `anchor-audit check --catalog {folder}` checks each skill "
+                                "against its own component's repository; to check here, set anchor-audit.source to "
+                                "worktree and anchor-audit.worktree to the code's working tree")  # fmt: skip
+            return open_worktree(str(folder), self.ctx.cache_dir, memo=memo)
         if spec is None or not spec.source.repo or not spec.source.ref:
             raise SpecError(f"{self.registry_path or REGISTRY}: names no source.repo and source.ref to check against")
         return open_git(self._repo(spec), spec.source.ref, self.ctx.cache_dir, memo=memo)
@@ -267,3 +274,9 @@ def _text(folder: Path, name: str, texts: Mapping[str, str]) -> str | None:
     if not path.is_file():
         return None
     return read_input(path, MAX_SKILL_BYTES, "a skill file").decode("utf-8-sig", "replace")
+
+
+def _catalog(folder: Path) -> bool:
+    """Whether ``folder`` is a skills catalog's checkout: ``components.d/*.yml`` naming each skill's repository."""
+    listing = folder / "components.d"
+    return listing.is_dir() and not listing.is_symlink() and any(listing.glob("*.yml"))

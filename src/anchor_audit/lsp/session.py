@@ -151,9 +151,10 @@ class Session:
             guessed = self.settings.source == "auto" and self.settings.worktree is None
             if guessed and spec is None and _catalog(folder):
                 raise SpecError(f"{folder}: a skills catalog (components.d), not the code its skills quote, and no "
-                                f"{REGISTRY} names that code: `anchor-audit check --catalog {folder}` checks each skill "
-                                "against its own component's repository; to check here, set anchor-audit.source to "
-                                "worktree and anchor-audit.worktree to the code's working tree")  # fmt: skip
+                                f"{REGISTRY} names that code: `anchor-audit check --catalog {folder}` checks each "
+                                "skill against its own component's repository; to check here, set "
+                                "anchor-audit.source to worktree and anchor-audit.worktree to the code's working "
+                                "tree")  # fmt: skip
             return open_worktree(str(folder), self.ctx.cache_dir, memo=memo)
         if spec is None or not spec.source.repo or not spec.source.ref:
             raise SpecError(f"{self.registry_path or REGISTRY}: names no source.repo and source.ref to check against")

@@ -26,19 +26,17 @@ definition no file of the ref defines while some still name it: unverifiable (re
 
 from __future__ import annotations
 
-import ast
+import functools
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
 
 from ..errors import NotCarried, UnreadableFile
-from ..match.quotefacts import parsed_file
 from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
 from ..source import SourceTree
 from .captions import words
 from .claimgates import telling
-from .constraints import evidence_files
+from .constraints import definitions_in, evidence_files
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS
 
@@ -80,11 +78,11 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
         return []
     scored = []
-    for thing in _named_things(tree, ctx):
-        said = words(_last(thing))
-        if all(_says(w, said, _last(thing)) for w in need):
-            others = len(said - wanted - own - words(claim_id))
-            scored.append(((sum(_says(w, said, _last(thing)) for w in wanted), -others), thing))
+    for thing in _named_things(tree, ctx, need):
+        last = _last(thing)
+        if all(_says(w, last) for w in need):
+            others = len(_words(last) - wanted - own - words(claim_id))
+            scored.append(((sum(_says(w, last) for w in wanted), -others), thing))
     best = max((score for score, _ in scored), default=None)
     chosen = [thing for score, thing in scored if score == best]
     files = {thing.path for thing in chosen if thing.is_file}
@@ -117,9 +115,16 @@ def _stem(word: str) -> str:
     return word
 
 
-def _says(word: str, said: frozenset[str], name: str) -> bool:
-    """Whether a name with words ``said`` says ``word``: itself, a longer form, one of its stem, or what an
-    abbreviation stands for."""
+@functools.lru_cache(maxsize=65536)
+def _words(name: str) -> frozenset[str]:
+    return words(name)
+
+
+@functools.lru_cache(maxsize=65536)
+def _says(word: str, name: str) -> bool:
+    """Whether ``name`` says ``word``: the word itself, a longer form, one of its stem, or what an abbreviation
+    stands for (a definition's every name of an evidence file is asked of every claim's words: remembered)."""
+    said = _words(name)
     if word in said or name in ABBREVIATIONS.get(word, ()):
         return True
     stem = _stem(word)
@@ -133,16 +138,32 @@ def _kin(one: str, other: str) -> bool:
     return common >= 6 and common >= min(len(one), len(other)) - 3
 
 
-def _named_things(tree: SourceTree, ctx: Context) -> list[Named]:
-    """The files the skill names that are in ``tree``, and the definitions of its Python evidence files there."""
+def _named_things(tree: SourceTree, ctx: Context, need: frozenset[str] = frozenset()) -> list[Named]:
+    """The files the skill names that are in ``tree``, and the definitions of its Python evidence files there
+    (of those whose text could name every one of ``need``: the others are not parsed)."""
     skill = ctx.skill
     cited = [c.target for c in skill.citations if c.kind in (ReferenceKind.PATH, ReferenceKind.AT_PATH)]
     paths = [*(skill.card.evidence if skill.card else ()), *(q.path for q in skill.quotes), *cited]
     files = [p for p in dict.fromkeys(paths) if re.search(r"[^/]\.\w+$", p) and " " not in p]
     out = [Named(p, p, True) for p in files if _blob(tree, p) is not None]
     for path in evidence_files(skill):
-        out += [Named(name, path, False) for name in _definitions(tree, path, ctx)]
+        if _could_name(tree, path, need):
+            out += [Named(name, path, False) for name in definitions_in(tree, path, ctx)]
     return out
+
+
+def _could_name(tree: SourceTree, path: str, need: frozenset[str]) -> bool:
+    """Whether the text of ``path`` holds, for each of ``need``, what every name that says it holds: its first
+    letters up to its stem (at most six), or what it abbreviates (see :func:`_says`)."""
+    try:
+        source = tree.read(path)
+    except (NotCarried, UnreadableFile):
+        return False
+    if source is None:
+        return False
+    text = source.text.lower()
+    return all(word[: min(6, len(_stem(word)))] in text or any(spelt.lower() in text for spelt in
+               ABBREVIATIONS.get(word, ())) for word in need)  # fmt: skip
 
 
 def _blob(tree: SourceTree, path: str) -> str | None:
@@ -150,42 +171,6 @@ def _blob(tree: SourceTree, path: str) -> str | None:
         return tree.blob_id(path)
     except (NotCarried, UnreadableFile, ValueError):
         return None
-
-
-def _definitions(tree: SourceTree, path: str, ctx: Context) -> list[str]:
-    """The functions, classes, methods and class fields ``path`` defines in ``tree``, as ``C.name`` in a class
-(remembered by blob)."""
-    blob = _blob(tree, path)
-    if blob is None:
-        return []
-    names: list[str] = ctx.memo(f"defs/2|{blob}", _reader(tree, path))["names"]
-    return names
-
-
-def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
-    return lambda: {"names": _read_definitions(tree, path)}
-
-
-def _read_definitions(tree: SourceTree, path: str) -> list[str]:
-    try:
-        source = tree.read(path)
-    except (NotCarried, UnreadableFile):
-        return []
-    module = parsed_file(source.text) if source is not None else None
-    return list(dict.fromkeys(_qualnames(module.body, ""))) if module is not None else []
-
-
-def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
-    """``f``, ``C``, ``C.method`` and ``C.field`` for the definitions of a module's or a class's body."""
-    found: list[str] = []
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.append(outer + node.name)
-        if isinstance(node, ast.ClassDef):
-            found += _qualnames(node.body, f"{outer}{node.name}.")
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and outer:
-            found.append(outer + node.target.id)
-    return found
 
 
 def _at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
@@ -211,13 +196,13 @@ def _file_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
 def _definition_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
     ref = f"{thing.path}: {thing.name}"
     said = f"the definition the claim's id names, in {thing.path} on {day}"
-    if thing.name in _definitions(ctx.tree, thing.path, ctx):
+    if thing.name in definitions_in(ctx.tree, thing.path, ctx):
         return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said} and at the ref")
     for path in evidence_files(ctx.skill):
-        if path != thing.path and thing.name in _definitions(ctx.tree, path, ctx):
+        if path != thing.path and thing.name in definitions_in(ctx.tree, path, ctx):
             return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; at the ref in {path}")
     found = ctx.tree.search(_last(thing), ".py")
-    defined = next((p for p in (found or [])[:MAX_READ] if thing.name in _definitions(ctx.tree, p, ctx)), None)
+    defined = next((p for p in (found or [])[:MAX_READ] if thing.name in definitions_in(ctx.tree, p, ctx)), None)
     if defined is not None:
         return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; at the ref in {defined}")
     if found is None:

@@ -190,7 +190,7 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/3|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/4|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards)
                      for line, text, names, consts, guards in rows]  # fmt: skip
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
@@ -204,16 +204,47 @@ MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
 _BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
 
 
-def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
-    return lambda: {"gates": _read_gates(tree, path)}
-
-
-def _read_gates(tree: SourceTree, path: str) -> list[list[object]]:
+def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
+    """The functions, classes, methods and class fields ``path`` defines in ``tree``, as ``C.name`` in a class
+    (remembered by blob with the file's gates: one parse for both)."""
     try:
-        source = tree.read(path)
-    except (NotCarried, UnreadableFile):
+        blob = tree.blob_id(path)
+    except (NotCarried, UnreadableFile, ValueError):
         return []
-    module = parsed_file(source.text) if source is not None else None
+    if blob is None:
+        return []
+    defs: list[str] = ctx.memo(f"gates/4|{blob}", _reader(tree, path))["defs"]
+    return defs
+
+
+def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
+    def read() -> dict[str, Any]:
+        try:
+            source = tree.read(path)
+        except (NotCarried, UnreadableFile):
+            source = None
+        module = parsed_file(source.text) if source is not None else None
+        if module is None:
+            return {"gates": [], "defs": []}
+        return {"gates": _read_gates(module), "defs": list(dict.fromkeys(_qualnames(module.body, "")))}
+
+    return read
+
+
+def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
+    """``f``, ``C``, ``C.method`` and ``C.field`` for the definitions of a module's or a class's body."""
+    found: list[str] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(outer + node.name)
+        if isinstance(node, ast.ClassDef):
+            found += _qualnames(node.body, f"{outer}{node.name}.")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and outer:
+            found.append(outer + node.target.id)
+    return found
+
+
+def _read_gates(module: ast.Module | None) -> list[list[object]]:
     rows: list[list[object]] = []
     for node in ast.walk(module) if module is not None else ():
         if not isinstance(node, (ast.If, ast.While, ast.Assert)):

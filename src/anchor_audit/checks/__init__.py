@@ -22,6 +22,7 @@ from .examples import SYMBOL
 from .lineanchors import LINES
 from .links import LINK, REPO_LINK
 from .names import NAME
+from .orphans import PAGE
 from .paths import AT_PATH, EVIDENCE, PATH
 from .pins import PIN
 from .protocol import Checker
@@ -30,6 +31,6 @@ from .testcounts import TESTS
 
 ALL: tuple[Checker[Any, Any], ...] = (
     QUOTE, CONDITION, CARD_ANCHOR, EVIDENCE, AT_PATH, TESTS, SYMBOL,
-    PATH, LINK, REPO_LINK, PIN, NAME, LINES, COMMAND, DEFAULT, CONSTRAINT,
+    PATH, LINK, REPO_LINK, PIN, NAME, LINES, COMMAND, DEFAULT, CONSTRAINT, PAGE,
 )  # fmt: skip
 CHECKERS: Mapping[ReferenceKind, Checker[Any, Any]] = {checker.kind: checker for checker in ALL}

@@ -15,7 +15,7 @@ from .prose import check_each
 from .protocol import Context
 
 _PATHS = (ReferenceKind.EVIDENCE, ReferenceKind.AT_PATH)
-_OTHERS = (ReferenceKind.TESTS, ReferenceKind.SYMBOL, ReferenceKind.CONSTRAINT)
+_OTHERS = (ReferenceKind.TESTS, ReferenceKind.SYMBOL, ReferenceKind.CONSTRAINT, ReferenceKind.PAGE)
 
 
 def check_promises(ctx: Context, evidence_only: bool = False) -> tuple[PromiseResult, ...]:

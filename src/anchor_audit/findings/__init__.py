@@ -48,6 +48,8 @@ def _promise_code(kind: PromiseKind, status: PromiseStatus) -> str | None:
             return None
         case PromiseStatus.UNVERIFIABLE | PromiseStatus.ERROR:
             return "AA404"
+        case PromiseStatus.UNREACHED:
+            return "AA413"
         case PromiseStatus.MISSING | PromiseStatus.DIFFERS | PromiseStatus.PRIVATE:
             if kind is PromiseKind.TESTS and status is PromiseStatus.MISSING:
                 return "AA402"  # the pytest file itself is gone: a reference that is missing
@@ -78,6 +80,8 @@ def _kind_code(kind: PromiseKind) -> str:
             return "AA411"
         case PromiseKind.LINES:
             return "AA412"
+        case PromiseKind.PAGE:
+            return "AA413"
         case _:
             assert_never(kind)
 

@@ -195,6 +195,12 @@ RULES: dict[str, Rule] = {
               "A reader who opens the file at those lines reads other code than the skill meant.",
               "Run `anchor-audit fix --write` to rewrite a range that only moved; else re-read the code and "
               "cite the lines that say it."),
+        _rule("AA413", "page-unreached", "note",
+              "A Markdown page of the skill's folder that no chain of links from SKILL.md reaches.",
+              "An agent reads SKILL.md and follows its links: a page nothing leads to is never read, and what it "
+              "says is lost (or it is left over, and ships for nothing).",
+              "Link it from SKILL.md or from a page SKILL.md links, or remove it.",
+              drift=False),
         _rule("AA501", "skill-made-stale", "error",
               "A code change (impact BASE HEAD) changes the status of a skill's quote, condition, claim or citation.",
               "Merged as it is, the change leaves a skill teaching what the code no longer does; its level is that "

@@ -104,6 +104,7 @@ class PromiseKind(TextEnum):
     COMMAND = "command"  # a command a shell block runs, or one of its flags
     CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints
     LINES = "lines"  # `file.py:10-20` in the prose: a file, and the lines it had on the card's validation day
+    PAGE = "page"  # a Markdown page of the skill's folder that no chain of links from SKILL.md reaches
 
 
 class PromiseStatus(TextEnum):
@@ -115,6 +116,7 @@ class PromiseStatus(TextEnum):
     ERROR = "error"
     EXTERNAL = "external"  # not this repository's: the standard library, a third-party package or tool
     PRIVATE = "private"  # the name is gone, but a private one of the same name (_name) is there
+    UNREACHED = "unreached"  # a page of the skill's folder no link from SKILL.md leads to
 
     @property
     def ok(self) -> bool:

@@ -35,6 +35,7 @@ _PHRASES = {
     "AA409": ("command fails to parse", "commands fail to parse"),
     "AA410": ("folder rename written into its paths", "folder renames written into its paths"),
     "AA412": ("line citation drifted", "line citations drifted"),
+    "AA413": ("page unreached", "pages unreached"),
 }
 
 

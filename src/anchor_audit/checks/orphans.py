@@ -1,0 +1,125 @@
+"""Pages of a skill folder that nothing leads to (``PAGE``): an agent reads SKILL.md and follows its links; a page
+no chain of links from SKILL.md reaches is never read.
+
+The pages are the Markdown files under the skill's folder on disk (no hidden folder, no link followed; at most
+:data:`MAX_PAGES` names).  SKILL.md reaches a page by a relative link or image (``[guide](references/guide.md)``,
+a link to a folder reaches every page under it), or by naming it in its text without a link: its path (from
+the folder or from the page that names it), its file name where no other page has that name
+(```detailed-guide.md```), or a folder above it (```references/```); and so does every page it reaches, each
+link resolved from the page it is written in.  A name may be read where it was not meant: a page is then taken
+as reached, never said to be unreached by mistake.  A page reached is no
+result; one that is not is ``unreached`` (``AA413``, a note: it fails no run), on its own first line.  The pages
+at the folder's top that are for people, not the agent (:data:`FOR_PEOPLE`: ``skill-card.md``, ``BENCHMARK.md``,
+``README.md``, ...), are none of its business.
+
+Only a skill read from disk is walked (its folder is what ships); a skill read from a tree is not.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections import Counter
+from typing import Iterator, Sequence
+
+from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
+from .protocol import Checker, Context
+
+MAX_PAGES = 1024
+MAX_PAGE_BYTES = 1024 * 1024
+# Pages at a folder's top that are for people, not the agent: a catalog's governance card and benchmark report
+# (which its sync requires beside SKILL.md), a README shown when the folder is browsed, and the like.
+FOR_PEOPLE = frozenset({"skill-card.md", "benchmark.md", "readme.md", "changelog.md", "license.md", "contributing.md"})
+_LEADS = (ReferenceKind.LINK, ReferenceKind.PATH, ReferenceKind.AT_PATH)
+
+
+def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
+    """The pages of the skill's folder that no chain of links from SKILL.md reaches, in name order."""
+    if skill.disk is None:
+        return []
+    pages = _pages(skill.disk)
+    reached = _reached(skill, pages)
+    return [page for page in pages if page not in reached and page.lower() not in FOR_PEOPLE]
+
+
+def _pages(folder: str) -> list[str]:
+    """The Markdown files under ``folder`` (paths in it), in name order; links and hidden folders not followed."""
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel = os.path.relpath(here, folder).replace(os.sep, "/")
+        found += [posixpath.normpath(posixpath.join(rel, f)) for f in files
+                  if f.endswith(".md") and not os.path.islink(os.path.join(here, f))]  # fmt: skip
+        if len(found) > MAX_PAGES:
+            break
+    return sorted(found)[:MAX_PAGES]
+
+
+def _reached(skill: Skill, pages: list[str]) -> set[str]:
+    """The pages SKILL.md leads to, directly or through pages it leads to."""
+    leads: dict[str, set[str]] = {}
+    for c in skill.citations:
+        if c.kind in _LEADS and c.target and "://" not in c.target:
+            leads.setdefault(c.file, set()).update(_named(c.target, pages))
+    reached, todo = {"SKILL.md"}, ["SKILL.md"]
+    while todo:
+        page = todo.pop()
+        for led in leads.get(page, set()) | _mentioned(skill, page, pages):
+            if led not in reached:
+                reached.add(led)
+                todo.append(led)
+    return reached
+
+
+def _mentioned(skill: Skill, page: str, pages: list[str]) -> set[str]:
+    """The pages ``page``'s text names without a link: by its path (from the folder, or from the page), by its
+    name alone where no other page has it, or by a folder above it written as ``folder/``."""
+    text = _text(skill, page)
+    if not text:
+        return set()
+    names = Counter(posixpath.basename(p) for p in pages)
+    here = posixpath.dirname(page)
+    out = set()
+    for other in pages:
+        spelt = {other, posixpath.relpath(other, here or ".")}
+        if names[posixpath.basename(other)] == 1:
+            spelt.add(posixpath.basename(other))
+        parts = other.split("/")[:-1]
+        spelt |= {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
+        if any(re.search(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])", text) for word in spelt):
+            out.add(other)
+    return out
+
+
+def _text(skill: Skill, page: str) -> str:
+    """A page's text as written (at most 1 MiB; none where it cannot be read)."""
+    path = os.path.join(skill.disk or "", page)
+    try:
+        if os.path.islink(path) or os.path.getsize(path) > MAX_PAGE_BYTES:
+            return ""
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _named(target: str, pages: list[str]) -> Iterator[str]:
+    """The pages a link's or a path's target names: the page itself, or every page under a folder."""
+    path = posixpath.normpath(target.split("#", 1)[0].lstrip("/")) if target.split("#", 1)[0] else ""
+    if not path or path.startswith(".."):
+        return
+    folder = path.rstrip("/") + "/"
+    yield from (p for p in pages if p == path or p.startswith(folder))
+
+
+def _reads(page: str, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+    return iter(())  # the skill's own folder: nothing of the code
+
+
+def _check(page: str, ctx: Context) -> list[PromiseResult]:
+    why = "no chain of links from SKILL.md reaches this page: an agent reading the skill never opens it"
+    return [PromiseResult(PromiseKind.PAGE, page, PromiseStatus.UNREACHED, ctx.file(page), 1, why)]
+
+
+PAGE: Checker[str, list[PromiseResult]] = Checker(ReferenceKind.PAGE, _written, _reads, _check, PromiseKind.PAGE)

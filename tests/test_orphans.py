@@ -1,0 +1,48 @@
+"""Pages of a skill folder that no chain of links from SKILL.md reaches: reported as notes, never as drift."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchor_audit.cli import main
+
+from .hostile.conftest import QUOTE, make_code_repo, make_skill
+
+BODY = QUOTE + "\nSee [the guide](references/guide.md), the notes in `notes/setup.md`, and [extras](extra/).\n"
+
+
+def _pages(tmp_path: Path, capsys, pages: dict[str, str]) -> tuple[int, list[dict]]:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill", BODY)
+    for name, text in pages.items():
+        (skill / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill / name).write_text(text, encoding="utf-8")
+    code = main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    return code, [f for f in report["findings"] if f["code"] == "AA413"]
+
+
+def test_a_page_no_chain_of_links_from_skill_md_reaches_is_a_note(tmp_path: Path, capsys) -> None:
+    code, found = _pages(tmp_path, capsys, {
+        "references/guide.md": "# Guide\n\nThen [the details](details.md).\n",  # reached: linked from SKILL.md
+        "references/details.md": "# Details\n",  # reached through the guide, resolved from where it lies
+        "notes/setup.md": "# Setup\n",  # reached: SKILL.md names its path
+        "extra/one.md": "# One\n",  # reached: SKILL.md links its folder
+        "leftover.md": "# Left over\n\nSee [the guide](references/guide.md).\n",  # links out, nothing links in
+        "references/draft.md": "# Draft\n",
+        ".github/hidden.md": "# not a page of the skill\n",
+        "skill-card.md": "# For people\n", "BENCHMARK.md": "# For people\n",  # not the agent's to read
+    })  # fmt: skip
+    assert code == 0  # a note: it fails no run
+    assert sorted((f["file"].rsplit("skill/", 1)[-1], f["line"]) for f in found) == [
+        ("leftover.md", 1), ("references/draft.md", 1)]  # fmt: skip
+    assert all(f["drift"] is False and "never opens it" in f["message"] for f in found)
+
+
+def test_a_skill_with_only_skill_md_has_no_unreached_page(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill")
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert [f for f in report["findings"] if f["code"] == "AA413"] == []

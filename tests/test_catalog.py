@@ -423,3 +423,18 @@ def test_a_condition_wants_a_raise_by_its_exception_and_an_assert_by_its_test() 
     assert checked.matches(small("assert cfg.tp > 1, 'needs TP'")) and not checked.matches(small("assert cfg.tp > 2"))
     exact = compile_statement("raise ValueError('exactly this')")  # written with its message: as written
     assert exact.matches(small("raise ValueError('exactly this')")) and not exact.matches(small("raise ValueError('x')"))
+
+
+def test_a_catalog_reads_a_submodule_from_the_mirror_of_the_repository_gitmodules_names(super_repo: GitRepo,
+                                                                                         tmp_path: Path, capsys) -> None:  # fmt: skip
+    super_repo.edit(".gitmodules", str(tmp_path / "sub"), "https://github.com/acme/sub.git")  # as a real one says
+    super_repo.commit("the submodule's upstream URL")
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    (catalog / "components.d" / "super.yml").write_text(
+        "repo: acme/super\nskills:\n  - path: skills/sub-skill\n    catalog_dir: sub-skill\n")
+    shutil.copytree(super_repo.path / "skills" / "sub-skill", catalog / "skills" / "sub-skill")
+    mirrors = ["--mirror", f"acme/super={super_repo.path}", "--mirror", f"https://github.com/acme/sub={tmp_path / 'sub'}"]
+    _, data = audit_json(capsys, "--catalog", str(catalog), *mirrors)
+    (skill,) = data["skills"]
+    assert skill["anchors"][0]["status"] == "exact"  # third/sub read from the local copy of acme/sub, not fetched

@@ -93,7 +93,7 @@ def open_sources(
         from ..source.git import open_git
 
         return open_git(where, ref, ctx.cache_dir, progress, tags, options.allow, dict(options.submodules) or None,
-                        memo=judge.memo.remember, tags=tags)  # fmt: skip
+                        memo=judge.memo.remember, tags=tags, mirrors=dict(options.mirrors) or None)  # fmt: skip
 
     if not refs:
         yield Sources(None, [], judge, open_repository, progress, ctx.jobs)

@@ -26,6 +26,7 @@ from ..model import UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, 
 from ..source import Progress, SourceTree, no_progress
 from ..source.githistory import folder_dates
 from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
+from ..source.submodules import url_key as repo_key
 from ..spec.card import Content
 from ..spec.components import CatalogSkill, Component, load_catalog, unlisted_folders
 from ..spec.pages import disk_pages, page_citations
@@ -275,8 +276,3 @@ def _real_below(inside: Path, parts: list[str]) -> Path | None:
     return real
 
 
-def repo_key(url: str) -> str:
-    """``https://github.com/Owner/Name.git``, ``Owner/Name`` -> ``owner/name``."""
-    tail = url.rstrip("/").removesuffix(".git")
-    tail = tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail
-    return tail.lower()

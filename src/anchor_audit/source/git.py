@@ -378,12 +378,14 @@ def open_git(
     submodules: dict[str, str] | None = None,
     memo: Memo | None = None,
     tags: bool = False,
+    mirrors: dict[str, str] | None = None,
 ) -> GitTree:
     """The tree of ``ref`` in ``repo`` (a URL or a local path).
 
     ``full_history``: a remote mirror gets every commit up to ``ref`` (still
     without blobs), as ``history`` needs; otherwise only the one commit.
-    ``tags``: and every tag, fetched again on each open (``matrix``).
+    ``tags``: and every tag, fetched again on each open (``matrix``).  ``mirrors``: local copies of
+    repositories (``--mirror URL=GITDIR``), read for a submodule whose ``.gitmodules`` URL names one.
     """
     check_repo(repo, allow)
     check_ref(ref)
@@ -394,5 +396,5 @@ def open_git(
     sha = resolve_commit(handle, ref, repo)
     commit = handle.commit(sha)
     info = SourceInfo(repo=redact(repo), ref=ref, commit=sha, kind=SourceKind.GIT, date=_date(commit))
-    inner = Submodules(open_git, submodules, cache_dir, progress, allow)
+    inner = Submodules(open_git, submodules, cache_dir, progress, allow, mirrors)
     return GitTree(handle, commit, info, submodules=inner, url=repo, memo=memo)

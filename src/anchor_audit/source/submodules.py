@@ -53,8 +53,10 @@ class Submodules(Generic[T]):
         cache_dir: str | None = None,
         progress: Progress = no_progress,
         allow: tuple[str, ...] = (),
+        mirrors: dict[str, str] | None = None,
     ) -> None:
         self.opener, self.overrides = opener, overrides or {}
+        self.mirrors = {url_key(url): where for url, where in (mirrors or {}).items()}  # --mirror URL=GITDIR
         # A submodule URL comes from the tree being audited: never a transport that runs commands,
         # whatever --allow-protocol granted the main repository.
         self.allow = tuple(p for p in allow if p.lower() not in COMMAND_TRANSPORTS)
@@ -73,6 +75,8 @@ class Submodules(Generic[T]):
         if prefix in self.overrides:
             return self.overrides[prefix]
         url = gitmodules_url(parent.commit, parent.url, prefix)
+        if url_key(url) in self.mirrors:  # a local copy of the repository .gitmodules names, given by the user
+            return self.mirrors[url_key(url)]
         check_repo(url, self.allow)  # a transport that runs commands says so
         if not network_url(url):
             raise SourceError(f".gitmodules gives {redact(url)!r}: not a network URL; a local path is not followed")
@@ -112,6 +116,13 @@ class Submodules(Generic[T]):
         if isinstance(opened, str):
             raise NotCarried(opened)
         return opened
+
+
+def url_key(url: str) -> str:
+    """A repository as ``--mirror`` names it, whatever the spelling: ``https://github.com/Owner/Name.git`` and
+    ``Owner/Name`` are ``owner/name``."""
+    tail = url.rstrip("/").removesuffix(".git")
+    return (tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail).lower()
 
 
 def gitmodules_url(commit: git.Commit, superproject_url: str, prefix: str) -> str:

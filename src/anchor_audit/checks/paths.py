@@ -31,7 +31,7 @@ from ..model import (
     SkillSpec,
     Tail,
 )
-from ..source import SourceTree
+from ..source import SourceTree, url_key
 from ..source.listing import Listing
 from .pathcandidates import healed, in_tree, namesakes
 from .protocol import Checker, Context, Heal, citations_of, judged
@@ -68,7 +68,20 @@ def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -
         # another repository, a run's output) than a file this one lost. Said, never called missing.
         why = f"neither {parent}/ nor a file of its name is in this repository: a path of another tree?"
         return PromiseStatus.UNVERIFIABLE, path, why
+    other = (candidates is None or "*" in path) and _cloned_elsewhere(skill, tree)  # no namesake here either
+    if other:  # the skill also works in a repository it clones: its paths may be that one's
+        return PromiseStatus.UNVERIFIABLE, path, f"not here, and the skill clones {other}: a path of another tree?"
     return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
+
+
+def _cloned_elsewhere(skill: Skill, tree: SourceTree) -> str:
+    """The first repository the skill clones (`git clone URL`) that is not the one audited (by name), or ""."""
+    here = _repo_name(tree.info.repo)
+    return next((url_key(url) for url in skill.clones if _repo_name(url) != here), "")
+
+
+def _repo_name(url: str) -> str:
+    return url_key(url).rsplit("/", 1)[-1].rsplit(":", 1)[-1]
 
 
 def cited_path(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:

@@ -94,6 +94,7 @@ class CitationExample:
     skill_files: dict[str, str] = field(default_factory=dict)  # more files in the skill's folder
 
 
+_CLONES, _RUN = "```bash\ngit clone --depth 1 https://github.com/", ".git\n```\n\nRun `src/acme/launcher/ppo_loop.py`\n"
 EXAMPLES = [
     CitationExample(
         "a path in a code span", "Edit `src/acme/launcher/slurm.py`.\n", ((PATH, "src/acme/launcher/slurm.py", EXISTS),)
@@ -125,6 +126,10 @@ EXAMPLES = [
     CitationExample(
         "a path of another tree", "Install into `opt/tools/bin.sh`.\n", ((PATH, "opt/tools/bin.sh", UNVERIFIABLE),)
     ),
+    CitationExample("a path nowhere here, in a skill that clones another repository", f"{_CLONES}other/trainer{_RUN}",
+                    ((PATH, "src/acme/launcher/ppo_loop.py", UNVERIFIABLE),)),  # fmt: skip
+    CitationExample("a path nowhere here, in a skill that clones this one", f"{_CLONES}acme/code{_RUN}",
+                    ((PATH, "src/acme/launcher/ppo_loop.py", MISSING),)),  # fmt: skip
     CitationExample(
         "a path in the skill's own folder",
         "Run `scripts/helper.sh` from this folder.\n",

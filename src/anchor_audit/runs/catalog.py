@@ -24,9 +24,9 @@ from ..checks.links import folder_links
 from ..errors import AuditError, SpecError
 from ..model import UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from ..source import Progress, SourceTree, no_progress
+from ..source import url_key as repo_key
 from ..source.githistory import folder_dates
 from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
-from ..source.submodules import url_key as repo_key
 from ..spec.card import Content
 from ..spec.components import CatalogSkill, Component, load_catalog, unlisted_folders
 from ..spec.pages import disk_pages, page_citations

@@ -162,6 +162,13 @@ def is_remote(repo: str) -> bool:
     return bool(_URL.match(repo) or _SCP.match(repo))
 
 
+def url_key(url: str) -> str:
+    """A repository as ``--mirror`` names it, whatever the spelling: ``https://github.com/Owner/Name.git`` and
+    ``Owner/Name`` are ``owner/name``."""
+    tail = url.rstrip("/").removesuffix(".git")
+    return (tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail).lower()
+
+
 def mirrored(repo: str) -> bool:
     """Whether ``repo`` is read through a mirror in the cache (a URL, or a ``helper::`` address), not in place."""
     return is_remote(repo) or "::" in repo.split("/", 1)[0]

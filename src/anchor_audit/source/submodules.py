@@ -11,7 +11,7 @@ import git
 from ..errors import AuditError, NotCarried, SourceError
 from ..store.cachedir import cache_root
 from ..text.redact import redact
-from . import Progress, is_remote, no_progress
+from . import Progress, is_remote, no_progress, url_key
 from .gitenv import COMMAND_TRANSPORTS
 from .gitrun import NAME_NOT_RESOLVED, check_repo
 from .mirror import mirror_commits
@@ -116,13 +116,6 @@ class Submodules(Generic[T]):
         if isinstance(opened, str):
             raise NotCarried(opened)
         return opened
-
-
-def url_key(url: str) -> str:
-    """A repository as ``--mirror`` names it, whatever the spelling: ``https://github.com/Owner/Name.git`` and
-    ``Owner/Name`` are ``owner/name``."""
-    tail = url.rstrip("/").removesuffix(".git")
-    return (tail.split("github.com/", 1)[-1] if "github.com/" in tail else tail).lower()
 
 
 def gitmodules_url(commit: git.Commit, superproject_url: str, prefix: str) -> str:

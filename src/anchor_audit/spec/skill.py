@@ -169,13 +169,14 @@ def _built(
             "references": [list(r) for r in references],
             "tests": [[t.path, t.promised, t.line] for t in tests],
             "examples": [list(e) for e in python_examples(skill_md)],
+            "clones": list(dict.fromkeys(_CLONE.findall(skill_md)))[:MAX_CLONES],
             "citations": [
                 [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags), list(c.positionals)]
                 for c in citations
             ],
         }
 
-    said = memo(content.key("skill-md/7", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/8", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
@@ -184,11 +185,17 @@ def _built(
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple((code, line) for code, line in said["examples"]),
+        clones=tuple(said["clones"]),
         citations=tuple(
             Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags), tuple(words))
             for k, text, target, line, fragment, repo, flags, words in said["citations"]
         ),
     )
+
+
+# `git clone [--options] URL`: a repository the skill works in besides the one it is audited against.
+_CLONE = re.compile(r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[ =]\S+)?\s+)*(https://[\w.-]+/[\w.-]+/[\w.-]+|git@[\w.-]+:[\w.-]+/[\w.-]+)")
+MAX_CLONES = 8
 
 
 @functools.lru_cache(maxsize=2)  # one SKILL.md's readers ask in turn (its text, and with "\r\n" made "\n")

@@ -71,7 +71,15 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
         if not defined:
             why = f"{path} defines no flags itself: its parser is elsewhere"
             return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
-        out += [_flag(shown, flag, defined, result) for flag in c.flags]
+        flags = [_flag(shown, flag, defined, result) for flag in c.flags]
+        if any(r.status is PromiseStatus.MISSING for r in flags):
+            built = _built_from_data(path, tree, listing)
+            if built is not None:  # a flag it does not write out may be one it makes from a table or a dataclass
+                why = (f"not among the {_flags(len(defined))} it writes out, and it also makes flags from data "
+                       f"({built}), which are not read: re-verify")  # fmt: skip
+                flags = [replace(r, status=PromiseStatus.UNVERIFIABLE, detail=why)
+                         if r.status is PromiseStatus.MISSING else r for r in flags]  # fmt: skip
+        out += flags
     return out
 
 
@@ -203,7 +211,11 @@ def _flag(
         return result(f"{shown} {flag}", PromiseStatus.UNVERIFIABLE, why)
     near = difflib.get_close_matches(flag, sorted(defined), n=1)
     hint = f"; closest: {near[0]}" if near else ""
-    return result(f"{shown} {flag}", PromiseStatus.MISSING, f"not among the {len(defined)} flags it defines{hint}")
+    return result(f"{shown} {flag}", PromiseStatus.MISSING, f"not among the {_flags(len(defined))} it defines{hint}")
+
+
+def _flags(n: int) -> str:
+    return f"{n} flag" if n == 1 else f"{n} flags"
 
 
 def _defined_flags(path: str, tree: SourceTree, listing: Listing) -> set[str]:
@@ -218,13 +230,55 @@ def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object
     if index is None:
         return {}
     found = index.worked_out(_walked_flags)
-    folder = path.rpartition("/")[0]
     for name in index.worked_out(_imported):
-        beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
-        other = beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
+        other = _import_file(path, name, tree, listing)
         imported = _parsed(tree, other) if other and other != path else None
         found = {**(imported.worked_out(_walked_flags) if imported is not None else {}), **found}
     return found
+
+
+MAX_FOLLOWED = 60  # modules read for a parser that makes its flags from data: the file, its imports, theirs
+
+
+def _built_from_data(path: str, tree: SourceTree, listing: Listing) -> str | None:
+    """Where the program makes a flag from data (``add_argument(*names, **kwargs)``, a name held in a variable):
+    ``FILE:LINE``, looked for in its file, the repository's modules it imports and those they import; None."""
+    seen: set[str] = set()
+    frontier = [path]
+    for _ in range(3):
+        following: list[str] = []
+        for here in frontier:
+            if here in seen or len(seen) >= MAX_FOLLOWED:
+                continue
+            seen.add(here)
+            index = _parsed(tree, here)
+            if index is None:
+                continue
+            line = index.worked_out(_data_flag_line)
+            if line:
+                return f"{here}:{line}"
+            following += [p for p in (_import_file(here, name, tree, listing) for name in index.worked_out(_imported))
+                          if p is not None]  # fmt: skip
+        frontier = following
+    return None
+
+
+def _import_file(path: str, name: str, tree: SourceTree, listing: Listing) -> str | None:
+    """The repository's file of a module ``path`` imports: beside it, else under the package's roots."""
+    folder = path.rpartition("/")[0]
+    beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
+    return beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
+
+
+def _data_flag_line(module: ast.Module) -> int:
+    """The line of the first option call whose names are not written out (0: none)."""
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _OPTION_CALLS and node.args and not isinstance(node.args[0], ast.Constant):
+                return node.lineno
+    return 0
 
 
 def _parsed(tree: SourceTree, path: str) -> PythonIndex | None:

@@ -122,6 +122,7 @@ def test_the_markdown_of_a_large_catalog_stays_within_a_github_comment(tmp_path:
     assert all(f"`{n}`: 4 quotes moved" in out for n in names)  # every skill's reason survives the cut
     last = out.rstrip().splitlines()[-1]
     assert "Cut to stay within GitHub's comment size" in last and "the claims and quotes of" in last
+    assert " with quotes and line citations changed or moved)" in last  # what was cut, by its worst class
     assert "`--report json=FILE`" in last
 
 

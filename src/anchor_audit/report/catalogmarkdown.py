@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Callable
 
 from ..findings import Finding, exit_code, exit_words
-from ..findings.severity import rank
+from ..findings.severity import left_out, rank
 from ..model import AuditReport, SkillReport
 from ..text.escape import md_code, md_text
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, why
@@ -34,7 +34,7 @@ def render_catalog_markdown(report: AuditReport, detail: Callable[[SkillReport],
             cut_sections += 1
             continue
         out += text
-    details, cut_details = "", 0
+    details, cut_details, cut_codes = "", 0, []
     # Worst first (claims broken, quotes, paths, links): their tables are what a reader acts on.
     drifting = sorted((s for s in report.skills if s.checked and s.name in drift),
                       key=lambda s: rank([f.code for f in drift[s.name]]))  # fmt: skip
@@ -44,12 +44,14 @@ def render_catalog_markdown(report: AuditReport, detail: Callable[[SkillReport],
         text = detail(skill)
         if len(out) + len(details) + len(text) + _CUT > MAX_CHARS:
             cut_details += 1
+            cut_codes.append([f.code for f in drift[skill.name]])
             continue
         details += text
     out += details
     if cut_sections or cut_details:
         what = [count(cut_sections, "component section")] if cut_sections else []
-        what += [f"the claims and quotes of {count(cut_details, 'skill')}"] if cut_details else []
+        if cut_details:  # and by their worst: what a reader would have acted on first
+            what.append(f"the claims and quotes of {count(cut_details, 'skill')} ({left_out(cut_codes)})")
         if cut_sections:
             what.append("every skill's claims and quotes")
         out += (f"\n---\n\n*Cut to stay within GitHub's comment size ({MAX_CHARS:,} characters): "

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..findings import findings
-from ..findings.severity import worst_first
+from ..findings.severity import OTHER, SEVERITY, severity, worst_first
 from ..model import AuditReport
 from ..text.escape import printable
 
@@ -29,18 +29,27 @@ CAP = 10
 
 def render_github(report: AuditReport, stream: TextIO) -> None:
     shown: Counter[str] = Counter()
-    left: Counter[str] = Counter()
+    left: dict[str, Counter[str]] = {}  # per command, the classes of what the cap left out
     for f in worst_first(findings(report), lambda f: f.code):  # what a cut leaves out is the least
         if f.key in report.accepted:
             continue
         command = _COMMAND[f.rule.level]
         if shown[command] >= CAP:
-            left[command] += 1
+            left.setdefault(command, Counter())[_class_of(f.code)] += 1
             continue
         shown[command] += 1
         title = f"{f.code} {f.rule.name}"
         message = f.message + (f" (who can heal it: {f.owners})" if f.owners else "")
         stream.write(f"::{command} file={_property(f.file)},line={f.line},title={_property(title)}::{_data(message)}\n")
-    for command, n in left.items():
-        more = f"{n} more {command}{'s' if n != 1 else ''} not shown: see the full report (--format sarif or markdown)"
+    for command, classes in left.items():
+        n = sum(classes.values())
+        said = ", ".join(f"{k} {name}" for name, k in classes.items())
+        more = (f"{n} more {command}{'s' if n != 1 else ''} not shown ({said}): see the full report (--format sarif "
+                "or markdown)")  # fmt: skip
         stream.write(f"::{command} title=anchor-audit::{_data(more)}\n")
+
+
+def _class_of(code: str) -> str:
+    """The severity class a finding code is of, as a cut names it (``claims broken``, ``links broken``)."""
+    i = severity(code)
+    return SEVERITY[i][0] if i < len(SEVERITY) else OTHER

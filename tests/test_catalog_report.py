@@ -197,3 +197,32 @@ def test_evidence_several_claims_share_is_printed_once_naming_the_claims(tmp_pat
     out = capsys.readouterr().out
     assert out.count("missing: file pkg/gone_a.py") == 1 and out.count("missing: file pkg/gone_b.py") == 1
     assert "  under 3 claims (wiring, plugins, launch):\n    missing: file pkg/gone_a.py\n" in out
+
+
+def test_skills_whose_only_drift_is_the_catalogs_layout_are_one_line_not_one_each(tmp_path: Path, capsys) -> None:
+    """Upstream keeps its skills under skills/libs/; the catalog flattens them to skills/<name>: a link that climbs
+    two folders to skills/guide.md holds upstream and breaks in every copy, one cause for all."""
+    from .catalog_fixture import skill_md
+    from .conftest import GitRepo, git
+
+    code = GitRepo(tmp_path / "code")
+    code.path.mkdir()
+    git(code.path, "init", "-q", "-b", "main")
+    code.write("skills/guide.md", "# Guide\n")
+    names = [f"lib-{i}" for i in range(7)]
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    entries = "".join(f"  - path: skills/libs/{n}\n    catalog_dir: {n}\n" for n in names)
+    (catalog / "components.d" / "libs.yml").write_text(f"repo: acme/libs\nskills:\n{entries}")
+    for i, name in enumerate(names):
+        body = "See [the guide](../../guide.md).\n" if i < 3 else "Nothing to follow.\n"
+        code.write(f"skills/libs/{name}/SKILL.md", skill_md(name, body))
+        (catalog / "skills" / name).mkdir(parents=True)
+        (catalog / "skills" / name / "SKILL.md").write_text(skill_md(name, body))
+    code.commit("libraries")
+    assert main(["check", "--catalog", str(catalog), "--mirror", f"acme/libs={code.path}"]) == 1
+    out = capsys.readouterr().out
+    said = ("acme/libs: 3 skills whose only drift is 3 links broken by the catalog's layout (they hold in the "
+            "repository): one cause, the catalog's to heal")  # fmt: skip
+    assert said in out
+    assert not any(line.startswith("lib-") for line in out.splitlines())  # not listed one by one

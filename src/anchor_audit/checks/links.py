@@ -59,7 +59,7 @@ def _link(c: Citation, ctx: Context) -> Judged:
         if upstream.startswith(f"{skill.repo_folder}/"):
             why = f"the repository has it ({upstream}), but this copy does not ship it"
         else:
-            why = f"resolves in the repository ({upstream}) but not in this copy: broken by the catalog's layout"
+            why = f"resolves in the repository ({upstream}) but not in this copy: {BY_LAYOUT}"
         return PromiseStatus.MISSING, c.target, why
     if in_repo and upstream is not None:
         return _anchor(c, upstream, read_tree(tree, None, upstream) if c.fragment else None)
@@ -80,6 +80,9 @@ def _repo_link(c: Citation, ctx: Context) -> Judged:
     if not in_tree(tree, path):
         return PromiseStatus.MISSING, path, f"the link names {ref}; at the audited ref {tree.info.ref} it is not there"
     return PromiseStatus.EXISTS, path, "" if ref == tree.info.ref else f"checked at {tree.info.ref}, not {ref}"
+
+
+BY_LAYOUT = "broken by the catalog's layout"  # a link of a catalog copy that holds upstream: one cause for all
 
 
 def _anchor(c: Citation, shown: str, text: str | None) -> Judged:

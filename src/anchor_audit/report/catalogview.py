@@ -21,7 +21,17 @@ from ..findings import Finding, counts_as_drift, findings
 from ..findings.severity import left_out, rank, severity
 from ..model import AuditReport, SkillReport
 from ..text.escape import printable
-from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, sync_only, why
+from .catalogwords import (
+    ComponentCounts,
+    by_layout,
+    component_counts,
+    count,
+    drift_by_skill,
+    layout_only,
+    repo_name,
+    sync_only,
+    why,
+)
 
 CATALOG_AT = 6  # from this many skills on, the terminal shows the catalog view
 MAX_SKILL_LINES = 90  # skills with drift listed one a line; the rest are counted (--verbose, JSON list them)
@@ -104,7 +114,7 @@ def _drifting(
     console: Console, report: AuditReport, drift: dict[str, list[Finding]], rows: list[ComponentCounts]
 ) -> None:
     skills = [s for s in report.skills if s.checked and s.name in drift]
-    listed = sorted((s for s in skills if not sync_only(drift[s.name])),
+    listed = sorted((s for s in skills if not sync_only(drift[s.name]) and not layout_only(drift[s.name])),
                     key=lambda s: rank([f.code for f in drift[s.name]]))  # worst first  # fmt: skip
     if not skills:
         return
@@ -114,8 +124,15 @@ def _drifting(
     if len(listed) > MAX_SKILL_LINES:
         cut = left_out([[f.code for f in drift[s.name]] for s in listed[MAX_SKILL_LINES:]])
         console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift: {cut} (--verbose lists each)"))
-    for r in rows:  # the skills whose only drift is the copy's sync: counted per component, the split said
+    for r in rows:  # the skills whose only drift is one cause: counted per component, not listed
         mine = [s for s in skills if s.name in r.info.skills and s not in listed]
+        laid = [s for s in mine if layout_only(drift[s.name])]
+        if laid:
+            links = sum(1 for s in laid for f in drift[s.name] if by_layout(f))
+            console.print(Text(printable(f"{repo_name(r.info.repo)}: {count(len(laid), 'skill')} whose only drift is "
+                                         f"{count(links, 'link')} broken by the catalog's layout (they hold in the "
+                                         "repository): one cause, the catalog's to heal")))  # fmt: skip
+        mine = [s for s in mine if s not in laid]
         if mine:
             console.print(Text(printable(_only_sync(repo_name(r.info.repo), mine))))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ..checks.links import BY_LAYOUT
 from ..findings import Finding, counts_as_drift, findings
 from ..model import AuditReport, ComponentInfo, SkillReport, SyncFacts
 
@@ -59,7 +60,8 @@ def drift_by_skill(report: AuditReport) -> dict[str, list[Finding]]:
 
 def why(skill: SkillReport, drift: list[Finding]) -> str:
     """Why ``skill`` drifts, in words, the quotes first and the sync last."""
-    codes = Counter(f.code for f in drift)
+    layout = sum(1 for f in drift if by_layout(f))
+    codes = Counter(f.code for f in drift if not by_layout(f))
     parts = []
     quotes = [(n, _QUOTES[c]) for c, n in sorted(codes.items()) if c in _QUOTES]
     if quotes:  # "3 quotes moved, 1 changed"
@@ -71,6 +73,8 @@ def why(skill: SkillReport, drift: list[Finding]) -> str:
             parts.append(f"{n} {one if n == 1 else many}")
         elif code not in _QUOTES and code not in ("AA301", "AA302", "AA303"):
             parts.append(f"{n} {next(f for f in drift if f.code == code).rule.name}")
+    if layout:
+        parts.append(f"{count(layout, 'link')} broken by the catalog's layout")
     if "AA301" in codes:
         parts.append("unreadable")
     if "AA302" in codes:
@@ -90,6 +94,16 @@ def sync_short(sync: SyncFacts) -> str:
     if sync.matches is not None:
         return f"{files} out of sync (behind: {sync.matches[:9]} of {sync.matches_date}, {sync.behind} since)"
     return f"{files} out of sync (ahead/diverged)"
+
+
+def by_layout(finding: Finding) -> bool:
+    """Whether ``finding`` is a link that holds in the repository and breaks only in the catalog's copy."""
+    return finding.code == "AA407" and BY_LAYOUT in finding.message
+
+
+def layout_only(drift: list[Finding]) -> bool:
+    """Whether the skill's only drift is links its catalog's layout breaks (and its copy's sync)."""
+    return any(by_layout(f) for f in drift) and all(by_layout(f) or f.code == "AA303" for f in drift)
 
 
 def sync_only(drift: list[Finding]) -> bool:

@@ -5,7 +5,8 @@ commit and date, skills audited, in sync and drifting); each cause of a
 skip, once; one line per skill with drift saying why in words (a skill whose
 only drift is its copy's sync is counted in one line per component); then
 the findings by class with a few examples; then notes once per cause.
-``--verbose`` shows every skill in full instead.  No column is narrower than
+A catalog's ``--verbose`` shows the same view with nothing cut; a run of many skills that is not a catalog
+shows every skill in full.  No column is narrower than
 its longest word: where a table does not fit, it becomes one record a line.
 """
 
@@ -40,7 +41,9 @@ EXAMPLE_CHARS = 160  # an example is cut after a word within this (or the width)
 MAX_NOTES = 8  # distinct notes shown, most frequent first
 
 
-def render_catalog(console: Console, report: AuditReport) -> None:
+def render_catalog(console: Console, report: AuditReport, whole: bool = False) -> None:
+    """The catalog view; ``whole`` (a catalog's ``--verbose``): nothing cut, every skill with drift and every
+    finding of each class, each whole."""
     drift = drift_by_skill(report)
     checked = [s for s in report.skills if s.checked]
     skipped = sum(1 for s in report.skills if s.skipped is not None)
@@ -55,12 +58,12 @@ def render_catalog(console: Console, report: AuditReport) -> None:
     if rows:
         _components(console, rows)
     _skips(console, report)
-    _drifting(console, report, drift, rows)
-    _classes(console, report)
+    _drifting(console, report, drift, rows, whole)
+    _classes(console, report, whole)
     notes = Counter(note for s in report.skills for note in s.notes)
-    for note, n in notes.most_common(MAX_NOTES):
+    for note, n in notes.most_common(None if whole else MAX_NOTES):
         console.print(Text(printable(f"note: {count(n, 'skill')}: {note}"), style="dim"))
-    if len(notes) > MAX_NOTES:
+    if len(notes) > MAX_NOTES and not whole:
         console.print(Text(f"note: {len(notes) - MAX_NOTES} other notes (--verbose shows each skill's)", style="dim"))
 
 
@@ -111,7 +114,8 @@ def _skips(console: Console, report: AuditReport) -> None:
 
 
 def _drifting(
-    console: Console, report: AuditReport, drift: dict[str, list[Finding]], rows: list[ComponentCounts]
+    console: Console, report: AuditReport, drift: dict[str, list[Finding]], rows: list[ComponentCounts],
+    whole: bool = False,
 ) -> None:
     skills = [s for s in report.skills if s.checked and s.name in drift]
     listed = sorted((s for s in skills if not sync_only(drift[s.name]) and not layout_only(drift[s.name])),
@@ -120,12 +124,20 @@ def _drifting(
         return
     console.print()
     console.print(Text(f"skills with drift ({len(skills)}), worst first", style="bold"))
-    _drift_lines(console, [(s.name, why(s, drift[s.name])) for s in listed[:MAX_SKILL_LINES]])
-    if len(listed) > MAX_SKILL_LINES:
+    shown = len(listed) if whole else MAX_SKILL_LINES
+    _drift_lines(console, [(s.name, why(s, drift[s.name])) for s in listed[:shown]])
+    if len(listed) > shown:
         cut = left_out([[f.code for f in drift[s.name]] for s in listed[MAX_SKILL_LINES:]])
         console.print(Text(f"and {len(listed) - MAX_SKILL_LINES} more skills with drift: {cut} (--verbose lists each)"))
-    for r in rows:  # the skills whose only drift is one cause: counted per component, not listed
-        mine = [s for s in skills if s.name in r.info.skills and s not in listed]
+    _one_cause(console, rows, [s for s in skills if s not in listed], drift)
+
+
+def _one_cause(console: Console, rows: list[ComponentCounts], mine_all: list[SkillReport],
+               drift: dict[str, list[Finding]]) -> None:  # fmt: skip
+    """The skills whose only drift is one cause (links the catalog's layout breaks, the copy's sync): counted per
+    component, not listed."""
+    for r in rows:
+        mine = [s for s in mine_all if s.name in r.info.skills]
         laid = [s for s in mine if layout_only(drift[s.name])]
         if laid:
             links = sum(1 for s in laid for f in drift[s.name] if by_layout(f))
@@ -162,8 +174,9 @@ def _only_sync(repo: str, mine: list[SkillReport]) -> str:
     return f"{repo}: {count(len(mine), 'skill')} out of sync and nothing else ({split})"
 
 
-def _classes(console: Console, report: AuditReport) -> None:
-    """The drifting findings by code, with a few examples each; the notes (not drift) counted in one line."""
+def _classes(console: Console, report: AuditReport, whole: bool = False) -> None:
+    """The drifting findings by code, with a few examples each (``whole``: every one, each whole); the notes (not
+    drift) counted in one line."""
     by_code: dict[str, list[Finding]] = {}
     notes: Counter[str] = Counter()
     for f in findings(report):
@@ -177,8 +190,13 @@ def _classes(console: Console, report: AuditReport) -> None:
     for code, found in sorted(by_code.items(), key=lambda item: (severity(item[0]), item[0])):
         skills = len({f.skill for f in found})
         console.print(Text(f"{code} {found[0].rule.name}: {len(found)} in {count(skills, 'skill')}", style="bold"))
-        for f in found[:EXAMPLES] if code != "AA302" else ():  # a skip's causes are said above
-            console.print(Text(printable(_clip(f"  {f.skill}: {f.message}", max(console.width, EXAMPLE_CHARS)))))
+        own = [f for f in found if not by_layout(f)] or found  # the layout's links are one cause, said as one
+        for f in (own if whole else own[:EXAMPLES]) if code != "AA302" else ():  # a skip's causes: above
+            line = f"  {f.skill}: {f.message}"
+            console.print(Text(printable(line if whole else _clip(line, max(console.width, EXAMPLE_CHARS)))))
+        if whole and len(own) < len(found):
+            console.print(Text(f"  and {len(found) - len(own)} broken by the catalog's layout (one cause; the JSON "
+                               "report lists each)"))  # fmt: skip
     if notes:
         console.print(Text("not drift: " + ", ".join(f"{n} {what}" for what, n in sorted(notes.items())), style="dim"))
 

@@ -118,6 +118,8 @@ class TerminalRenderer:
         console.print(Text(f"source: {printable(report.source.label)}", style="bold"))
         if self.group_by == "owner":
             render_by_owner(console, report)
+        elif report.components and self.verbose:  # a catalog, nothing cut: its skills in full are the JSON's
+            render_catalog(console, report, whole=True)
         elif len(report.skills) >= CATALOG_AT and not self.verbose:
             render_catalog(console, report)
         else:

@@ -17,6 +17,7 @@ from ..model import (
     EvidenceKind,
     Exact,
     Healable,
+    LineRange,
     Mismatch,
     Moved,
     PromiseKind,
@@ -33,7 +34,7 @@ from ..source.file import SourceFile
 from ..spec.skill import parse_skill_md
 from ..text.fsutil import FileEdit, WriteConflict
 from .anchorsyaml import heal_registry
-from .cardyaml import reconcile_card
+from .cardyaml import comment_range_heals, heal_comment_ranges, reconcile_card
 from .skillmd import heal_paths, heal_skill_md
 from .text import DiskText
 
@@ -126,8 +127,15 @@ def _heal_card(plan: FixPlan, skill: Skill, result: SkillReport, report: AuditRe
     each claim."""
     evidence = [(p.line, p.path, p.heal) for p in result.promises if p.heal and p.kind is PromiseKind.EVIDENCE]
     card_healed = set()
-    if skill.card is not None and (update_card or evidence):
-        card_healed = _update_card(plan, skill, result, report, evidence, reconcile=update_card)
+    quoted = frozenset(q.key for q in skill.quotes)
+    comments = comment_range_heals(skill.card, result.claims, quoted) if skill.card is not None else []
+    if comments and not update_card:  # a comment's range is read on validated_on: moving it moves that day too
+        plan.left += [f"{skill.card.path if skill.card else 'card.yaml'}:{line}: a comment cites lines {old} the "
+                      f"code has at {new.start}-{new.end} now; `fix --update-card --write` rewrites the range with "
+                      "validated_on (the card then says it was validated at this ref)" for line, old, new in comments]
+        comments = []
+    if skill.card is not None and (update_card or evidence or comments):
+        card_healed = _update_card(plan, skill, result, report, evidence, update_card, comments)
     healed_paths = {path for _, path, _ in evidence} if skill.card is not None else set()
     _claims(plan, skill, result, healed_paths, card_healed)
 
@@ -160,6 +168,7 @@ def _update_card(
     report: AuditReport,
     renames: list[tuple[int, str, str]],
     reconcile: bool,
+    comments: Sequence[tuple[int, LineRange, LineRange]] = (),
 ) -> set[str]:
     """card.yaml's moved evidence paths renamed, and (``reconcile``) its tags reconciled with the verdicts,
     into ``plan``; the claims whose mismatch that heals."""
@@ -167,6 +176,8 @@ def _update_card(
     card_disk = DiskText.read(skill.card.path)
     renamed_text, renamed = heal_paths(card_disk.text, renames)
     plan.done += [f"{skill.card.path}:{line}: evidence {old} -> {new}" for line, old, new in renamed]
+    renamed_text, ranges = heal_comment_ranges(renamed_text, list(comments))
+    plan.done += [f"{skill.card.path}{said.removeprefix('card.yaml')}" for said in ranges]
     if not reconcile:
         if renamed_text != card_disk.text:
             plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(renamed_text)))

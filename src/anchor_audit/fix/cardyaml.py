@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from ..model import ClaimVerdict, EvidenceKind, SourceInfo, Verdict
+from ..model import AnchorStatus, Card, ClaimVerdict, EvidenceKind, LineRange, SourceInfo, Verdict
 from ..text.yamltext import scalar_text
 from .text import Splice, apply_splices, compose, mapping_get, refuse_block_scalar, verified
 
@@ -165,3 +165,47 @@ def _add_code_verified(text: str, tags: yaml.Node, newline: str) -> list[Splice]
             return [Splice(tags.start_mark.index, tags.end_mark.index, scalar_text(tags, value))]
         return [Splice(tags.start_mark.index, tags.end_mark.index, f"[{tags.value}, code_verified]")]
     return []
+
+
+def comment_range_heals(card: Card, claims: tuple[ClaimVerdict, ...], quoted: frozenset[str]
+                        ) -> list[tuple[int, LineRange, LineRange]]:  # fmt: skip
+    """The ranges card.yaml's comments cite whose code only moved (no SKILL.md quote of the same key heals
+    them): (the comment's line, the range written, the range the code is at now)."""
+    lines = {c.id: {r: a.line for a in c.anchors for r in a.ranges} for c in card.claims}
+    out = []
+    for claim in claims:
+        for item in claim.evidence:
+            if item.kind is not EvidenceKind.QUOTE or item.status is not AnchorStatus.MOVED or item.ref in quoted:
+                continue
+            old = _range(item.ref.rsplit(":", 1)[-1]) if ":" in item.ref else None
+            new = item.location.lines if item.location is not None else None
+            line = lines.get(claim.id, {}).get(old) if old is not None else None
+            if old is not None and new is not None and line:
+                out.append((line, old, new))
+    return out
+
+
+def heal_comment_ranges(text: str, heals: list[tuple[int, LineRange, LineRange]]) -> tuple[str, list[str]]:
+    """``text`` with each cited range rewritten in the comment of its line (after the ``#``), and what was."""
+    lines = text.splitlines(keepends=True)
+    done = []
+    for line, old, new in heals:
+        if not 0 < line <= len(lines) or "#" not in lines[line - 1]:
+            continue
+        code, hash_, comment = lines[line - 1].partition("#")
+        was, now = _written(old), _written(new)
+        healed = re.sub(rf"(?<![\d-]){re.escape(was)}(?![\d-])", now, comment, count=1)
+        if healed != comment:
+            lines[line - 1] = code + hash_ + healed
+            done.append(f"card.yaml:{line}: a comment's range {was} -> {now} (the code it cited moved)")
+    return "".join(lines), done
+
+
+def _range(text: str) -> LineRange | None:
+    found = re.fullmatch(r"(\d+)(?:-(\d+))?", text)
+    return LineRange(int(found.group(1)), int(found.group(2) or found.group(1))) if found else None
+
+
+def _written(lines: LineRange) -> str:
+    return str(lines.start) if lines.start == lines.end else f"{lines.start}-{lines.end}"
+

@@ -19,6 +19,7 @@ from ..model import (
     AnchorStatus,
     AuditReport,
     Changed,
+    Evidence,
     PromiseStatus,
     SkillReport,
     Verdict,
@@ -164,12 +165,14 @@ class TerminalRenderer:
             console.print(Text(f"  {said} from this source (--verbose lists them)"))
 
     def _evidence(self, console: Console, skill: SkillReport) -> None:
-        """Each claim's failing evidence (all of it with --verbose); evidence several claims share said once,
+        """Each claim's failing evidence and its card comments' moved ranges (all of it with --verbose); evidence
+        several claims share said once,
         naming the claims (six missing files under each of seventeen claims were once 102 lines)."""
         lines: dict[str, list[str]] = {}  # the evidence line -> the claims it is under
         failing: set[str] = set()
+        quoted = frozenset(m.quote.key for m in skill.anchors)  # a quote's move is said in the quotes' table
         for claim in skill.claims:
-            for item in [e for e in claim.evidence if self.verbose or not e.ok]:
+            for item in [e for e in claim.evidence if self.verbose or _said(e, quoted)]:
                 where = f" at {item.location}" if item.location else ""
                 detail = f": {item.detail}" if item.detail else ""
                 line = f"{item.status}: {item.kind} {item.ref}{where}{detail}"
@@ -218,6 +221,12 @@ def _said_of_the_skill(console: Console, skill: SkillReport) -> None:
         console.print(Text(printable(f"who can heal it: {skill.owners.said}"), style="dim"))
     for note in skill.notes:
         console.print(Text(f"note: {printable(note)}", style="dim"))
+
+
+def _said(item: Evidence, quoted: frozenset[str]) -> bool:
+    """Whether a claim's evidence is said under it: it fails, or it is a card comment's range whose code moved
+    (drift, AA412, though the claim holds)."""
+    return not item.ok or (item.status is AnchorStatus.MOVED and item.ref not in quoted)
 
 
 def _hanging(console: Console, indent: int, text: str, style: str = "") -> None:

@@ -89,3 +89,19 @@ def test_a_page_is_scanned_for_links_outside_code_and_on_the_line_each_is_writte
     assert [(c.line, c.target) for c in page_links(text)] == [
         (7, "real.md"), (9, "after.md"), (10, "img/a.png"), (10, "html.md"), (12, "defined.md"), (13, "table.md")
     ]
+
+
+def test_the_configurations_a_skill_ships_have_their_targets_checked(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skills" / "demo", "Run it with `configs/train.yaml`.\n")
+    (skill / "configs").mkdir()
+    (skill / "configs" / "train.yaml").write_text("model:\n  _target_: pkg.plan.Planner\nplan:\n"
+                                                  "  _target_: pkg.plan.Scheduler  # renamed away\n")  # fmt: skip
+    (skill / "configs" / "serve.json").write_text('{\n  "engine": {"_target_": "pkg.plan.Planner"}\n}\n')
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    names = [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
+             for p in data["skills"][0]["promises"] if p["kind"] == "symbol"]  # fmt: skip
+    assert ("configs/train.yaml", 2, "_target_: pkg.plan.Planner", "exists") in names  # on its own file's line
+    assert ("configs/serve.json", 2, '"engine": {"_target_": "pkg.plan.Planner"}', "exists") in names
+    assert ("configs/train.yaml", 4, "_target_: pkg.plan.Scheduler  # renamed away", "missing") in names

@@ -86,7 +86,8 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
     said = ctx.gone.get(c) or resolve_name(c.target, called(c), ctx.tree, ctx.searched)
-    return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.skill_md, c.line, said[1])]
+    return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
+                                                  said[1])]  # fmt: skip
 
 
 NAME: Checker[Citation, list[PromiseResult]] = Checker(

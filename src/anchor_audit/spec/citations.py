@@ -155,7 +155,7 @@ _NOT_NAMES = {  # the last part of a file name, not of a dotted Python name
     "hpp", "c", "cc", "cpp", "cu", "cuh", "dll", "dylib", "a", "o", "whl", "gz", "zip", "tar", "tgz", "csv", "parquet",
     "html", "xml", "lock", "env", "pt", "pth", "bin", "safetensors", "onnx", "engine", "ckpt", "jsonl",
 }  # fmt: skip
-_TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?:#.*)?$")
+YAML_TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?:#.*)?$")
 
 
 # A class's name written alone: two or more capitalised parts (`MeshContext`, `MoEFSDPSyncMixin`), not one word
@@ -182,7 +182,7 @@ def is_class_name(name: str) -> bool:
 def _targets(code: str, first_line: int) -> Iterator[Citation]:
     """The ``_target_:`` values of a YAML example: the classes and functions a config instantiates."""
     for offset, line in enumerate(code.split("\n")):
-        found = _TARGET.match(line)
+        found = YAML_TARGET.match(line)
         if found is not None and "." in found.group(1):
             yield Citation(ReferenceKind.NAME, line.strip(), found.group(1), first_line + offset)
 

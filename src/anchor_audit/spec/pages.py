@@ -1,11 +1,14 @@
-"""The other Markdown files of a skill folder (``references/*.md``, ``skill-card.md``, ``TASKS.md``): their links.
+"""The other files of a skill folder an agent reads: Markdown pages (``references/*.md``, ``skill-card.md``,
+``TASKS.md``) for their links, and the YAML and JSON configurations it ships for the ``_target_`` names they
+instantiate (``NAME``, checked like a YAML example's in SKILL.md).
 
 SKILL.md is not the only page an agent reads: it links guides, task lists and cards of its own, whose links
-break as often.  Every ``.md`` file under the skill's folder (but SKILL.md; at most :data:`MAX_PAGES`, each at
-most :data:`MAX_PAGE_BYTES`, no link followed, no hidden folder) is read for its links and images (``LINK``) and
-its links to the repository on GitHub (``REPO_LINK``).  A relative link is resolved from the file it is written
-in: ``references/guide.md`` linking ``../SKILL.md`` names the skill's ``SKILL.md``, linking
-``references/x.md`` names ``references/references/x.md``.  A bare ``#anchor`` names a heading of that file.
+break as often.  Every ``.md`` file under the skill's folder (but SKILL.md; at most :data:`MAX_PAGES` of them,
+and as many configurations, each at most :data:`MAX_PAGE_BYTES`, no link followed, no hidden folder) is read
+for its links and images (``LINK``) and its links to the repository on GitHub (``REPO_LINK``).  A relative
+link is resolved from the file it is written in: ``references/guide.md`` linking ``../SKILL.md`` names the
+skill's ``SKILL.md``, linking ``references/x.md`` names ``references/references/x.md``.  A bare ``#anchor``
+names a heading of that file.
 
 A page is scanned for links line by line, not parsed as CommonMark (a catalog has thousands of pages): inline
 links and images ``[text](target)``, reference definitions ``[id]: target``, and HTML ``href``/``src``; fenced
@@ -28,7 +31,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind
 from ..source import SourceTree
 from .card import Content, Memo
-from .citations import link_citations
+from .citations import YAML_TARGET, link_citations
 
 MAX_PAGES = 64
 MAX_PAGE_BYTES = 1024 * 1024
@@ -42,16 +45,16 @@ _HTML = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*["']([^"']+)["']""
 
 
 def disk_pages(folder: Path) -> Iterator[tuple[str, Content]]:
-    """The Markdown files under ``folder`` on disk but SKILL.md, as (path in the folder, content), in name order;
-    a link (to a file or a folder) is never followed."""
+    """The Markdown, YAML and JSON files under ``folder`` on disk but SKILL.md and the card, as (path in the folder,
+    content), in name order; a link (to a file or a folder) is never followed."""
     found: list[str] = []
     for here, dirs, files in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         rel = os.path.relpath(here, folder)
-        found += [posixpath.normpath(posixpath.join(rel.replace(os.sep, "/"), f)) for f in files if f.endswith(".md")]
-        if len(found) > 4 * MAX_PAGES:
+        found += [posixpath.normpath(posixpath.join(rel.replace(os.sep, "/"), f)) for f in files if f.endswith(_READ)]
+        if len(found) > 8 * MAX_PAGES:
             break
-    for name in sorted(n for n in found if n != "SKILL.md")[:MAX_PAGES]:
+    for name in _bounded(found):
         path = folder / name
         try:
             info = os.lstat(path)
@@ -64,11 +67,34 @@ def disk_pages(folder: Path) -> Iterator[tuple[str, Content]]:
 def tree_pages(tree: SourceTree, folder: str) -> Iterator[tuple[str, Content]]:
     """The same of a skill folder in a tree, by blob; a page that cannot be read (too large, not text) is passed
     over: a page's links are not the skill."""
-    names = sorted(p[len(folder) + 1 :] for p in tree.files_under(folder) if p.endswith(".md"))
-    for name in [n for n in names if n != "SKILL.md" and not n.startswith(".") and "/." not in n][:MAX_PAGES]:
+    names = [p[len(folder) + 1 :] for p in tree.files_under(folder) if p.endswith(_READ)]
+    for name in _bounded([n for n in names if not n.startswith(".") and "/." not in n]):
         blob = tree.blob_id(f"{folder}/{name}")
         if blob is not None:
             yield name, Content(blob, functools.partial(_tree_text, tree, f"{folder}/{name}"), blob=True)
+
+
+_CONFIGS = (".yaml", ".yml", ".json")
+_JSON_TARGET = re.compile(r'"_target_"\s*:\s*"([A-Za-z_][\w.]*)"')
+
+
+def config_targets(text: str, name: str) -> Iterator[Citation]:
+    """The ``_target_`` values of a skill's own YAML or JSON file (``name``: its path in the folder), each on its
+    line: the classes and functions a configuration it ships instantiates."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        found = YAML_TARGET.match(line) or _JSON_TARGET.search(line)
+        if found is not None and "." in found.group(1):
+            yield Citation(ReferenceKind.NAME, line.strip()[:200], found.group(1), number, file=name)
+_READ = (".md", *_CONFIGS)
+
+
+def _bounded(names: list[str]) -> list[str]:
+    """The pages and the configuration files to read, in name order: at most :data:`MAX_PAGES` of each; not
+    SKILL.md or the card, which are read as themselves."""
+    named = sorted(n for n in names if n not in ("SKILL.md", "card.yaml"))
+    pages = [n for n in named if n.endswith(".md")][:MAX_PAGES]
+    configs = [n for n in named if n.endswith(_CONFIGS)][:MAX_PAGES]
+    return sorted(pages + configs)
 
 
 def _tree_text(tree: SourceTree, path: str) -> str:
@@ -122,7 +148,15 @@ def _paragraphs(lines: list[str]) -> Iterator[tuple[int, str]]:
 
 
 def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Citation, ...]:
-    """The links of one page of the skill (``name``: its path in the folder), resolved from where it lies."""
+    """The links of one page of the skill (``name``: its path in the folder), resolved from where it lies; of a
+    YAML or JSON file it ships, the ``_target_`` names it instantiates."""
+    if name.endswith(_CONFIGS):
+        def targets() -> dict[str, Any]:
+            return {"names": [[c.text, c.target, c.line] for c in config_targets(content.load(), name)]}
+
+        said_targets = memo(content.key("config-targets/1", name), targets) if memo is not None else targets()
+        return tuple(Citation(ReferenceKind.NAME, text, target, line, file=name)
+                     for text, target, line in said_targets["names"])  # fmt: skip
 
     def read() -> dict[str, Any]:
         said = [c for c in page_links(content.load()) if c.kind in _KINDS]

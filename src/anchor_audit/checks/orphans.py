@@ -21,13 +21,14 @@ import os
 import posixpath
 import re
 from collections import Counter
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from .protocol import Checker, Context
 
 MAX_PAGES = 1024
 MAX_PAGE_BYTES = 1024 * 1024
+_WORDS = re.compile(r"[\w./-]+")
 # Pages at a folder's top that are for people, not the agent: a catalog's governance card and benchmark report
 # (which its sync requires beside SKILL.md), a README shown when the folder is browsed, and the like.
 FOR_PEOPLE = frozenset({"skill-card.md", "benchmark.md", "readme.md", "changelog.md", "license.md", "contributing.md"})
@@ -62,10 +63,17 @@ def _reached(skill: Skill, pages: list[str]) -> set[str]:
     for c in skill.citations:
         if c.kind in _LEADS and c.target and "://" not in c.target:
             leads.setdefault(c.file, set()).update(_named(c.target, pages))
+    by_links = _walk(lambda page: leads.get(page, set()))
+    if by_links >= set(pages):
+        return by_links  # every page linked: no text needs reading for the names it writes
+    return _walk(lambda page: leads.get(page, set()) | _mentioned(skill, page, pages))
+
+
+def _walk(leads: Callable[[str], set[str]]) -> set[str]:
+    """The pages SKILL.md leads to through ``leads``, SKILL.md included."""
     reached, todo = {"SKILL.md"}, ["SKILL.md"]
     while todo:
-        page = todo.pop()
-        for led in leads.get(page, set()) | _mentioned(skill, page, pages):
+        for led in leads(todo.pop()):
             if led not in reached:
                 reached.add(led)
                 todo.append(led)
@@ -78,6 +86,8 @@ def _mentioned(skill: Skill, page: str, pages: list[str]) -> set[str]:
     text = _text(skill, page)
     if not text:
         return set()
+    # Every word written alone, once: a path, a file name, a folder ("references/"); a sentence's full stop off.
+    said = {word.rstrip(".") if not word.endswith("/.") else word[:-1] for word in _WORDS.findall(text)}
     names = Counter(posixpath.basename(p) for p in pages)
     here = posixpath.dirname(page)
     out = set()
@@ -87,7 +97,7 @@ def _mentioned(skill: Skill, page: str, pages: list[str]) -> set[str]:
             spelt.add(posixpath.basename(other))
         parts = other.split("/")[:-1]
         spelt |= {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
-        if any(re.search(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])", text) for word in spelt):
+        if spelt & said:
             out.add(other)
     return out
 

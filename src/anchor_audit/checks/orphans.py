@@ -24,6 +24,7 @@ from collections import Counter
 from typing import Callable, Iterator, Sequence
 
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
+from ..spec.pages import folder_files
 from .protocol import Checker, Context
 
 MAX_PAGES = 1024
@@ -46,15 +47,7 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
 
 def _pages(folder: str) -> list[str]:
     """The Markdown files under ``folder`` (paths in it), in name order; links and hidden folders not followed."""
-    found: list[str] = []
-    for here, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel = os.path.relpath(here, folder).replace(os.sep, "/")
-        found += [posixpath.normpath(posixpath.join(rel, f)) for f in files
-                  if f.endswith(".md") and not os.path.islink(os.path.join(here, f))]  # fmt: skip
-        if len(found) > MAX_PAGES:
-            break
-    return sorted(found)[:MAX_PAGES]
+    return sorted(folder_files(folder, (".md",), MAX_PAGES))[:MAX_PAGES]
 
 
 def _reached(skill: Skill, pages: list[str]) -> set[str]:
@@ -66,7 +59,8 @@ def _reached(skill: Skill, pages: list[str]) -> set[str]:
     by_links = _walk(lambda page: leads.get(page, set()))
     if by_links >= set(pages):
         return by_links  # every page linked: no text needs reading for the names it writes
-    return _walk(lambda page: leads.get(page, set()) | _mentioned(skill, page, pages))
+    names = Counter(posixpath.basename(p) for p in pages)
+    return _walk(lambda page: leads.get(page, set()) | _mentioned(skill, page, pages, names))
 
 
 def _walk(leads: Callable[[str], set[str]]) -> set[str]:
@@ -80,15 +74,15 @@ def _walk(leads: Callable[[str], set[str]]) -> set[str]:
     return reached
 
 
-def _mentioned(skill: Skill, page: str, pages: list[str]) -> set[str]:
+def _mentioned(skill: Skill, page: str, pages: list[str], names: Counter[str]) -> set[str]:
     """The pages ``page``'s text names without a link: by its path (from the folder, or from the page), by its
-    name alone where no other page has it, or by a folder above it written as ``folder/``."""
+    name alone where no other page has it (``names``: how many pages have each name), or by a folder above it
+    written as ``folder/``."""
     text = _text(skill, page)
     if not text:
         return set()
     # Every word written alone, once: a path, a file name, a folder ("references/"); a sentence's full stop off.
     said = {word.rstrip(".") if not word.endswith("/.") else word[:-1] for word in _WORDS.findall(text)}
-    names = Counter(posixpath.basename(p) for p in pages)
     here = posixpath.dirname(page)
     out = set()
     for other in pages:
@@ -116,7 +110,8 @@ def _text(skill: Skill, page: str) -> str:
 
 def _named(target: str, pages: list[str]) -> Iterator[str]:
     """The pages a link's or a path's target names: the page itself, or every page under a folder."""
-    path = posixpath.normpath(target.split("#", 1)[0].lstrip("/")) if target.split("#", 1)[0] else ""
+    written = target.split("#", 1)[0]
+    path = posixpath.normpath(written.lstrip("/")) if written else ""
     if not path or path.startswith(".."):
         return
     folder = path.rstrip("/") + "/"

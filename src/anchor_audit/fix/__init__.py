@@ -176,8 +176,8 @@ def _update_card(
     card_disk = DiskText.read(skill.card.path)
     renamed_text, renamed = heal_paths(card_disk.text, renames)
     plan.done += [f"{skill.card.path}:{line}: evidence {old} -> {new}" for line, old, new in renamed]
-    renamed_text, ranges = heal_comment_ranges(renamed_text, list(comments))
-    plan.done += [f"{skill.card.path}{said.removeprefix('card.yaml')}" for said in ranges]
+    renamed_text, ranges = heal_comment_ranges(renamed_text, list(comments), skill.card.path)
+    plan.done += ranges
     if not reconcile:
         if renamed_text != card_disk.text:
             plan.edits.append(FileEdit(skill.card.path, card_disk.raw, card_disk.encode(renamed_text)))

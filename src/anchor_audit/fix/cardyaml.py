@@ -185,8 +185,10 @@ def comment_range_heals(card: Card, claims: tuple[ClaimVerdict, ...], quoted: fr
     return out
 
 
-def heal_comment_ranges(text: str, heals: list[tuple[int, LineRange, LineRange]]) -> tuple[str, list[str]]:
-    """``text`` with each cited range rewritten in the comment of its line (after the ``#``), and what was."""
+def heal_comment_ranges(text: str, heals: list[tuple[int, LineRange, LineRange]], name: object = "card.yaml"
+                        ) -> tuple[str, list[str]]:  # fmt: skip
+    """``text`` (the card ``name``) with each cited range rewritten in the comment of its line (after the ``#``),
+    and what was."""
     lines = text.splitlines(keepends=True)
     done = []
     for line, old, new in heals:
@@ -197,7 +199,7 @@ def heal_comment_ranges(text: str, heals: list[tuple[int, LineRange, LineRange]]
         healed = re.sub(rf"(?<![\d-]){re.escape(was)}(?![\d-])", now, comment, count=1)
         if healed != comment:
             lines[line - 1] = code + hash_ + healed
-            done.append(f"card.yaml:{line}: a comment's range {was} -> {now} (the code it cited moved)")
+            done.append(f"{name}:{line}: a comment's range {was} -> {now} (the code it cited moved)")
     return "".join(lines), done
 
 

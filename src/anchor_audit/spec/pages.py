@@ -44,17 +44,24 @@ _DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.MULTILINE)
 _HTML = re.compile(r"""<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 
 
-def disk_pages(folder: Path) -> Iterator[tuple[str, Content]]:
-    """The Markdown, YAML and JSON files under ``folder`` on disk but SKILL.md and the card, as (path in the folder,
-    content), in name order; a link (to a file or a folder) is never followed."""
+def folder_files(folder: str | Path, suffixes: tuple[str, ...], limit: int) -> list[str]:
+    """The files under ``folder`` on disk whose names end in one of ``suffixes`` (paths in the folder), walked in
+    name order until past ``limit``; no hidden folder, and no link (to a file or a folder) followed."""
     found: list[str] = []
     for here, dirs, files in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel = os.path.relpath(here, folder)
-        found += [posixpath.normpath(posixpath.join(rel.replace(os.sep, "/"), f)) for f in files if f.endswith(_READ)]
-        if len(found) > 8 * MAX_PAGES:
+        rel = os.path.relpath(here, folder).replace(os.sep, "/")
+        found += [posixpath.normpath(posixpath.join(rel, f)) for f in files
+                  if f.endswith(suffixes) and not os.path.islink(os.path.join(here, f))]  # fmt: skip
+        if len(found) > limit:
             break
-    for name in _bounded(found):
+    return found
+
+
+def disk_pages(folder: Path) -> Iterator[tuple[str, Content]]:
+    """The Markdown, YAML and JSON files under ``folder`` on disk but SKILL.md and the card, as (path in the folder,
+    content), in name order; a link (to a file or a folder) is never followed."""
+    for name in _bounded(folder_files(folder, _READ, 8 * MAX_PAGES)):
         path = folder / name
         try:
             info = os.lstat(path)

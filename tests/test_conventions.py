@@ -158,7 +158,7 @@ def test_the_settings_docs_show_keys_that_work_and_the_error_a_bad_one_gets(tmp_
     import argparse
     import re
 
-    from anchor_audit.cli.parsing import SETTINGS, apply_settings
+    from anchor_audit.cli.settings import SETTINGS, apply_settings
 
     from .conftest import ROOT
 

@@ -18,7 +18,8 @@ from typing import NoReturn, Sequence
 from ..errors import AuditError
 from ..report.reporter import Reporter
 from ..runs import remembered, replay
-from .parsing import apply_settings, parse
+from .parsing import parse
+from .settings import apply_settings
 from .table import build_parser
 
 
@@ -66,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reporter = Reporter(quiet=getattr(args, "quiet", False))
     say = reporter.say
     try:
-        apply_settings(args, Path.cwd())  # what the command line left unset, from anchor-audit.toml or pyproject
+        for line in apply_settings(args, Path.cwd()):  # what the command line left unset, from anchor-audit.toml
+            reporter.warn(line)  # or pyproject; with --config-from, what the checkout's file would have changed
         key = remembered.key_of(args, Path.cwd())
         code = replay.replay(key, args.cache_dir) if key is not None else None
         if code is None:

@@ -73,6 +73,7 @@ def _policy(args: argparse.Namespace) -> Policy:
         fail_on=args.fail_on,
         exit_zero=bool(args.exit_zero),
         fail_on_codes=tuple(sorted((args.fail_on_codes or {}).items())),
+        notes=getattr(args, "settings_notes", ()),
     )
 
 

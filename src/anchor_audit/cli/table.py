@@ -383,3 +383,8 @@ def _config_option(command: argparse.ArgumentParser) -> None:
         "--config", metavar="FILE",
         help="settings file (default: ./anchor-audit.toml, else ./pyproject.toml's [tool.anchor-audit])",
     )  # fmt: skip
+    command.add_argument(
+        "--config-from", metavar="REF",
+        help="read the settings file as committed at REF (a pull request's base), not the checkout's; each "
+        "difference the checkout's makes is said and not applied",
+    )  # fmt: skip

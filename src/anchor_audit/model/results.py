@@ -327,6 +327,7 @@ class Policy:
     fail_on: str | None = None  # "error" or "warning": only drift of that SARIF level or worse fails the run
     exit_zero: bool = False  # exit 0 even with drift (2 still means the run could not audit)
     fail_on_codes: tuple[tuple[str, str], ...] = ()  # (code or prefix, error | warning | never): per class of finding
+    notes: tuple[tuple[str, int, str], ...] = ()  # (settings file, line, what it relaxes of the gate), for CI's view
 
     def fail_level(self, code: str) -> str | None:
         """The level from which findings of ``code`` fail the run: the longest prefix of fail-on-codes that

@@ -30,6 +30,9 @@ CAP = 10
 def render_github(report: AuditReport, stream: TextIO) -> None:
     shown: Counter[str] = Counter()
     left: dict[str, Counter[str]] = {}  # per command, the classes of what the cap left out
+    for file, line, text in report.policy.notes:  # a settings file that relaxes the gate is never silent
+        shown["warning"] += 1
+        stream.write(f"::warning file={_property(file)},line={line},title=anchor-audit settings::{_data(text)}\n")
     for f in worst_first(findings(report), lambda f: f.code):  # what a cut leaves out is the least
         if f.key in report.accepted:
             continue

@@ -55,7 +55,8 @@ def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
     if getattr(args, "command", None) != "check" or args.no_cache or args.format == "terminal":
         return None
     if (args.worktree is not None or args.release is not None or args.report
-            or args.installed is not None or args.write_baseline or args.submodule or args.ref == "validated"):
+            or args.installed is not None or args.write_baseline or args.submodule or args.ref == "validated"
+            or getattr(args, "config_from", None)):
         return None  # fmt: skip
     options = {k: v for k, v in sorted(vars(args).items()) if k not in _NOT_IN_KEY}
     env = {k: v for k, v in sorted(os.environ.items()) if k.startswith(_ENV_PREFIXES)}

@@ -76,15 +76,16 @@ def harden(handle: git.Repo, config: dict[str, str], allow: tuple[str, ...] = ()
     handle.git.update_environment(**git_env(allow, url, remote_names(config)))
 
 
-def check_ref(ref: str) -> None:
+def check_ref(ref: str, flag: str = "--ref") -> None:
+    """A ref an input gives is a ref: no option, no range, no reflog entry, no control character, bounded."""
     if not ref or ref.startswith("-") or any(c.isspace() or not c.isprintable() for c in ref) or ".." in ref:
-        raise UsageError(f"--ref {ref!r}: not a ref name or commit sha")
+        raise UsageError(f"{flag} {ref!r}: not a ref name or commit sha")
     if "@{" in ref:
         raise UsageError(
-            f"--ref {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha"
+            f"{flag} {ref!r}: @{{...}} names a reflog entry of one clone, not a version; give a tag, branch or sha"
         )
     if len(ref) > 256:
-        raise UsageError(f"--ref {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
+        raise UsageError(f"{flag} {ref[:40]!r}...: longer than 256 characters; not a ref name or commit sha")
 
 
 def check_repo(repo: str, allow: tuple[str, ...] = ()) -> None:

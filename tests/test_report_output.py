@@ -97,8 +97,29 @@ def test_github_annotations_are_capped_with_a_summary(tmp_path: Path, capsys, mo
     assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "github", "skill"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert len([ln for ln in lines if ln.startswith("::error file=")]) == 10
-    assert lines[-1] == ("::error title=anchor-audit::4 more errors not shown (4 quotes and line citations changed or "
-                         "moved): see the full report (--format sarif or markdown)")  # what the cap left out, by class
+    said, *items = lines[-1].split("%0A")
+    assert said == ("::error title=anchor-audit::4 more errors not shown (4 quotes and line citations changed or "
+                    "moved): see the full report (--format sarif or markdown)")  # what the cap left out, by class
+    # each claim and quote the cap left out is still named, worst first, before any link or other finding
+    assert items == [f"skill/SKILL.md:{4 * i + 6}: AA102 pkg/many.py:{i + 1}-{i + 1}" for i in range(10, 14)]
+
+
+def test_the_github_summary_names_every_claim_and_quote_the_cap_left_out_and_only_counts_links(tmp_path: Path, capsys,
+                                                                                               monkeypatch) -> None:
+    code = "".join(f"x{i} = {i}\n" for i in range(30))
+    repo = make_code_repo(tmp_path / "code", {"pkg/many.py": code})
+    body = "".join(f"```{i + 1}:{i + 1}:pkg/many.py\nx{i} = {i + 100}\n```\n\n" for i in range(12))
+    body += "".join(f"[page {i}](missing-{i}.md)\n\n" for i in range(5))
+    make_skill(tmp_path / "skill", body)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "github", "skill"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    shown = [ln for ln in lines if ln.startswith("::error file=")]
+    assert len(shown) == 10 and all("AA102" in ln for ln in shown)  # quotes before links
+    said, *items = [ln for ln in lines if ln.startswith("::error title=")][0].split("%0A")
+    assert said.startswith("::error title=anchor-audit::7 more errors not shown (2 quotes and line citations changed "
+                           "or moved, 5 links broken)")
+    assert [item.split(": ")[1].split()[0] for item in items] == ["AA102", "AA102"]  # the links only counted
 
 
 def test_sarif_uris_are_relative_to_the_repository_root(promised: Path, tmp_path: Path, capsys, monkeypatch) -> None:

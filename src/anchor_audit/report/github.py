@@ -23,13 +23,18 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-# GitHub shows about ten annotations of each level per step; past that, one line says how many more there are.
+# GitHub shows about ten annotations of each level per step; past that, one line says how many more there are,
+# and names, a line each, every claim broken and every quote or line citation changed the cap left out (the
+# first two severity classes; a catalog's thousands of links are only counted).
 CAP = 10
+NAMED_CLASSES = 2
+MAX_NAMED = 500
 
 
 def render_github(report: AuditReport, stream: TextIO) -> None:
     shown: Counter[str] = Counter()
     left: dict[str, Counter[str]] = {}  # per command, the classes of what the cap left out
+    named: dict[str, list[str]] = {}  # per command, the claims and quotes the cap left out, each still named
     for file, line, text in report.policy.notes:  # a settings file that relaxes the gate is never silent
         shown["warning"] += 1
         stream.write(f"::warning file={_property(file)},line={line},title=anchor-audit settings::{_data(text)}\n")
@@ -39,6 +44,8 @@ def render_github(report: AuditReport, stream: TextIO) -> None:
         command = _COMMAND[f.rule.level]
         if shown[command] >= CAP:
             left.setdefault(command, Counter())[_class_of(f.code)] += 1
+            if severity(f.code) < NAMED_CLASSES:
+                named.setdefault(command, []).append(f"{f.file}:{f.line}: {f.code} {f.subject}")
             continue
         shown[command] += 1
         title = f"{f.code} {f.rule.name}"
@@ -49,7 +56,10 @@ def render_github(report: AuditReport, stream: TextIO) -> None:
         said = ", ".join(f"{k} {name}" for name, k in classes.items())
         more = (f"{n} more {command}{'s' if n != 1 else ''} not shown ({said}): see the full report (--format sarif "
                 "or markdown)")  # fmt: skip
-        stream.write(f"::{command} title=anchor-audit::{_data(more)}\n")
+        items = named.get(command, [])
+        if len(items) > MAX_NAMED:
+            items = [*items[:MAX_NAMED], f"and {len(items) - MAX_NAMED} more claims and quotes"]
+        stream.write(f"::{command} title=anchor-audit::{'%0A'.join(_data(t) for t in [more, *items])}\n")
 
 
 def _class_of(code: str) -> str:

@@ -130,7 +130,7 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     for key in store:  # as the on-disk cache gives them back
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
-    assert sorted(k.split("|")[0] for k in store) == ["card/2", "skill-md/8"] and calls[:2] == calls[2:4]
+    assert sorted(k.split("|")[0] for k in store) == ["card/2", "skill-md/9"] and calls[:2] == calls[2:4]
 
 
 def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:
@@ -217,3 +217,17 @@ def test_a_skill_folder_is_read_as_what_it_is(tmp_path: Path) -> None:
     skill = load_skill(folder, shown_as="s")
     assert skill.card is not None and [c.id for c in skill.card.claims] == ["gate"]
     assert skill.disk == str(folder.resolve()) and skill.name == "s"
+
+
+def test_each_citation_of_a_paragraph_is_on_its_own_line_when_the_same_text_comes_earlier() -> None:
+    """A link target or path written twice in one paragraph, or ending an earlier longer one, is placed on the
+    line where this very citation is written, not on the first line holding its text."""
+    from anchor_audit.spec.skill import skill_from_text
+
+    text = ("# S\n\nSee [the guide](../other/TASKS.md#debug)\nand [ours](TASKS.md#debug), then\n"
+            "[again](TASKS.md#debug) and `pkg/a.py`\nor `pkg/a.py` here.\n")  # fmt: skip
+    skill = skill_from_text("s", "skills/s", text, Path("skills/s/SKILL.md"), None, Path("skills/s/card.yaml"))
+    assert [(c.text, c.line) for c in skill.citations] == [
+        ("../other/TASKS.md#debug", 3), ("TASKS.md#debug", 4), ("TASKS.md#debug", 5), ("pkg/a.py", 5),
+        ("pkg/a.py", 6),
+    ]  # fmt: skip

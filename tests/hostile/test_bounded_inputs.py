@@ -79,6 +79,25 @@ def test_a_card_and_a_skill_of_many_claims_and_promises_stay_linear(tmp_path: Pa
     assert elapsed < 30, elapsed  # quadratic was 22 s at 20,000 claims alone
 
 
+@pytest.mark.parametrize("joint", [" ", "\n"], ids=["one-line", "one-a-line"])
+def test_a_paragraph_naming_forty_thousand_paths_is_read_up_to_the_cap_and_says_so(tmp_path: Path, joint: str) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    # a making word after each span: every line is asked whether it makes a file (none of these spans is made)
+    paragraph = joint.join(f"`p/{i}.py` saved, `--f{i}` default {i};" for i in range(40_000))  # 1.5 MB
+    skill = make_skill(tmp_path / "skill", paragraph + "\n")
+    start = time.monotonic()
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill),
+                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert done.code in (0, 1), done.err[-1000:]
+    report = json.loads(done.out)["skills"][0]
+    paths = [p for p in report["promises"] if p["kind"] == "path"]
+    assert 0 < len(paths) <= 2_000 and any("were not read" in note for note in report["notes"])
+    first = paths[0]["line"]
+    assert [p["line"] for p in paths[:3]] == ([first] * 3 if joint == " " else [first, first + 1, first + 2])
+    assert elapsed < 30, elapsed  # a lookup per code span over the whole paragraph took minutes
+
+
 def test_a_huge_single_line_file_is_bounded_in_memory_and_time(tmp_path: Path) -> None:
     line = "x = [" + "1, " * 3_200_000 + "]\n"  # 9.6 MB on one line: under the 10 MiB file bound
     repo = make_code_repo(tmp_path / "code", {"pkg/wide.py": line + CODE})

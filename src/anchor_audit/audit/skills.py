@@ -31,6 +31,7 @@ from ..model import (
     ValidationDay,
 )
 from ..source import Progress, SourceTree, no_progress
+from ..spec.citations import MAX_CITATIONS
 from .judge import Judge
 from .kept import keep, kept_key, recalled
 from .parallel import Spread, spreading
@@ -180,6 +181,9 @@ def audit_skill(
     if promises and skill.citations:
         judge.budget.check()
         kept += tuple(check_citations(ctx))
+    if promises and skill.citations_cut:
+        notes = [*notes, f"SKILL.md cites more than {MAX_CITATIONS:,} paths, links and names: those past the first "
+                 f"{MAX_CITATIONS:,} were not read (a generated page, not prose?)"]  # fmt: skip
     claims, notes = with_file_claims(claims, linked, notes, kept, entry, quoted=bool(skill.quotes))
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
                          validation=_resolved(skill, ctx))  # fmt: skip

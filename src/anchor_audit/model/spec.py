@@ -224,6 +224,7 @@ class Skill:
     disk: str | None = None  # the folder on disk, when read from disk (links inside it are checked there)
     disk_root: str | None = None  # how far up a relative link is followed on disk (a catalog's root)
     repo_folder: str | None = None  # where the folder lies in the repository, when known (--in-repo, a catalog)
+    citations_cut: bool = False  # its prose cites more than anchor-audit reads (a generated page): the rest unread
     clones: tuple[str, ...] = ()  # the repositories its shell blocks clone (`git clone URL`): it works in them too
 
 

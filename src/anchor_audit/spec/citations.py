@@ -11,10 +11,12 @@ without a ``/`` (a bare ``config.py`` names no place).
 from __future__ import annotations
 
 import builtins
+import itertools
 import re
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..model import Citation, ReferenceKind
+from .stateddefaults import FLAG, DefaultsTable, stated_default
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -52,16 +54,17 @@ _GITHUB = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/(?:b
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
-def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Citation, ...]:
-    """Every path, link and version pin of SKILL.md (its tokens and its lines), in file order."""
+def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[tuple[Citation, ...], bool]:
+    """Every path, link and version pin of SKILL.md (its tokens and its lines), in file order; and whether the
+    :data:`MAX_CITATIONS` cut the rest."""
     out: list[Citation] = []
-    table = _Table()
+    table = DefaultsTable()
     for token in tokens:
         if len(out) >= MAX_CITATIONS:
             break
         out += table.read(token)
-        if token.type == "inline" and token.map:
-            out += _inline(token, lines)
+        if token.type == "inline" and token.map:  # a paragraph of a million paths is read up to the cap only
+            out += itertools.islice(_inline(token, lines), MAX_CITATIONS - len(out))
         elif token.type == "fence" and token.map and token.info.strip().split(" ")[0].lower() in ("yaml", "yml"):
             out += _targets(token.content, token.map[0] + 2)
         elif token.type == "fence" and token.map and _BRANCH.search(token.content):
@@ -71,18 +74,27 @@ def parse_citations(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Cita
             if not re.match(r"^-?\d+:-?\d+:", token.info.strip()):  # a quote's fence is not a command
                 out += _commands(token.content, token.map[0] + 2)
     made = _made_paths(lines)  # a file the skill has the agent create is no citation where it is named again
-    return tuple(c for c in out[:MAX_CITATIONS] if not (c.kind is ReferenceKind.PATH and c.target in made))
+    kept = tuple(c for c in out[:MAX_CITATIONS] if not (c.kind is ReferenceKind.PATH and c.target in made))
+    return kept, len(out) >= MAX_CITATIONS
 
 
 _CLAUSE = re.compile(r"[;,:]\s|\.\s|\b(?:and|then|or)\b", re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
 
 
-def made_here(line: str, cited: str) -> bool:
-    """Whether ``cited`` (as written on ``line``) is what the clause before it tells the agent to create: "Create
-    `a.py`, then add it to `b.rst`" makes ``a.py`` and names ``b.rst``, which must exist."""
-    at = line.find(cited)
-    before = line[:at] if at >= 0 else line
+# How far back the clause before a citation is read: a clause is a few words, and a line of a million
+# characters is read once, not once per citation on it.
+_CLAUSE_REACH = 400
+
+
+def made_here(line: str, cited: str, at: int | None = None) -> bool:
+    """Whether ``cited`` (as written on ``line``, at column ``at`` where known) is what the clause before it
+    tells the agent to create: "Create `a.py`, then add it to `b.rst`" makes ``a.py`` and names ``b.rst``, which
+    must exist."""
+    if at is None or at < 0:
+        at = line.find(cited)
+    end = at if at >= 0 else len(line)
+    before = line[max(0, end - _CLAUSE_REACH) : end]
     return bool(MAKES.search(_CLAUSE.split(before)[-1]))
 
 
@@ -93,44 +105,76 @@ def _made_paths(lines: Sequence[str]) -> frozenset[str]:
     for line in lines:
         if MAKES.search(line):
             made.update(m.group(1).strip().removeprefix("./") for m in _SPAN.finditer(line)
-                        if made_here(line, m.group(0)))  # fmt: skip
+                        if made_here(line, m.group(0), m.start()))  # fmt: skip
     return frozenset(made)
+
+
+class _Cursor:
+    """Where a paragraph's inline parts are in its source lines: each is looked for after the one before, so a
+    paragraph is read once however many parts it has; a part not found (its source had escapes) leaves the
+    cursor where it was, having looked at most :data:`_REACH` characters ahead."""
+
+    _REACH = 16_384
+
+    def __init__(self, lines: Sequence[str], first: int, last: int) -> None:
+        self.lines, self.row, self.col, self.last = lines, first, 0, last
+        self._makes: dict[int, bool] = {}
+
+    def find(self, text: str, advance: bool = True) -> tuple[int, int]:
+        """(1-based line, column or -1) of ``text`` at or after the cursor; past it, unless not ``advance``."""
+        row, col, budget = self.row, self.col, self._REACH
+        while row < self.last and budget > 0:
+            line = self.lines[row]
+            at = line.find(text, col, col + budget + len(text))
+            if at >= 0:
+                if advance:
+                    self.row, self.col = row, at + len(text)
+                return row + 1, at
+            budget -= len(line) - col
+            row, col = row + 1, 0
+        return self.row + 1, -1
+
+    def makes(self, line: int) -> bool:
+        """Whether the 1-based ``line`` tells the agent to make something (asked once per line)."""
+        if line not in self._makes:
+            self._makes[line] = bool(MAKES.search(self.lines[line - 1]))
+        return self._makes[line]
+
+
+def _code_span(content: str, cursor: _Cursor) -> Iterator[Citation]:
+    """A code span's citation: a flag's stated default, a pin, a file's lines, a name, or a path."""
+    line, at = cursor.find(f"`{content}`")
+    if at < 0:
+        line, at = cursor.find(content)
+    text, written = content.strip(), cursor.lines[line - 1]
+    anchored = _LINE_ANCHOR.fullmatch(text)
+    named = _NAME.fullmatch(text)
+    pinned = PACKAGE_PIN.fullmatch(text)
+    if FLAG.fullmatch(text) is not None:
+        yield from stated_default(text, written, line, at)
+    elif pinned is not None:
+        yield _package_pin(pinned, text, line)
+    elif anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
+        yield _anchored(anchored, text, line)
+    elif named is not None and _is_name(named):
+        yield Citation(ReferenceKind.NAME, text, named.group("name"), line)
+    elif not (cursor.makes(line) and made_here(written, f"`{content}`", at)):
+        yield from _paths(text, line, whole=True)
 
 
 def _inline(token: Token, lines: Sequence[str]) -> Iterator[Citation]:
     assert token.map is not None
-    first, last = token.map
-
-    def line_of(text: str) -> int:
-        for number in range(first, last):
-            if text in lines[number]:
-                return number + 1
-        return first + 1
-
+    cursor = _Cursor(lines, *token.map)
     for child in token.children or ():
         if child.type == "code_inline":
-            line = line_of(child.content)
-            anchored = _LINE_ANCHOR.fullmatch(child.content.strip())
-            named = _NAME.fullmatch(child.content.strip())
-            pinned = PACKAGE_PIN.fullmatch(child.content.strip())
-            flag = _FLAG.fullmatch(child.content.strip())
-            if flag is not None:
-                yield from _stated_default(child.content.strip(), lines[line - 1], line)
-            elif pinned is not None:
-                yield _package_pin(pinned, child.content.strip(), line)
-            elif anchored is not None:  # `transformer_config.py:2001-2005`: a file and lines of it
-                yield _anchored(anchored, child.content.strip(), line)
-            elif named is not None and _is_name(named):
-                yield Citation(ReferenceKind.NAME, child.content.strip(), named.group("name"), line)
-            elif not made_here(lines[line - 1], f"`{child.content}`"):
-                yield from _paths(child.content.strip(), line, whole=True)
+            yield from _code_span(child.content, cursor)
         elif child.type in ("link_open", "image"):
             target = str(child.attrs.get("href" if child.type == "link_open" else "src") or "")
-            if target:
-                yield from link_citations(target, line_of(target))
+            if target:  # written after the link's text, which comes next: the cursor stays
+                yield from link_citations(target, cursor.find(target, advance=False)[0])
         elif child.type == "text":
-            line = line_of(child.content[:40]) if child.content else first + 1
-            if "://" not in child.content and not MAKES.search(lines[line - 1]):
+            line = cursor.find(child.content[:40])[0] if child.content else cursor.row + 1
+            if "://" not in child.content and not cursor.makes(line):
                 cited = list(_PROSE_LINES.finditer(child.content))  # `config.py:1428` with no code span around it
                 yield from (_anchored(m, m.group(0), line) for m in cited)
                 starts = {m.start() for m in cited}
@@ -185,63 +229,6 @@ def _targets(code: str, first_line: int) -> Iterator[Citation]:
         found = YAML_TARGET.match(line)
         if found is not None and "." in found.group(1):
             yield Citation(ReferenceKind.NAME, line.strip(), found.group(1), first_line + offset)
-
-
-_FLAG = re.compile(r"--[A-Za-z][\w-]*")
-# right after a flag's code span: "(default: 100)", "(int, default 4)", "defaults to `8`", ", default is bf16"
-_DEFAULT = re.compile(
-    r"^\s*[(,:–—-]?\s*(?:[\w ]{1,20},\s*)?defaults?(?:\s+value)?(?:\s*[:=]\s*|\s+(?:is|to)\s+|\s+)`?([\w.+-]+)`?",
-    re.I,
-)
-_NOT_VALUES = {"the", "a", "an", "its", "your", "this", "that", "whatever", "same", "current", "whichever"}
-
-
-def _stated_default(flag: str, line_text: str, line: int) -> Iterator[Citation]:
-    """A default the line states for ``flag``, right after its code span (and before the next one)."""
-    at = line_text.find(f"`{flag}`")
-    said = _DEFAULT.match(line_text[at + len(flag) + 2 :]) if at >= 0 else None
-    if said is not None and not said.group(1).startswith("-") and said.group(1).lower() not in _NOT_VALUES:
-        yield Citation(ReferenceKind.DEFAULT, f"{flag} default {said.group(1)}", flag, line, said.group(1))
-
-
-class _Table:
-    """A Markdown table's rows whose first cell is a flag, when the table has a Default column."""
-
-    def __init__(self) -> None:
-        self.headers: list[str] = []
-        self.row: list[str] = []
-        self.cell: str | None = None
-        self.in_head = False
-        self.line = 0
-
-    def read(self, token: Token) -> list[Citation]:
-        kind = token.type
-        if kind == "thead_open":
-            self.headers, self.in_head = [], True
-        elif kind == "thead_close":
-            self.in_head = False
-        elif kind == "tr_open":
-            self.row, self.line = [], token.map[0] + 1 if token.map else 0
-        elif kind in ("th_open", "td_open"):
-            self.cell = ""
-        elif kind == "inline" and self.cell is not None:
-            self.cell = token.content.strip()
-        elif kind in ("th_close", "td_close") and self.cell is not None:
-            (self.headers if self.in_head else self.row).append(self.cell)
-            self.cell = None
-        elif kind == "tr_close" and not self.in_head:
-            return self._row()
-        return []
-
-    def _row(self) -> list[Citation]:
-        columns = [h.strip("*_ ").lower() for h in self.headers]
-        if "default" not in columns or len(self.row) <= columns.index("default"):
-            return []
-        flag = _FLAG.match(self.row[0].strip("`* "))
-        value = self.row[columns.index("default")].strip("`* ")
-        if flag is None or not re.fullmatch(r"[\w.+-]+", value) or value.startswith("-"):
-            return []  # not a flag's row, or a default in words ("the GPU count", "-")
-        return [Citation(ReferenceKind.DEFAULT, f"{flag.group(0)} default {value}", flag.group(0), self.line, value)]
 
 
 def _package_pin(match: re.Match[str], text: str, line: int) -> Citation:

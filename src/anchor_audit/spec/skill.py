@@ -163,7 +163,7 @@ def _built(
         quotes = parse_skill_md(skill_md, where)
         references, tests = parse_promises(skill_md)
         body = _blank_front_matter(skill_md.replace("\r\n", "\n"), where)
-        citations = parse_citations(_tokens(body), body.split("\n"))
+        citations, cut = parse_citations(_tokens(body), body.split("\n"))
         return {
             "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line, q.caption] for q in quotes],
             "references": [list(r) for r in references],
@@ -174,9 +174,10 @@ def _built(
                 [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags), list(c.positionals)]
                 for c in citations
             ],
+            "citations_cut": cut,
         }
 
-    said = memo(content.key("skill-md/8", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/9", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
@@ -190,6 +191,7 @@ def _built(
             Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags), tuple(words))
             for k, text, target, line, fragment, repo, flags, words in said["citations"]
         ),
+        citations_cut=said["citations_cut"],
     )
 
 

@@ -152,6 +152,33 @@ def test_the_skill_budget_bounds_the_skills_own_checks(tmp_path: Path) -> None:
     assert report.anchors[1].detail == "this skill's checks ran past 20 s; not checked"
 
 
+def test_matching_a_skills_quotes_before_its_checks_counts_against_its_budget(tmp_path: Path) -> None:
+    """The run matches every skill's quotes up front (to search the tree once for those that left their files):
+    that is the skill's work, under its budget; what it took is gone from the budget its checks start with."""
+    from anchor_audit.audit.budget import Budget
+    from anchor_audit.audit.skills import Judge
+    from anchor_audit.errors import BoundExceeded
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/plan.py": CODE.replace("True", "1").replace("False", "0")})
+    tree = open_git(str(repo.path), "v1")
+    skill = load_skill(make_skill(tmp_path / "skill", QUOTE + QUOTE.replace("3:6", "2:5")))  # both changed
+    now = [0.0]
+
+    def clock() -> float:  # each look at the clock finds 15 s gone
+        now[0] += 15.0
+        return now[0]
+
+    judge = Judge(budget=Budget(clock=clock))
+    judge.presearch([("skill", skill.quotes)], tree)
+    judge.begin_skill("skill")
+    with pytest.raises(BoundExceeded):
+        judge.budget.check()  # the up-front matching took its 20 s
+    judge.begin_skill("another")
+    judge.budget.check()  # a skill matched nothing up front: its whole budget
+
+
 def test_the_skill_budget_bounds_resident_memory(tmp_path: Path) -> None:
     from anchor_audit.audit.budget import Budget, resident_bytes
     from anchor_audit.audit.skills import Judge, audit_skill

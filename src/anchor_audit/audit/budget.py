@@ -44,9 +44,17 @@ class Budget:
         self._deadline: float | None = None  # none until a skill's checks begin
         self._rss, self._rss_at = 0, -RSS_EVERY  # the last reading of resident memory, and when (monotonic)
 
-    def start(self) -> None:
-        """A skill's checks begin now."""
-        self._deadline = self.clock() + self.seconds
+    def start(self, spent: float = 0.0) -> None:
+        """A skill's checks begin now, ``spent`` seconds of them done already (its quotes matched early)."""
+        self._deadline = self.clock() + self.seconds - spent
+
+    def stop(self) -> None:
+        """No skill's checks run: work until the next :meth:`start` is the run's, never bounded."""
+        self._deadline = None
+
+    def elapsed(self) -> float:
+        """Seconds of the running skill's budget gone (0 when none runs)."""
+        return 0.0 if self._deadline is None else self.clock() - (self._deadline - self.seconds)
 
     def check(self) -> None:
         """Raise :class:`BoundExceeded` when the running skill is past its seconds or the process past its bytes."""

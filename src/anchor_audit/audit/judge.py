@@ -12,7 +12,7 @@ import json
 import sys
 import weakref
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..match.quote import match_quote
@@ -59,6 +59,7 @@ class Judge:
         self.memo = RunMemo(store)  # the run's results by content: handed down, never called back up
         # No bound until a skill's checks begin: fetching, listing and git's history answers are not its checks.
         self.budget = budget or Budget()
+        self._presearched: dict[Hashable, float] = {}  # seconds each skill's quotes took in presearch, by its key
         # What is known of each tree while it lives (its listing, presearch's answers, its relocations): a replay
         # over a history opens a tree per commit, and a tree's id may be another's once it is gone.
         self._trees: weakref.WeakKeyDictionary[SourceTree, _TreeState] = weakref.WeakKeyDictionary()
@@ -91,9 +92,10 @@ class Judge:
     def before_fork(self) -> None:
         self.memo.before_fork()
 
-    def begin_skill(self) -> None:
-        """Start the bound of one skill's checks (each check also has its own work bound)."""
-        self.budget.start()
+    def begin_skill(self, key: Hashable = None) -> None:
+        """Start the bound of one skill's checks (each check also has its own work bound), less what its quotes'
+        matching took in :meth:`presearch` (``key`` names the skill there)."""
+        self.budget.start(self._presearched.pop(key, 0.0))
 
     def listing(self, tree: SourceTree) -> Listing:
         """Every file path of ``tree`` (its submodules' too), listed once for all the skills audited against it, and
@@ -140,17 +142,27 @@ class Judge:
 
         return load_quote(quote, self._cached(quote_key(blob, quote), compute, bounded=bounded))
 
-    def presearch(self, quotes: Iterable[Quote], tree: SourceTree) -> None:
-        """One search of ``tree`` for all the ``quotes`` (of every skill audited against it) that relocation will
-        look for, in place of one search each; a quote's relocation then reads its answer here.  A needle that
-        lies inside another is left to its own search: ``git grep -o`` names only the longer where both match."""
+    def presearch(self, skills: Iterable[tuple[Hashable, Sequence[Quote]]], tree: SourceTree) -> None:
+        """One search of ``tree`` for all the quotes (of every skill audited against it, each skill's under a key)
+        that relocation will look for, in place of one search each; a quote's relocation then reads its answer
+        here.  A needle that lies inside another is left to its own search: ``git grep -o`` names only the
+        longer where both match.  Matching a skill's quotes to know which left their files is that skill's work,
+        under its budget: what it takes here, :meth:`begin_skill` counts as spent."""
         if tree.search_many([], "") is None:
             return  # a tree that is not searched (a lean mirror): nothing to gather, and no blob read early
         wanted: dict[str, set[str]] = {}
-        for quote in quotes:
-            needle = needle_of(quote) if self._will_relocate(quote, tree) else None
-            if needle is not None:
-                wanted.setdefault(needle[1], set()).add(needle[0])
+        for key, quotes in skills:
+            self.budget.start()
+            try:
+                for quote in quotes:
+                    needle = needle_of(quote) if self._will_relocate(quote, tree) else None
+                    if needle is not None:
+                        wanted.setdefault(needle[1], set()).add(needle[0])
+            except BoundExceeded:
+                pass  # the skill's budget is gone: its other quotes are its checks' to say incomplete
+            finally:
+                self._presearched[key] = self.budget.elapsed()
+                self.budget.stop()
         for suffix, needles in wanted.items():
             batch = sorted(n for n in needles if not any(n != m and n in m for m in needles))
             try:
@@ -165,8 +177,10 @@ class Judge:
         try:
             blob = tree.blob_id(quote.path)
             if blob is not None:
-                if not isinstance(self._match(quote, tree, blob, bounded=False), Changed):
+                if not isinstance(self._match(quote, tree, blob), Changed):
                     return False
+        except BoundExceeded:
+            raise
         except Exception:  # noqa: BLE001 - the quote's own check says what went wrong
             return False
         key = self._relocation_key(quote, tree)

@@ -133,8 +133,13 @@ def spread(
 def presearch(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:
     """One search of ``tree`` for the quotes of all ``skills`` that left their files, and one for the bare names
     they cite: each skill's own searches are then answered from these, not a search of the whole tree each."""
-    judge.presearch((q for skill in skills for q in skill.quotes), tree)
+    judge.presearch(((budget_key(skill, tree), skill.quotes) for skill in skills), tree)
     _presearch_names(skills, tree)
+
+
+def budget_key(skill: Skill, tree: SourceTree) -> tuple[str, str, str | None]:
+    """What names one skill's checks against one tree, from the presearch of its quotes to its audit."""
+    return skill.path, skill.name, tree.info.commit
 
 
 def expect_names_past(skills: list[Skill], tree: SourceTree) -> None:
@@ -169,7 +174,7 @@ def audit_skill(
     # A lean git mirror brings the files this skill names in one fetch (a card comment's file, named by its
     # tail, is found and read later, if no quote covers it: listing a tree and its submodules costs more).
     tree.prefetch(sorted(reads(skill, entry).paths))
-    judge.begin_skill()  # after the fetch: the bound is on the skill's own checks
+    judge.begin_skill(budget_key(skill, tree))  # after the fetch: the bound is on the skill's own checks
     ctx = Context(skill, entry, tree, judge.listing(tree), judge.memo.remember, judge.quote, judge.condition,
                   validated=_validation_day(skill, tree))  # fmt: skip
     anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)

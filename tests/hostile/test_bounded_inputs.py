@@ -108,7 +108,8 @@ def test_a_huge_single_line_file_is_bounded_in_memory_and_time(tmp_path: Path) -
                    memory_bytes=2 * GIB, timeout=120)  # fmt: skip
     assert done.code in (0, 1), done.err[-1000:]
     (anchor,) = json.loads(done.out)["skills"][0]["anchors"]
-    assert anchor["status"] in ("changed", "incomplete"), anchor
+    # refused before a parser holds gigabytes (the stdlib's alone took 3.1 GB and 10 s of it), not cut by the budget
+    assert anchor["status"] == "incomplete" and "more than 250,000 Python tokens" in anchor["detail"], anchor
     assert time.monotonic() - start < 30
 
 
@@ -189,3 +190,16 @@ def test_the_skill_budget_bounds_resident_memory(tmp_path: Path) -> None:
     report = audit_skill(skill, None, tree, judge)
     assert {a.status.value for a in report.anchors} == {"incomplete"}
     assert "more than 1 MiB of memory" in (report.anchors[0].detail or "")
+
+
+def test_no_parser_is_given_a_text_of_more_tokens_than_the_bound() -> None:
+    from anchor_audit.errors import BoundExceeded
+    from anchor_audit.parse import PythonIndex, parse_ast
+    from anchor_audit.parse.bounds import MAX_PARSED_TOKENS
+
+    big = "x = [" + "1, " * (MAX_PARSED_TOKENS // 2) + "]\n"  # just past the bound: a comma and a 1 per element
+    for parse in (parse_ast, PythonIndex):
+        with pytest.raises(BoundExceeded, match="more than 250,000 Python tokens"):
+            parse(big)
+    as_large_as_real_files = "".join(f"value_{i} = compute({i}, key='k{i}')\n" for i in range(5_000))  # 60,000
+    assert len(parse_ast(as_large_as_real_files).body) == 5_000 and PythonIndex(as_large_as_real_files).statements

@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..errors import NotCarried, UnreadableFile
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
-from ..parse import PythonSyntaxProblem, python_index
+from ..parse import PythonSyntaxProblem, parse_ast, python_index
 from ..source import SourceTree
 from .symbols import Imported, imported_names, module_path
 
@@ -46,8 +46,8 @@ def check_chains(skill: Skill, tree: SourceTree) -> list[PromiseResult]:
     unknown: dict[str, tuple[int, int]] = {}  # variable -> (first line, chains)
     for code, first_line in skill.examples:
         try:
-            module = ast.parse(code)
-        except SyntaxError:
+            module = parse_ast(code)
+        except (SyntaxError, BoundExceeded):
             continue
         imported = imported_names(module, tree)
         types: dict[str, ClassAt] = {}

@@ -16,9 +16,9 @@ import sys
 from functools import partial
 from typing import Any, Callable
 
-from ..errors import NotCarried, UnreadableFile
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
-from ..parse import PythonSyntaxProblem, python_index
+from ..parse import PythonSyntaxProblem, parse_ast, python_index
 from ..source import SourceTree
 from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
@@ -42,8 +42,8 @@ def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[
     out: list[PromiseResult] = []
     for code, first_line in skill.examples:
         try:
-            module = ast.parse(code)
-        except SyntaxError:
+            module = parse_ast(code)
+        except (SyntaxError, BoundExceeded):
             continue  # an illustration, not a program
 
         def say(subject: str, status: PromiseStatus, lineno: int, detail: str, first: int = first_line) -> None:
@@ -200,8 +200,8 @@ def _lazily_exported(text: str, name: str) -> bool:
     """Whether a module ``__getattr__`` serves ``name``: the module defines one, and names ``name`` in a string
     of its ``__all__`` or of a table (the lazy-export pattern: ``{"Name": ".submodule"}``)."""
     try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+        module = parse_ast(text)
+    except (SyntaxError, ValueError, RecursionError, BoundExceeded):
         return False
     if not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in module.body):
         return False

@@ -7,6 +7,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec, TestPromise
+from ..parse import parse_ast
 from ..source import SourceTree
 from ..store.memo import Memo
 from .protocol import Checker, Context
@@ -61,7 +62,7 @@ def count_tests(text: str) -> tuple[int, list[str]]:
     """Test items a pytest file defines: test functions and methods of Test classes, times the
     cases of each literal ``@pytest.mark.parametrize`` (class-level ones too).  Notes say what
     could not be counted exactly (a parametrize over a computed list counts once)."""
-    module = ast.parse(text)
+    module = parse_ast(text)
     notes: list[str] = []
     total = 0
     for node in module.body:

@@ -22,6 +22,7 @@ from ..checks.captions import captioned
 from ..checks.cardanchors import card_tail
 from ..match.quote import match_quote
 from ..model import Exact, LineRange, Moved, Quote, Skill, Tail
+from ..parse import parse_ast
 from ..source import SourceTree
 from ..text.yamltext import quoted_scalar, yaml_key
 
@@ -131,7 +132,7 @@ def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
         if source is None:
             return None
         match = match_quote(quote, source)
-        module = ast.parse(source.text)
+        module = parse_ast(source.text)
     except Exception:  # noqa: BLE001 - a draft is a proposal: no condition rather than no draft
         return None
     if not isinstance(match, (Exact, Moved)):

@@ -22,6 +22,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Literal, Sequence
 
+from ..errors import BoundExceeded
+from ..parse import parse_ast
+
 FactKind = Literal["def", "gate", "assert", "raise", "return", "set"]
 
 
@@ -96,8 +99,8 @@ def parsed_file(text: str) -> ast.Module | None:
     """A whole file's syntax tree (None: it does not parse), kept for the last two texts: a file whose facts and
     gates are read one after the other is parsed once.  Read only, never changed."""
     try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return parse_ast(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, BoundExceeded):
         return None
 
 

@@ -6,15 +6,8 @@ for positions, libcst on demand for the scopes a condition names), and
 :mod:`.walk` is the one walk over statement blocks.
 """
 
-from .index import (
-    MAX_BRACKET_DEPTH,
-    PythonIndex,
-    PythonSyntaxProblem,
-    ScopeView,
-    check_nesting,
-    python_index,
-    too_complex,
-)
+from .bounds import MAX_BRACKET_DEPTH, check_nesting, parse_ast, too_complex
+from .index import PythonIndex, PythonSyntaxProblem, ScopeView, python_index
 from .tokens import LogicalLine, logical_lines
 
 __all__ = [
@@ -25,6 +18,7 @@ __all__ = [
     "ScopeView",
     "check_nesting",
     "logical_lines",
+    "parse_ast",
     "python_index",
     "too_complex",
 ]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TypeVar
 
@@ -30,6 +29,7 @@ from ..model import LineRange
 from ..source.file import SourceFile
 from ..store.recent import Recent
 from ..text.lines import split_lines_keepends
+from .bounds import check_nesting, check_tokens
 from .cstview import ScopeView, cst_statements, view
 from .tokens import LogicalLine, logical_lines, module_logical_lines
 from .walk import ast_bindings, ast_qualnames, ast_scopes, cst_scopes
@@ -39,61 +39,6 @@ if TYPE_CHECKING:  # libcst is imported where a view is built, not on every run
     from libcst.metadata import CodeRange
 
 T = TypeVar("T")
-MAX_BRACKET_DEPTH = 200  # libcst's native parser overflows its stack on far deeper nesting (it crashes)
-# Nor may one expression chain too many terms: ``a and b and ...`` (or ``+``, ``.x``, ``()``) nests one tree
-# node per term, and libcst's native parser segfaults the whole process from about 7,000 ``and`` terms
-# (measured with libcst 1.x here). A run of tokens at one bracket level with no ``,`` ``;`` or line end in
-# it bounds that chain from above; ordinary code stays far below this.
-MAX_CHAIN_TOKENS = 2_000
-_TOKEN = re.compile(r"\w+|\n|\S")  # a word (name or number), a line end, or one other character (a dot too)
-
-
-def too_complex(text: str) -> str | None:
-    """Why libcst's native parser must not see ``text`` (brackets nested, or one chain of terms, too long); or None.
-
-    Strings and comments count too: a bound, not a parse.  Cheap next to the parse it guards.
-    """
-    if len(text) <= MAX_BRACKET_DEPTH:
-        return None  # too short for either bound
-    depth = deepest = 0
-    for char in text:
-        if char in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]}":
-            depth = max(0, depth - 1)
-    if deepest > MAX_BRACKET_DEPTH:
-        return f"brackets nest {deepest} deep (more than {MAX_BRACKET_DEPTH}); not parsed"
-    if len(text) <= MAX_CHAIN_TOKENS:
-        return None
-    runs = [0]  # tokens since the last separator, per open bracket level
-    for match in _TOKEN.finditer(text.replace("\\\n", " ")):
-        token = match.group()
-        if token in ",;" or (token == "\n" and len(runs) == 1):
-            runs[-1] = 0
-            continue
-        if token == "\n":
-            continue
-        runs[-1] += 1
-        if runs[-1] > MAX_CHAIN_TOKENS:
-            return f"one expression runs past {MAX_CHAIN_TOKENS} terms; not parsed"
-        if token in "([{":
-            runs.append(0)
-        elif token in ")]}" and len(runs) > 1:
-            runs.pop()
-            runs[-1] += 1
-    return None
-
-
-def check_nesting(text: str) -> None:
-    """Raise :class:`BoundExceeded` if ``text`` is past what libcst can safely parse (:func:`too_complex`).
-
-    Called before any text reaches libcst: a crash there would take the
-    whole run down, so a file past the bound gets an ``incomplete`` result.
-    """
-    reason = too_complex(text)
-    if reason is not None:
-        raise BoundExceeded(reason)
 
 
 class PythonSyntaxProblem(Exception):
@@ -134,6 +79,7 @@ class PythonIndex:
         self._ast_error: SyntaxError | None = None
         self._cst: tuple[cst.Module, Mapping[cst.CSTNode, CodeRange]] | None = None  # whole-file libcst, if needed
         self._worked: dict[Callable[[ast.Module], Any], Any] = {}  # worked_out's answers, let go with the index
+        check_tokens(text)
         try:
             self._ast: ast.Module | None = ast.parse(text)  # let go by TREES, parsed again when asked
         except SyntaxError as exc:

@@ -144,3 +144,42 @@ def test_a_constraint_is_decided_in_the_file_it_cites_which_says_where_not_what(
     assert "(pkg/deep/limits.py:3)" in sentence["detail"]
     assert wanted("offload_weights requires pipeline_stages = 1 (limits.py:3).")[0] == {"offload_weights",
                                                                                        "pipeline_stages"}
+
+
+def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> None:
+    """Only statements are walked (expressions hold none), yet the gates come in the order of a walk of every
+    node: through try's handlers before its else, match cases, nested defs and classes."""
+    import ast
+    import textwrap
+
+    from anchor_audit.checks.constraints import _read_gates
+
+    code = textwrap.dedent("""\
+        def f(cfg):
+            try:
+                assert cfg.a > 1
+            except ValueError:
+                if cfg.b == "x":
+                    raise
+            else:
+                while cfg.c:
+                    if cfg.z:
+                        break
+            finally:
+                assert cfg.d
+            match cfg.mode:
+                case "tp":
+                    if cfg.tp < 2 and fn(cfg.e.f):
+                        raise ValueError("tp")
+        class C:
+            def g(self):
+                if self.h is None:
+                    return
+        if lambda: 1:
+            pass
+        """)
+    module = ast.parse(code)
+    walked = [n.lineno for n in ast.walk(module) if isinstance(n, (ast.If, ast.While, ast.Assert))]
+    rows = _read_gates(module)
+    assert [row[0] for row in rows] == walked and len(walked) == 8
+    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True]  # chains by their last name

@@ -21,6 +21,7 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import re
 from dataclasses import dataclass
@@ -246,24 +247,47 @@ def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
 
 def _read_gates(module: ast.Module | None) -> list[list[object]]:
     rows: list[list[object]] = []
-    for node in ast.walk(module) if module is not None else ():
+    for node in _statements_breadth_first(module) if module is not None else ():
         if not isinstance(node, (ast.If, ast.While, ast.Assert)):
             continue
         test = node.test
-        names = sorted(_leaves(test))
-        consts = sorted({str(n.value) for n in ast.walk(test) if isinstance(n, ast.Constant)})
+        names, consts = _leaves(test)
         guards = isinstance(node, ast.Assert) or any(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
-        rows.append([node.lineno, ast.unparse(test), names, consts, guards])
+        rows.append([node.lineno, ast.unparse(test), sorted(names), sorted(consts), guards])
     return rows
 
 
-def _leaves(test: ast.expr) -> set[str]:
+_HOLDS_STATEMENTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _statements_breadth_first(module: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``module`` (and the handlers and cases between them) in the order ``ast.walk`` gives
+    them, without walking the expressions, which are most of a file's nodes and hold no statement."""
+    queue: collections.deque[ast.AST] = collections.deque([module])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in node._fields:  # in the fields' order, as ast.walk: a try's handlers before its else
+            if name in _HOLDS_STATEMENTS:
+                queue.extend(getattr(node, name, None) or ())
+
+
+def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
     """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
-    each name that heads no chain."""
-    roots = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}
-    chained = {id(n) for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) in roots}
-    leaves = {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and id(n) not in chained}
-    return leaves | {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and id(n) not in roots}
+    each name that heads no chain; and the constants it compares with (one walk of the test)."""
+    attributes: list[ast.Attribute] = []
+    names: list[ast.Name] = []
+    consts: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute):
+            attributes.append(node)
+        elif isinstance(node, ast.Name):
+            names.append(node)
+        elif isinstance(node, ast.Constant):
+            consts.add(str(node.value))
+    roots = {id(node.value) for node in attributes}
+    leaves = {n.attr for n in attributes if id(n) not in roots}
+    return leaves | {n.id for n in names if id(n) not in roots}, consts
 
 
 CONSTRAINT: Checker[Citation, list[PromiseResult]] = Checker(

@@ -81,19 +81,20 @@ def _mentioned(skill: Skill, page: str, pages: list[str], names: Counter[str]) -
     text = _text(skill, page)
     if not text:
         return set()
-    # Every word written alone, once: a path, a file name, a folder ("references/"); a sentence's full stop off.
-    said = {word.rstrip(".") if not word.endswith("/.") else word[:-1] for word in _WORDS.findall(text)}
     here = posixpath.dirname(page)
-    out = set()
+    spellings = {}
     for other in pages:
-        spelt = {other, posixpath.relpath(other, here or ".")}
+        spelt = {other, posixpath.relpath(other, here) if here else other}
         if names[posixpath.basename(other)] == 1:
             spelt.add(posixpath.basename(other))
         parts = other.split("/")[:-1]
         spelt |= {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
-        if spelt & said:
-            out.add(other)
-    return out
+        spellings[other] = spelt
+    if not any(form in text for spelt in spellings.values() for form in spelt):
+        return set()  # no page's name is even part of the text: no word of it needs reading
+    # Every word written alone, once: a path, a file name, a folder ("references/"); a sentence's full stop off.
+    said = {word.rstrip(".") if not word.endswith("/.") else word[:-1] for word in _WORDS.findall(text)}
+    return {other for other, spelt in spellings.items() if spelt & said}
 
 
 def _text(skill: Skill, page: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..errors import NotCarried, UnreadableFile
 from ..match.quotefacts import loose_key, parsed_file
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
+from ..parse.index import INDEXES
 from ..source import SourceTree
 from ..source.listing import is_test
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
@@ -224,7 +225,7 @@ def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
             source = tree.read(path)
         except (NotCarried, UnreadableFile):
             source = None
-        module = parsed_file(source.text) if source is not None else None
+        module = None if source is None else INDEXES.kept_tree(source) or parsed_file(source.text)
         if module is None:
             return {"gates": [], "defs": []}
         return {"gates": _read_gates(module), "defs": list(dict.fromkeys(_qualnames(module.body, "")))}

@@ -318,6 +318,12 @@ class IndexCache:
             raise hit
         return hit
 
+    def kept_tree(self, source: SourceFile) -> ast.Module | None:
+        """The stdlib parser's tree of ``source`` where an index of its blob holds it now (None: none is built, or
+        its tree was let go): a reader of the same file's statements parses it no second time."""
+        hit = self._recent.get(source.blob) if source.blob else None
+        return hit._ast if isinstance(hit, PythonIndex) else None
+
 
 INDEXES = IndexCache()
 

@@ -229,3 +229,33 @@ def test_skills_whose_only_drift_is_the_catalogs_layout_are_one_line_not_one_eac
             "repository): one cause, the catalog's to heal")  # fmt: skip
     assert said in out
     assert not any(line.startswith("lib-") for line in out.splitlines())  # not listed one by one
+
+
+def test_the_terminal_names_every_changed_quote_and_gives_links_by_example(tmp_path: Path, capsys) -> None:
+    """Claims broken and quotes changed are each a line of the findings by class, whatever their number; the
+    classes after them (links) give two examples and their count."""
+    from .catalog_fixture import skill_md
+    from .conftest import GitRepo, git
+
+    code = GitRepo(tmp_path / "code")
+    code.path.mkdir()
+    git(code.path, "init", "-q", "-b", "main")
+    code.write("pkg/plan.py", "".join(f"value_{i} = {i}\n" for i in range(8)))
+    names = [f"lib-{i}" for i in range(6)]
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    entries = "".join(f"  - path: skills/{n}\n    catalog_dir: {n}\n" for n in names)
+    (catalog / "components.d" / "libs.yml").write_text(f"repo: acme/libs\nskills:\n{entries}")
+    for i, name in enumerate(names):
+        body = f"```{i + 1}:{i + 1}:pkg/plan.py\nvalue_{i} = {i + 100}\n```\n\nSee [the notes](notes-{i}.md).\n"
+        code.write(f"skills/{name}/SKILL.md", skill_md(name, body))
+        (catalog / "skills" / name).mkdir(parents=True)
+        (catalog / "skills" / name / "SKILL.md").write_text(skill_md(name, body))
+    code.commit("libraries")
+    assert main(["check", "--catalog", str(catalog), "--mirror", f"acme/libs={code.path}"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    changed = lines.index("AA102 quote-changed: 6 in 6 skills")
+    assert [line.split(":")[0] for line in lines[changed + 1 : changed + 7]] == [f"  {n}" for n in names]
+    links = lines.index("AA407 link-broken: 6 in 6 skills")
+    assert changed < links  # worst first
+    assert [line.startswith("  lib-") for line in lines[links + 1 : links + 4]] == [True, True, False]  # two examples

@@ -19,6 +19,9 @@ SEVERITY: tuple[tuple[str, frozenset[str]], ...] = (
     ("links broken", frozenset({"AA407"})),
 )  # fmt: skip
 OTHER = "other findings"
+# The first classes (claims broken; quotes and line citations) are named finding by finding in every view that
+# cuts (the terminal's findings by class, GitHub's summary past its cap); the rest are counted, with examples.
+NAMED_CLASSES = 2
 
 Coded = TypeVar("Coded")
 

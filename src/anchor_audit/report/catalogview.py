@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Finding, counts_as_drift, findings
-from ..findings.severity import left_out, rank, severity
+from ..findings.severity import NAMED_CLASSES, left_out, rank, severity
 from ..model import AuditReport, SkillReport
 from ..text.escape import printable
 from .catalogwords import (
@@ -36,7 +36,7 @@ from .catalogwords import (
 
 CATALOG_AT = 6  # from this many skills on, the terminal shows the catalog view
 MAX_SKILL_LINES = 90  # skills with drift listed one a line; the rest are counted (--verbose, JSON list them)
-EXAMPLES = 2  # findings shown for each class
+EXAMPLES = 2  # findings shown for each class past the named ones (severity.NAMED_CLASSES: all of those)
 EXAMPLE_CHARS = 160  # an example is cut after a word within this (or the width): JSON and --verbose have it whole
 MAX_NOTES = 8  # distinct notes shown, most frequent first
 
@@ -191,7 +191,8 @@ def _classes(console: Console, report: AuditReport, whole: bool = False) -> None
         skills = len({f.skill for f in found})
         console.print(Text(f"{code} {found[0].rule.name}: {len(found)} in {count(skills, 'skill')}", style="bold"))
         own = [f for f in found if not by_layout(f)] or found  # the layout's links are one cause, said as one
-        for f in (own if whole else own[:EXAMPLES]) if code != "AA302" else ():  # a skip's causes: above
+        every = whole or severity(code) < NAMED_CLASSES  # each claim broken and quote changed, a line each
+        for f in (own if every else own[:EXAMPLES]) if code != "AA302" else ():  # a skip's causes: above
             line = f"  {f.skill}: {f.message}"
             console.print(Text(printable(line if whole else _clip(line, max(console.width, EXAMPLE_CHARS)))))
         if whole and len(own) < len(found):

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..findings import findings
-from ..findings.severity import OTHER, SEVERITY, severity, worst_first
+from ..findings.severity import NAMED_CLASSES, OTHER, SEVERITY, severity, worst_first
 from ..model import AuditReport
 from ..text.escape import printable
 
@@ -24,10 +24,9 @@ def _property(text: str) -> str:
 
 
 # GitHub shows about ten annotations of each level per step; past that, one line says how many more there are,
-# and names, a line each, every claim broken and every quote or line citation changed the cap left out (the
-# first two severity classes; a catalog's thousands of links are only counted).
+# and names, a line each, every claim broken and every quote or line citation changed the cap left out
+# (severity.NAMED_CLASSES; a catalog's thousands of links are only counted).
 CAP = 10
-NAMED_CLASSES = 2
 MAX_NAMED = 500
 
 

@@ -92,6 +92,15 @@ def make_repo(tmp_path: Path):
 
 
 @pytest.fixture
+def moved(make_repo) -> GitRepo:
+    """The demo at v2: two quotes moved (AA101, a warning); nothing else drifts."""
+    repo = make_repo()
+    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
+    repo.commit("shift", tag="v2")
+    return repo
+
+
+@pytest.fixture
 def change(make_repo) -> tuple[GitRepo, dict[str, str]]:
     """v1 -> docs (unrelated) -> move (two imports on top) -> edit (inside the TP gate) -> delete (DP defaults)."""
     repo = make_repo()

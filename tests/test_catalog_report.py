@@ -202,28 +202,34 @@ def test_evidence_several_claims_share_is_printed_once_naming_the_claims(tmp_pat
     assert "  under 3 claims (wiring, plugins, launch):\n    missing: file pkg/gone_a.py\n" in out
 
 
-def test_skills_whose_only_drift_is_the_catalogs_layout_are_one_line_not_one_each(tmp_path: Path, capsys) -> None:
-    """Upstream keeps its skills under skills/libs/; the catalog flattens them to skills/<name>: a link that climbs
-    two folders to skills/guide.md holds upstream and breaks in every copy, one cause for all."""
+def _one_component(tmp_path: Path, files: dict[str, str], bodies: dict[str, str], upstream: str) -> list[str]:
+    """A catalog of one component, acme/libs, whose repository holds ``files`` and each skill of ``bodies`` under
+    the folder ``upstream``; the catalog copies each skill to skills/<name>.  The check's arguments."""
     from .catalog_fixture import skill_md
     from .conftest import GitRepo, git
 
     code = GitRepo(tmp_path / "code")
     code.path.mkdir()
     git(code.path, "init", "-q", "-b", "main")
-    code.write("skills/guide.md", "# Guide\n")
-    names = [f"lib-{i}" for i in range(7)]
+    for rel, text in files.items():
+        code.write(rel, text)
     catalog = tmp_path / "catalog"
     (catalog / "components.d").mkdir(parents=True)
-    entries = "".join(f"  - path: skills/libs/{n}\n    catalog_dir: {n}\n" for n in names)
+    entries = "".join(f"  - path: {upstream}/{n}\n    catalog_dir: {n}\n" for n in bodies)
     (catalog / "components.d" / "libs.yml").write_text(f"repo: acme/libs\nskills:\n{entries}")
-    for i, name in enumerate(names):
-        body = "See [the guide](../../guide.md).\n" if i < 3 else "Nothing to follow.\n"
-        code.write(f"skills/libs/{name}/SKILL.md", skill_md(name, body))
+    for name, body in bodies.items():
+        code.write(f"{upstream}/{name}/SKILL.md", skill_md(name, body))
         (catalog / "skills" / name).mkdir(parents=True)
         (catalog / "skills" / name / "SKILL.md").write_text(skill_md(name, body))
     code.commit("libraries")
-    assert main(["check", "--catalog", str(catalog), "--mirror", f"acme/libs={code.path}"]) == 1
+    return ["check", "--catalog", str(catalog), "--mirror", f"acme/libs={code.path}"]
+
+
+def test_skills_whose_only_drift_is_the_catalogs_layout_are_one_line_not_one_each(tmp_path: Path, capsys) -> None:
+    """Upstream keeps its skills under skills/libs/; the catalog flattens them to skills/<name>: a link that climbs
+    two folders to skills/guide.md holds upstream and breaks in every copy, one cause for all."""
+    bodies = {f"lib-{i}": "See [the guide](../../guide.md).\n" if i < 3 else "Nothing to follow.\n" for i in range(7)}
+    assert main(_one_component(tmp_path, {"skills/guide.md": "# Guide\n"}, bodies, "skills/libs")) == 1
     out = capsys.readouterr().out
     said = ("acme/libs: 3 skills whose only drift is 3 links broken by the catalog's layout (they hold in the "
             "repository): one cause, the catalog's to heal")  # fmt: skip
@@ -234,25 +240,11 @@ def test_skills_whose_only_drift_is_the_catalogs_layout_are_one_line_not_one_eac
 def test_the_terminal_names_every_changed_quote_and_gives_links_by_example(tmp_path: Path, capsys) -> None:
     """Claims broken and quotes changed are each a line of the findings by class, whatever their number; the
     classes after them (links) give two examples and their count."""
-    from .catalog_fixture import skill_md
-    from .conftest import GitRepo, git
-
-    code = GitRepo(tmp_path / "code")
-    code.path.mkdir()
-    git(code.path, "init", "-q", "-b", "main")
-    code.write("pkg/plan.py", "".join(f"value_{i} = {i}\n" for i in range(8)))
+    code = {"pkg/plan.py": "".join(f"value_{i} = {i}\n" for i in range(8))}
     names = [f"lib-{i}" for i in range(6)]
-    catalog = tmp_path / "catalog"
-    (catalog / "components.d").mkdir(parents=True)
-    entries = "".join(f"  - path: skills/{n}\n    catalog_dir: {n}\n" for n in names)
-    (catalog / "components.d" / "libs.yml").write_text(f"repo: acme/libs\nskills:\n{entries}")
-    for i, name in enumerate(names):
-        body = f"```{i + 1}:{i + 1}:pkg/plan.py\nvalue_{i} = {i + 100}\n```\n\nSee [the notes](notes-{i}.md).\n"
-        code.write(f"skills/{name}/SKILL.md", skill_md(name, body))
-        (catalog / "skills" / name).mkdir(parents=True)
-        (catalog / "skills" / name / "SKILL.md").write_text(skill_md(name, body))
-    code.commit("libraries")
-    assert main(["check", "--catalog", str(catalog), "--mirror", f"acme/libs={code.path}"]) == 1
+    bodies = {n: f"```{i + 1}:{i + 1}:pkg/plan.py\nvalue_{i} = {i + 100}\n```\n\nSee [the notes](notes-{i}.md).\n"
+              for i, n in enumerate(names)}  # fmt: skip
+    assert main(_one_component(tmp_path, code, bodies, "skills")) == 1
     lines = capsys.readouterr().out.splitlines()
     changed = lines.index("AA102 quote-changed: 6 in 6 skills")
     assert [line.split(":")[0] for line in lines[changed + 1 : changed + 7]] == [f"  {n}" for n in names]

@@ -16,15 +16,6 @@ from .conftest import DEMO, GitRepo
 SPEC = str(DEMO / "anchors.yaml")
 
 
-@pytest.fixture
-def moved(make_repo) -> GitRepo:
-    """The demo at v2: two quotes moved (AA101, a warning); nothing else drifts."""
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
-    return repo
-
-
 def _check(capsys, repo: GitRepo, *args: str) -> tuple[int, str, str]:
     code = main(["check", "--spec", SPEC, "--repo", str(repo.path), "--ref", "v2", *args])
     out, err = capsys.readouterr()

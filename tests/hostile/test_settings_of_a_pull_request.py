@@ -14,15 +14,6 @@ RELAXING = 'exit-zero = true\nignore = ["AA1"]\nfail-on-codes = {AA = "never"}\n
 
 
 @pytest.fixture
-def moved(make_repo) -> GitRepo:
-    """The code at v2: two quotes moved (AA101); the drift a relaxed gate would let pass."""
-    repo = make_repo()
-    repo.edit("src/demo/overlap.py", "from dataclasses import dataclass\n", "import os\nfrom dataclasses import dataclass\n")
-    repo.commit("shift", tag="v2")
-    return repo
-
-
-@pytest.fixture
 def pull_request(tmp_path, monkeypatch) -> tuple[GitRepo, str]:
     """A skills repository whose base sets `strict = true` and whose pull request relaxes everything instead;
     the current folder is the pull request's checkout."""

@@ -438,3 +438,17 @@ def test_a_catalog_reads_a_submodule_from_the_mirror_of_the_repository_gitmodule
     _, data = audit_json(capsys, "--catalog", str(catalog), *mirrors)
     (skill,) = data["skills"]
     assert skill["anchors"][0]["status"] == "exact"  # third/sub read from the local copy of acme/sub, not fetched
+
+
+def test_a_skill_that_quotes_code_and_has_a_card_is_expected_to_cost_more(tmp_path) -> None:
+    """The run's parts are cut by expected cost: a skill with quotes and a card weighs more than prose alone."""
+    from anchor_audit.runs.catalog import expected_cost
+    from anchor_audit.spec.components import CatalogSkill
+
+    for name, body in (("prose", "Read the guide.\n"), ("quotes", "```1:2:pkg/a.py\nx = 1\ny = 2\n```\n" * 3)):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n\n{body}")
+    (tmp_path / "skills" / "quotes" / "card.yaml").write_text("validation_status:\n" + "  a: [code_verified]\n" * 100)
+    prose, quotes = (expected_cost(tmp_path, CatalogSkill(path=f"skills/{n}", catalog_dir=n)) for n in ("prose", "quotes"))
+    assert prose == 1.0 and quotes > 8 * prose
+    assert expected_cost(tmp_path, CatalogSkill(path="skills/gone", catalog_dir="gone")) == 1.0

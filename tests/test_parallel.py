@@ -38,6 +38,16 @@ def test_parts_cover_the_items_in_order_and_even(count: int, wanted: int) -> Non
     assert max(map(len, parts)) - min(map(len, parts)) <= 1
 
 
+def test_weighted_parts_cover_the_items_in_order_and_cut_the_heavy_ones_fine() -> None:
+    weights = [1.0] * 40 + [20.0] * 8 + [1.0] * 40  # a catalog's skills that quote code, among many that do not
+    parts = _parts(len(weights), 16, weights)
+    assert [i for part in parts for i in part] == list(range(len(weights)))
+    assert all(sum(40 <= i < 48 for i in part) <= 1 for part in parts)  # never a run of the heaviest in one part
+    assert len(parts) <= 16 and all(len(part) >= 5 for part in parts if part[0] >= 48)  # the light ones: coarse
+    assert _parts(5, 16, [0.0] * 5) == _parts(5, 16)  # no cost known: even parts
+    assert _parts(4, 2, [1.0, 1.0]) == _parts(4, 2)  # weights that do not fit the items are not used
+
+
 def _wait_for(path: Path) -> None:
     deadline = time.monotonic() + 10
     while not path.exists() and time.monotonic() < deadline:

@@ -60,9 +60,12 @@ class Spread(Generic[R]):
         self.after_fork = after_fork
         self.before_fork = before_fork
 
-    def run(self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None) -> list[R]:
+    def run(
+        self, count: int, jobs: int, done: Callable[[int], None] = lambda n: None,
+        weights: Sequence[float] | None = None,
+    ) -> list[R]:  # fmt: skip
         """The results of every item, in order; ``done(n)`` after each part with the items done so far, when
-        workers share them."""
+        workers share them; ``weights``: what each item is expected to cost (parts of even cost)."""
         workers = min(jobs, count // MIN_PER_WORKER)
         if workers < 2:
             return self.work(range(count))
@@ -71,7 +74,7 @@ class Spread(Generic[R]):
 
         if "fork" not in multiprocessing.get_all_start_methods():
             return self.work(range(count))
-        parts = _parts(count, workers * PARTS_PER_WORKER)
+        parts = _parts(count, workers * PARTS_PER_WORKER, weights)
         self.before_fork()
         if threading.active_count() > 1:  # a fork copies this thread only: another's held locks would never free
             return self.work(range(count))
@@ -169,9 +172,22 @@ def _run_part(k: int, start: int, stop: int) -> list[Any] | None:
     return _SPREAD.work(range(start, stop)) if _CLAIMS.claim(k) else None
 
 
-def _parts(count: int, wanted: int) -> list[range]:
-    """``range(count)`` cut into ``wanted`` contiguous parts (or ``count``), sizes differing by one at most."""
+def _parts(count: int, wanted: int, weights: Sequence[float] | None = None) -> list[range]:
+    """``range(count)`` cut into ``wanted`` contiguous parts (or ``count``): sizes differing by one at most, or, with
+    ``weights`` (what each item is expected to cost), weights as even as contiguous parts allow, so that the
+    last part a process takes is never a run of the heaviest items (a catalog's skills that quote code)."""
     n = max(1, min(wanted, count))
-    size, extra = divmod(count, n)
-    bounds = [i * size + min(i, extra) for i in range(n + 1)]
-    return [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    total = sum(max(w, 0.0) for w in weights) if weights is not None and len(weights) == count else 0.0
+    if weights is None or total <= 0:
+        size, extra = divmod(count, n)
+        bounds = [i * size + min(i, extra) for i in range(n + 1)]
+        return [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    cuts, done, goal = [0], 0.0, total / n
+    line = goal  # the next part ends at the first item that brings the cost done to it
+    for i, weight in enumerate(weights):
+        done += max(weight, 0.0)
+        if done >= line and i + 1 < count:
+            cuts.append(i + 1)
+            line = (done // goal + 1) * goal  # a heavy item may pass several lines: the next is past them all
+    cuts.append(count)
+    return [range(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]

@@ -99,14 +99,16 @@ def spread(
     step: Callable[[int], str],
     unit: str,
     prepare: Callable[[range], None] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> list[R]:
-    """``one(i)`` for each of ``count`` items, over ``jobs`` processes (:class:`~anchor_audit.audit.parallel.Spread`),
-    in order.  The run's display is the parent's: ``step(i)`` is shown for each item while no worker runs, and
-    ``N of COUNT UNIT`` after each part once they do.  Before the fork the judge's results are stored (a
-    worker's reads find them) and the display is stopped (its refresh thread would hold locks a worker
-    inherits); each process stores what it computed before returning its part.  ``prepare(window)``, where
-    given, runs before the items of each window of up to ``PREPARED_AT_ONCE`` items of a part (what they can
-    share, such as one search of a tree, gathered while only a window's inputs are held)."""
+    """``one(i)`` for each of ``count`` items (each expected to cost its ``weights``, where given), over ``jobs``
+    processes (:class:`~anchor_audit.audit.parallel.Spread`), in order.  The run's display is the parent's:
+    ``step(i)`` is shown for each item while no worker runs, and ``N of COUNT UNIT`` after each part once they
+    do.  Before the fork the judge's results are stored (a worker's reads find them) and the display is stopped
+    (its refresh thread would hold locks a worker inherits); each process stores what it computed before
+    returning its part.  ``prepare(window)``, where given, runs before the items of each window of up to
+    ``PREPARED_AT_ONCE`` items of a part (what they can share, such as one search of a tree, gathered while only
+    a window's inputs are held)."""
 
     def part(span: range) -> list[R]:
         out = []
@@ -127,7 +129,7 @@ def spread(
         progress("", None)
 
     done = lambda n: progress(f"{n} of {count} {unit}", n / count)  # noqa: E731
-    return Spread(part, worker, before_fork).run(count, jobs, done)
+    return Spread(part, worker, before_fork).run(count, jobs, done, weights)
 
 
 def presearch(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:

@@ -12,6 +12,7 @@ audit, each catalog copy is compared with the repository's own copy at
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -68,6 +69,7 @@ def audit_catalog(
         if tree is None:
             infos.append(ComponentInfo(component.file, component.url if component.repo else "", component.ref,
                                        names, skipped=why))  # fmt: skip
+            work += [(item, None, why, ()) for item in component.skills]  # its links still checked, in the spread
             continue
         info = replace(tree.info, repo=component.url)  # named by its URL, even when read from a mirror
         infos.append(ComponentInfo(component.file, component.url, component.ref, names, info.commit, info.date))
@@ -75,21 +77,41 @@ def audit_catalog(
         work += [(item, tree, info, folders) for item in component.skills]
 
     audits = _Audits(root, root.resolve(), spec, judge, work, dates)
-    audited = iter(spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare))
+    weights = [expected_cost(root, item) if tree is not None else 0.2 for item, tree, _, _ in work]
+    audited = iter(spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare,
+                          weights))  # fmt: skip
     progress("", 1.0)
     reports: list[SkillReport] = []
     warnings: list[str] = list(spec.warnings) if spec else []
     for component, shown, (tree, _) in zip(components, infos, opened, strict=True):
-        if tree is None:
-            reports += [_unreached(root, item, judge, shown.skipped) for item in component.skills]
-            continue
         mine = [next(audited) for _ in component.skills]
-        warnings += stale_mirror_warnings(shown, mine)
+        if tree is not None:
+            warnings += stale_mirror_warnings(shown, mine)
         reports += mine
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
     report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
                          unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
     return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
+
+
+_FENCE = re.compile(rb"^\s*(?:`{3,}|~{3,})\s*\d+:\d+:", re.M)
+
+
+def expected_cost(root: Path, item: CatalogSkill) -> float:
+    """What auditing a catalog skill is expected to cost, for cutting the run into parts of even cost: a skill
+    that quotes code and has a card costs some twenty times one that does neither (matching, claims, their
+    history).  Read from the folder's sizes and fence headers only; 1 where nothing can be read."""
+    folder = root / "skills" / item.catalog_dir
+    try:
+        with open(folder / "SKILL.md", "rb") as handle:
+            fences = len(_FENCE.findall(handle.read(MAX_SKILL_BYTES)))
+    except OSError:
+        return 1.0
+    try:
+        card = os.stat(folder / "card.yaml").st_size
+    except OSError:
+        card = 0
+    return 1.0 + 2.0 * fences + card / 1000
 
 
 def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
@@ -112,7 +134,9 @@ def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) ->
     return SkillReport(item.catalog_dir, shown, (), (), promises=links, skipped=said)
 
 
-Work = tuple[CatalogSkill, SourceTree, SourceInfo, tuple[str, ...]]  # a skill, its code, and its siblings' folders
+# A skill, its code and where that came from, and its siblings' folders; or, for a component that could not be had,
+# a skill, None, and why (only the links inside its folder are checked).
+Work = tuple[CatalogSkill, SourceTree | None, SourceInfo | str | None, tuple[str, ...]]
 
 
 class _Audits:
@@ -130,9 +154,12 @@ class _Audits:
         bare names), where each skill would search it alone, and tell it what their names' past will ask."""
         by_tree: dict[int, tuple[SourceTree, list[Skill]]] = {}
         for i in window:
-            self.loaded[i] = skill = self._load(self.work[i][0])
+            item, tree = self.work[i][:2]
+            if tree is None:
+                continue
+            self.loaded[i] = skill = self._load(item)
             if isinstance(skill, Skill):
-                by_tree.setdefault(id(self.work[i][1]), (self.work[i][1], []))[1].append(skill)
+                by_tree.setdefault(id(tree), (tree, []))[1].append(skill)
         for tree, skills in by_tree.values():
             presearch(skills, tree, self.judge)
             expect_names_past(skills, tree)
@@ -142,6 +169,8 @@ class _Audits:
 
     def one(self, i: int) -> SkillReport:
         item, tree, info, siblings = self.work[i]
+        if tree is None or not isinstance(info, SourceInfo):
+            return _unreached(self.root, item, self.judge, info if isinstance(info, str) else None)
         skill = self.loaded.pop(i) if i in self.loaded else self._load(item)
         if isinstance(skill, SpecError):
             return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(skill), source=info)

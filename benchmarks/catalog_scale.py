@@ -15,7 +15,7 @@ of every ratio.
 
 With ``--memory`` it measures instead the peak memory of a cold and a warm ``--jobs 1`` run in each format a
 catalog's CI writes (JSON, SARIF, JUnit, Markdown), to stdout, remembered, and warm to a file (``--output``),
-against the goal of 150 MB at 5,000 skills (issue 28, goal 5); run it at two sizes to read the cost of one
+against the goal of 150 MB at 5,000 skills; run it at two sizes to read the cost of one
 more skill.
 """
 

@@ -8,7 +8,7 @@ checked at HEAD (``check --in-repo --all skills``) by this checkout and by ``--b
 last commit before paths, links, commands, names and pins were checked), checked out beside it in a
 temporary worktree; with ``--catalog`` (and ``--mirror`` for the components at hand) the catalog run
 too. Both run cold of results (``--no-cache``) with the same environment; the ratio is the median
-time of this checkout over the baseline's, in the same run. Issue 23's goal: at most 2x.
+time of this checkout over the baseline's, in the same run. The goal: at most 2x.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Benchmark: how much of one run is spent waiting on git (issue 28: the floor under goals 2 and 3, cold).
+"""Benchmark: how much of one run is spent waiting on git: the floor under a cold run's time.
 
     python benchmarks/git_time.py [--cold] -- ANCHOR_AUDIT_ARGUMENTS...
 

@@ -1,4 +1,4 @@
-"""Benchmark: ``impact`` on a commit that concerns no skill, warm, against its import floor (issue 28, goal 4).
+"""Benchmark: ``impact`` on a commit that concerns no skill, warm, against its import floor.
 
     python benchmarks/impact_floor.py GITDIR [--skills skills] [--runs 7] [--search 30]
 

@@ -1,4 +1,4 @@
-"""Benchmark: a repository's own skills, cold, against the naive script (naive_inrepo.py) (issue 28, goal 2).
+"""Benchmark: a repository's own skills, cold, against the naive script (naive_inrepo.py).
 
     python benchmarks/inrepo.py --repo MEGATRON_BRIDGE [--ref HEAD] [--skills skills] [--runs 3]
 

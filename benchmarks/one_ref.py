@@ -14,7 +14,7 @@ from a copy served beside it (see ``_common.served_copy``).
   files (the floor the goal is set against), and the same with only the
   packages a warm audit really imports;
 * a warm audit writing JSON, which is remembered whole (``runmemo``): the
-  same floor, goal 0.6x (issue 28, goal 7), and what it imports;
+  same floor, goal 0.6x, and what it imports;
 * cold audit from the served copy (an empty cache each run): bytes stored
   against a full ``git clone --bare`` of the same served repository;
 * parse cost: ast and libcst per 1,000 lines, and which blobs a run parses.
@@ -46,7 +46,7 @@ from _common import (
 
 SHARED_SKILL = ROOT.parent / "shared" / "skills" / "nemo-mbridge-perf-tp-dp-comm-overlap"
 GOAL_FLOOR = 1.0  # warm audit / floor with libcst
-GOAL_REMEMBERED = 0.6  # a warm run writing JSON (remembered whole) / the same floor (issue 28, goal 7)
+GOAL_REMEMBERED = 0.6  # a warm run writing JSON (remembered whole) / the same floor
 GOAL_FETCH = 0.01  # lean fetch / full clone
 FLOOR_PACKAGES = ("libcst", "git", "yaml", "rich")  # the floor the goal names
 CANDIDATES = ("libcst", "git", "yaml", "rich", "markdown_it")  # what the tool may import

@@ -62,10 +62,9 @@ def apply_settings(args: argparse.Namespace, cwd: Path) -> list[str]:
     explicit = getattr(args, "config", None)
     ref = getattr(args, "config_from", None)
     said: list[str] = []
-    notes: list[tuple[str, int, str]]
+    notes: list[tuple[str, int, str]] = []
     if ref is None:
         applied = _read(explicit, cwd)
-        notes = []
     else:
         applied = _read_at(ref, explicit, cwd)
         try:
@@ -73,11 +72,10 @@ def apply_settings(args: argparse.Namespace, cwd: Path) -> list[str]:
         except UsageError as exc:  # the checkout's file is not used: its mistakes are said, not fatal
             here = None
             said.append(f"{exc} (not used: the settings are read from {ref})")
-            notes = [(explicit or SETTINGS_FILE, 1, f"{exc} (not used: the settings are read from {ref})")]
-        else:
-            notes = []
-        notes += differences(here, applied, ref)
-        said += [f"{file}:{line}: {text}" for file, line, text in notes]
+            notes.append((explicit or SETTINGS_FILE, 1, said[-1]))
+        found = differences(here, applied, ref)
+        said += [f"{file}:{line}: {text}" for file, line, text in found]
+        notes += found
     for key, value in (applied.values if applied else {}).items():
         dest, _ = SETTINGS[key]
         if hasattr(args, dest) and getattr(args, dest) is None:
@@ -127,7 +125,7 @@ def differences(here: Settings | None, committed: Settings | None, ref: str) -> 
             text = f"{key} = {shown(mine[key])} is not used: the settings are read from {ref}, where {was}{why}"
             out.append((here.file, here.lines[key], text))
         else:
-            file = here.file if here else _name_of(committed)
+            file = here.file if here else committed.file if committed else SETTINGS_FILE
             out.append((file, 1, f"{key} is not set here; the settings are read from {ref}, where {was}"))
     return sorted(out, key=lambda note: note[1])
 
@@ -143,10 +141,6 @@ def shown(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k} = {shown(v)}" for k, v in value.items()) + "}"
     return str(value)
-
-
-def _name_of(settings: Settings | None) -> str:
-    return settings.file if settings else SETTINGS_FILE
 
 
 # ---------------------------------------------------------------- reading a file

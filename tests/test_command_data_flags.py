@@ -1,5 +1,6 @@
-"""A program that makes some of its flags from data (a dataclass's fields, a table): a flag it does not write out
-is unverifiable, never missing."""
+"""A program that makes some of its flags from data: flags a factory makes from a dataclass's fields are read
+(its fields, its bases', less what the call excludes); a flag the reading cannot rule out is unverifiable, never
+missing."""
 
 from __future__ import annotations
 
@@ -36,28 +37,152 @@ def add_config_flags(parser):
     for field in fields(ServeConfig):
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=field.type)
 """
-BODY = "```bash\npython -m acme.cli.serve --port 80 --batch-size 4\n```\n"
+
+# A factory class given the dataclass by its caller, as a training program builds its flag groups.
+TRAIN = """\
+import argparse
+
+from acme.cli.groups import FlagGroup
+from acme.config import TrainConfig
 
 
-def _flags(tmp_path: Path, capsys, options: str) -> dict[str, dict]:
-    files = {"src/acme/__init__.py": "", "src/acme/cli/__init__.py": "", "src/acme/cli/serve.py": SERVE,
-             "src/acme/cli/options.py": options}  # fmt: skip
-    repo = make_code_repo(tmp_path / "code", files)
-    skill = make_skill(tmp_path / "skill", BODY)
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-path")
+    skipped = ["seed"]
+    FlagGroup(TrainConfig, exclude=skipped).build(parser)
+    return parser.parse_args()
+"""
+GROUPS = """\
+from dataclasses import fields
+
+
+class FlagGroup:
+    def __init__(self, config_class, exclude=None):
+        self.config_class = config_class
+        self.exclude = set(exclude or [])
+
+    def _name(self, name, prefix=None):
+        if prefix:
+            name = prefix + "_" + name
+        return "--" + name.replace("_", "-")
+
+    def build(self, parser):
+        for f in fields(self.config_class):
+            if f.name in self.exclude or f.init is False:
+                continue
+            names = [self._name(f.name)]
+            if f.type is bool and f.default is True:
+                names = [self._name(f.name, prefix="no")]
+            parser.add_argument(*names)
+"""
+CONFIG_INIT = "from .train import TrainConfig\n"
+CONFIG_BASE = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class ParallelConfig:
+    tensor_parallel_size: int = 1
+"""
+CONFIG_TRAIN = """\
+from dataclasses import dataclass, field
+
+from .base import ParallelConfig
+
+
+@dataclass
+class TrainConfig(ParallelConfig):
+    micro_batch_size: int = 1
+    fused_kernels: bool = True
+    seed: int = 1234
+    step: int = field(default=0, init=False)
+    log_every: int = field(default=10, metadata={"flags": {"arg_names": ["--log-interval"]}})
+"""
+
+
+def _report(tmp_path: Path, capsys, files: dict[str, str], body: str) -> dict[str, dict]:
+    repo = make_code_repo(tmp_path / "code", {"src/acme/__init__.py": "", "src/acme/cli/__init__.py": "", **files})
+    skill = make_skill(tmp_path / "skill", body)
     main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
-    return {p["path"]: p for p in report["promises"] if p["kind"] == "command"}
+    return {p["path"].split()[-1]: p for p in report["promises"] if p["kind"] == "command"}
 
 
-def test_a_flag_the_program_may_make_from_a_dataclass_is_unverifiable(tmp_path: Path, capsys) -> None:
-    found = _flags(tmp_path, capsys, OPTIONS)
-    assert found["python -m acme.cli.serve --port"]["status"] == "exists"
-    flag = found["python -m acme.cli.serve --batch-size"]
-    assert flag["status"] == "unverifiable"
-    assert "it also makes flags from data (src/acme/cli/options.py:12)" in flag["detail"]
+def _train(tmp_path: Path, capsys, flags: str, **changed: str) -> dict[str, dict]:
+    files = {"src/acme/cli/train.py": TRAIN, "src/acme/cli/groups.py": GROUPS, "src/acme/config/__init__.py":
+             CONFIG_INIT, "src/acme/config/base.py": CONFIG_BASE, "src/acme/config/train.py": CONFIG_TRAIN}  # fmt: skip
+    files |= {f"src/acme/{name.replace('__', '/')}.py": text for name, text in changed.items()}
+    return _report(tmp_path, capsys, files, f"```bash\npython -m acme.cli.train {flags}\n```\n")
+
+
+def test_a_flag_made_from_a_field_the_factory_names_exists_and_one_it_does_not_is_unverifiable(
+    tmp_path: Path, capsys
+) -> None:
+    files = {"src/acme/cli/serve.py": SERVE, "src/acme/cli/options.py": OPTIONS}
+    found = _report(
+        tmp_path, capsys, files, "```bash\npython -m acme.cli.serve --port 80 --batch-size 4 --queue 2\n```\n"
+    )
+    assert found["--port"]["status"] == "exists"
+    made = found["--batch-size"]
+    assert (
+        made["status"] == "exists" and made["detail"] == "made from ServeConfig.batch_size (src/acme/cli/options.py:6)"
+    )
+    unread = found["--queue"]  # the factory's own loop may filter or add: not read
+    assert unread["status"] == "unverifiable"
+    assert "it also makes flags from data not read (src/acme/cli/options.py:12)" in unread["detail"]
 
 
 def test_where_every_flag_is_written_out_a_flag_not_among_them_is_missing(tmp_path: Path, capsys) -> None:
     written = 'def add_config_flags(parser):\n    parser.add_argument("--workers", type=int)\n'
-    flag = _flags(tmp_path, capsys, written)["python -m acme.cli.serve --batch-size"]
+    flag = _report(tmp_path, capsys, {"src/acme/cli/serve.py": SERVE, "src/acme/cli/options.py": written},
+                   "```bash\npython -m acme.cli.serve --batch-size 4\n```\n")["--batch-size"]  # fmt: skip
     assert flag["status"] == "missing" and "not among the 2 flags it defines" in flag["detail"]
+
+
+def test_flags_a_factory_makes_from_the_class_its_caller_gives_are_read_through_bases_and_re_exports(
+    tmp_path: Path, capsys
+) -> None:
+    found = _train(tmp_path, capsys, "--data-path d --tensor-parallel-size 2 --micro-batch 4 --no-fused-kernels")
+    assert found["--data-path"]["status"] == "exists"
+    base = found["--tensor-parallel-size"]
+    assert base["status"] == "exists"
+    assert base["detail"] == "made from TrainConfig.tensor_parallel_size (src/acme/config/base.py:6)"
+    assert found["--micro-batch"]["detail"].startswith("abbreviates --micro-batch-size, made from TrainConfig.")
+    assert found["--no-fused-kernels"]["status"] == "exists"
+
+
+def test_a_flag_the_complete_reading_rules_out_is_missing_with_its_reason(tmp_path: Path, capsys) -> None:
+    found = _train(tmp_path, capsys, "--seed 1 --step 3 --fused-kernels --log-every 5 --log-interval 5 --micro-btch 2")
+    for excluded in ("--seed", "--step"):  # excluded by the call; init=False
+        assert found[excluded]["status"] == "missing", found[excluded]
+    # a True-default bool is written --no-NAME only; a field that names its own flags is those
+    assert found["--fused-kernels"]["status"] == "missing"
+    assert found["--log-every"]["status"] == "missing"
+    assert found["--log-interval"]["status"] == "exists"
+    typo = found["--micro-btch"]
+    assert typo["status"] == "missing"
+    assert typo["detail"] == (
+        "not among the 1 flag it writes out nor the 4 flags it makes from the fields of 1 class; closest: --micro-batch-size"
+    )
+
+
+def test_a_class_the_reading_cannot_find_leaves_a_flag_unverifiable(tmp_path: Path, capsys) -> None:
+    elsewhere = TRAIN.replace("from acme.config import TrainConfig", "from outside.config import TrainConfig")
+    found = _train(tmp_path, capsys, "--micro-batch-size 4", cli__train=elsewhere)
+    flag = found["--micro-batch-size"]
+    assert flag["status"] == "unverifiable"
+    assert "makes flags from data not read (src/acme/cli/train.py:11)" in flag["detail"]
+
+
+def test_exclusions_not_written_out_leave_a_flag_unverifiable(tmp_path: Path, capsys) -> None:
+    computed = TRAIN.replace('skipped = ["seed"]', "skipped = load_skipped()")
+    flag = _train(tmp_path, capsys, "--seed 4", cli__train=computed)["--seed"]
+    assert flag["status"] == "unverifiable" and "(src/acme/cli/train.py:11)" in flag["detail"]
+
+
+def test_a_factory_read_before_the_module_that_calls_it_is_still_called(tmp_path: Path, capsys) -> None:
+    program = "import acme.cli.groups\nfrom acme.cli.flags import parse\n\nparse()\n"
+    found = _train(tmp_path, capsys, "--micro-batch-size 4 --micro-btch 2", cli__train=program, cli__flags=TRAIN)
+    assert found["--micro-batch-size"]["status"] == "exists"
+    assert found["--micro-btch"]["status"] == "missing"  # every data-made flag read: the typo is ruled out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
@@ -90,7 +91,7 @@ def _called(func: ast.expr, imported: Imported, tree: SourceTree) -> ClassAt | N
     if not isinstance(func, ast.Name) or func.id not in imported:
         return None
     name, path, _ = imported[func.id]
-    return _resolve(name, path, tree, returns=True) if path else None
+    return resolve_class(name, path, tree, returns=True) if path else None
 
 
 def _follow(start: ClassAt, attrs: list[str], tree: SourceTree) -> tuple[PromiseStatus, str]:
@@ -105,8 +106,8 @@ def _follow(start: ClassAt, attrs: list[str], tree: SourceTree) -> tuple[Promise
         field = fields[attr]
         if i == len(attrs) - 1:
             return PromiseStatus.EXISTS, f"{field.path}:{field.line}"
-        typed = _annotated(field.annotation)
-        following = _resolve(typed, field.path, tree) if typed else None
+        typed = annotated_name(field.annotation)
+        following = resolve_class(typed, field.path, tree) if typed else None
         if following is None:
             rest = ".".join(attrs[i + 1 :])
             why = f"the type of {at.name}.{attr} is not a class of the repository: {rest} not checked"
@@ -115,22 +116,22 @@ def _follow(start: ClassAt, attrs: list[str], tree: SourceTree) -> tuple[Promise
     return PromiseStatus.EXISTS, at.path
 
 
-def _annotated(node: ast.expr | None) -> str | None:
+def annotated_name(node: ast.expr | None) -> str | None:
     """The class an annotation names: ``X``, ``mod.X``, ``Optional[X]``, ``X | None``, ``"X"``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
-            return _annotated(ast.parse(node.value, mode="eval").body)
+            return annotated_name(ast.parse(node.value, mode="eval").body)
         except SyntaxError:
             return None
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
         return node.attr
-    if isinstance(node, ast.Subscript) and _annotated(node.value) == "Optional":
-        return _annotated(node.slice)
+    if isinstance(node, ast.Subscript) and annotated_name(node.value) == "Optional":
+        return annotated_name(node.slice)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-        return _annotated(sides[0]) if len(sides) == 1 else None
+        return annotated_name(sides[0]) if len(sides) == 1 else None
     return None
 
 
@@ -142,9 +143,15 @@ def _parsed(tree: SourceTree, path: str) -> ast.Module | None:
         return None
 
 
-def _resolve(name: str, path: str, tree: SourceTree, returns: bool = False) -> ClassAt | None:
+Locate = Callable[[str], "str | None"]  # a dotted module -> its file in the tree
+
+
+def resolve_class(
+    name: str, path: str, tree: SourceTree, returns: bool = False, locate: Locate | None = None
+) -> ClassAt | None:
     """Where the class ``name`` seen from module ``path`` is defined: there, or through its imports (re-exports
-    followed); ``returns``: a function there stands for the class its return annotation names."""
+    followed); ``returns``: a function there stands for the class its return annotation names; ``locate`` finds
+    an absolute import's file (the usual package roots by default)."""
     for _ in range(MAX_HOPS):
         module = _parsed(tree, path)
         if module is None:
@@ -153,29 +160,31 @@ def _resolve(name: str, path: str, tree: SourceTree, returns: bool = False) -> C
         if isinstance(defined, ast.ClassDef):
             return ClassAt(path, name)
         if isinstance(defined, (ast.FunctionDef, ast.AsyncFunctionDef)) and returns:
-            typed = _annotated(defined.returns)
-            return _resolve(typed, path, tree) if typed else None
-        source = _imported_from(module, name, path, tree)
+            typed = annotated_name(defined.returns)
+            return resolve_class(typed, path, tree, locate=locate) if typed else None
+        source = _imported_from(module, name, path, tree, locate)
         if source is None or source[1] is None:
             return None
         name, path = source[0], source[1]
     return None
 
 
-def _imported_from(module: ast.Module, name: str, path: str, tree: SourceTree) -> tuple[str, str | None] | None:
+def _imported_from(
+    module: ast.Module, name: str, path: str, tree: SourceTree, locate: Locate | None = None
+) -> tuple[str, str | None] | None:
     """(its name there, that module's file) for the import that binds ``name`` in the module at ``path``."""
     for node in ast.walk(module):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if (alias.asname or alias.name) == name:
-                    return alias.name, _import_path(node, path, tree)
+                    return alias.name, _import_path(node, path, tree, locate)
     return None
 
 
-def _import_path(node: ast.ImportFrom, path: str, tree: SourceTree) -> str | None:
+def _import_path(node: ast.ImportFrom, path: str, tree: SourceTree, locate: Locate | None = None) -> str | None:
     """The file an import names: an absolute module under the package's roots, a relative one beside ``path``."""
     if not node.level:
-        return module_path(tree, node.module or "")
+        return locate(node.module or "") if locate is not None else module_path(tree, node.module or "")
     folder = path.split("/")[:-1]
     folder = folder[: len(folder) - (node.level - 1)] if node.level > 1 else folder
     rel = "/".join([*folder, *(node.module.split(".") if node.module else [])])
@@ -198,12 +207,12 @@ def _fields(at: ClassAt, tree: SourceTree, seen: set[ClassAt]) -> tuple[dict[str
     fields: dict[str, Field] = {}
     complete = True
     for base in node.bases:
-        name = _annotated(base)
+        name = annotated_name(base)
         if name in (None, "object", "Generic", "Protocol", "ABC"):
             complete &= name is not None
             continue
         assert name is not None
-        parent = _resolve(name, at.path, tree)
+        parent = resolve_class(name, at.path, tree)
         inherited, whole = _fields(parent, tree, seen) if parent is not None else ({}, False)
         fields |= inherited
         complete &= whole

@@ -8,7 +8,8 @@ flags are read statically with ``ast`` (never by running the code) from the
 string options of ``add_argument``, ``click.option``/``argument`` and
 ``typer.Option`` calls in the module's file; where that file defines none,
 its flags are defined elsewhere and are ``unverifiable``. argparse accepts an
-unambiguous prefix of a flag, and so does this check.
+unambiguous prefix of a flag, and so does this check. A flag it does not write out
+may be one it makes from data: :mod:`.madeflags` reads those it can.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ from ..model import (
     SkillSpec,
     Tail,
 )
-from ..parse import PythonIndex, PythonSyntaxProblem, python_index
 from ..source import SourceTree
-from ..source.listing import Listing, is_test, module_file
+from ..source.listing import Listing, is_test
+from .madeflags import OPTION_CALLS, MadeFlags, import_file, imported, made_flags, parsed, program_module
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
-_OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
+_Result = Callable[[str, PromiseStatus, str], PromiseResult]  # a result of the command's file and line
 
 
 def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) -> list[PromiseResult]:
@@ -49,11 +50,11 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
         module = _console_scripts(tree, listing).get(name)
         if module is None:
             return []  # not this repository's program: not a citation of it
-        shown, path = name, _module_file(module, tree, listing)
+        shown, path = name, program_module(module, tree, listing)
         if path is None:
             return [result(name, PromiseStatus.MISSING, f"[project.scripts] {name} names {module}, which is not here")]
     elif kind == "module":
-        shown, path = f"python -m {name}", _module_file(name, tree, listing)
+        shown, path = f"python -m {name}", program_module(name, tree, listing)
         if path is None:
             top = name.split(".")[0]
             if not listing.package_roots(top):
@@ -73,14 +74,30 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
             return out + [result(f"{shown} {', '.join(c.flags)}", PromiseStatus.UNVERIFIABLE, why)]
         flags = [_flag(shown, flag, defined, result) for flag in c.flags]
         if any(r.status is PromiseStatus.MISSING for r in flags):
-            built = _built_from_data(path, tree, listing)
-            if built is not None:  # a flag it does not write out may be one it makes from a table or a dataclass
-                why = (f"not among the {_flags(len(defined))} it writes out, and it also makes flags from data "
-                       f"({built}), which are not read: re-verify")  # fmt: skip
-                flags = [replace(r, status=PromiseStatus.UNVERIFIABLE, detail=why)
-                         if r.status is PromiseStatus.MISSING else r for r in flags]  # fmt: skip
+            made = made_flags(path, tree, listing)
+            if made is not None:  # a flag it does not write out may be one it makes from a dataclass or a table
+                flags = [_made_flag(shown, flag, defined, made, result) if r.status is PromiseStatus.MISSING else r
+                         for flag, r in zip(c.flags, flags, strict=True)]  # fmt: skip
         out += flags
     return out
+
+
+def _made_flag(shown: str, flag: str, defined: set[str], made: MadeFlags, result: _Result) -> PromiseResult:
+    """A flag the program does not write out, judged among those it makes from data too."""
+    judged = _flag(shown, flag, defined | set(made.flags), result)
+    if judged.status is PromiseStatus.EXISTS:
+        full = judged.detail.removeprefix("abbreviates ") or flag
+        said = f"{judged.detail}, " if judged.detail else ""
+        return replace(judged, detail=f"{said}made from {made.flags[full]}") if full in made.flags else judged
+    if judged.status is not PromiseStatus.MISSING:
+        return judged
+    counted = (f"not among the {_flags(len(defined))} it writes out nor the {_flags(len(made.flags))} it makes from "
+               f"the fields of {made.classes} class{'es' if made.classes != 1 else ''}")  # fmt: skip
+    if made.unread:
+        why = f"{counted}, and it also makes flags from data not read ({made.unread}): re-verify"
+        return replace(judged, status=PromiseStatus.UNVERIFIABLE, detail=why)
+    hint = judged.detail.partition("; closest: ")[2]
+    return replace(judged, detail=counted + (f"; closest: {hint}" if hint else ""))
 
 
 def check_default(
@@ -141,9 +158,9 @@ def _command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None
     kind, _, name = c.target.partition(":")
     if kind == "program":
         module = _console_scripts(tree, listing).get(name)
-        return _module_file(module, tree, listing) if module else None
+        return program_module(module, tree, listing) if module else None
     if kind == "module":
-        return _module_file(name, tree, listing)
+        return program_module(name, tree, listing)
     return name if tree.blob_id(name) is not None else None
 
 
@@ -151,7 +168,7 @@ def _positionals(
     shown: str,
     words: tuple[str, ...],
     shape: tuple[set[str], int | None, bool],
-    result: Callable[[str, PromiseStatus, str], PromiseResult],
+    result: _Result,
 ) -> list[PromiseResult]:
     """The words before the first flag: a subcommand the parser defines, or as many positionals as it takes."""
     commands, positionals, parses = shape
@@ -169,7 +186,7 @@ def _positionals(
 def _parser_shape(path: str, tree: SourceTree, listing: Listing) -> tuple[set[str], int | None, bool]:
     """(subcommands, positionals taken (None: any number), whether a parser is defined here at all), read
     from ``add_parser``/``add_argument`` calls and click/typer ``command`` decorators of ``path``."""
-    index = _parsed(tree, path)
+    index = parsed(tree, path)
     return index.worked_out(_shape) if index is not None else (set(), None, False)
 
 
@@ -198,9 +215,7 @@ def _shape(module: ast.Module) -> tuple[set[str], int | None, bool]:
     return commands, positionals, parses
 
 
-def _flag(
-    shown: str, flag: str, defined: set[str], result: Callable[[str, PromiseStatus, str], PromiseResult]
-) -> PromiseResult:
+def _flag(shown: str, flag: str, defined: set[str], result: _Result) -> PromiseResult:
     if flag in defined:
         return result(f"{shown} {flag}", PromiseStatus.EXISTS, "")
     longer = sorted(d for d in defined if d.startswith(flag))
@@ -226,82 +241,15 @@ def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object
     """The flags ``path`` defines and their defaults, and those of the repository's modules it imports (a
     parser kept in an ``arguments.py`` beside a script, or in the package): one level of imports, never the
     whole program."""
-    index = _parsed(tree, path)
+    index = parsed(tree, path)
     if index is None:
         return {}
     found = index.worked_out(_walked_flags)
-    for name in index.worked_out(_imported):
-        other = _import_file(path, name, tree, listing)
-        imported = _parsed(tree, other) if other and other != path else None
-        found = {**(imported.worked_out(_walked_flags) if imported is not None else {}), **found}
+    for name in index.worked_out(imported):
+        other = import_file(path, name, tree, listing)
+        theirs = parsed(tree, other) if other and other != path else None
+        found = {**(theirs.worked_out(_walked_flags) if theirs is not None else {}), **found}
     return found
-
-
-MAX_FOLLOWED = 60  # modules read for a parser that makes its flags from data: the file, its imports, theirs
-
-
-def _built_from_data(path: str, tree: SourceTree, listing: Listing) -> str | None:
-    """Where the program makes a flag from data (``add_argument(*names, **kwargs)``, a name held in a variable):
-    ``FILE:LINE``, looked for in its file, the repository's modules it imports and those they import; None."""
-    seen: set[str] = set()
-    frontier = [path]
-    for _ in range(3):
-        following: list[str] = []
-        for here in frontier:
-            if here in seen or len(seen) >= MAX_FOLLOWED:
-                continue
-            seen.add(here)
-            index = _parsed(tree, here)
-            if index is None:
-                continue
-            line = index.worked_out(_data_flag_line)
-            if line:
-                return f"{here}:{line}"
-            following += [p for p in (_import_file(here, name, tree, listing) for name in index.worked_out(_imported))
-                          if p is not None]  # fmt: skip
-        frontier = following
-    return None
-
-
-def _import_file(path: str, name: str, tree: SourceTree, listing: Listing) -> str | None:
-    """The repository's file of a module ``path`` imports: beside it, else under the package's roots."""
-    folder = path.rpartition("/")[0]
-    beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
-    return beside if tree.blob_id(beside) is not None else _module_file(name, tree, listing)
-
-
-def _data_flag_line(module: ast.Module) -> int:
-    """The line of the first option call whose names are not written out (0: none)."""
-    for node in ast.walk(module):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name in _OPTION_CALLS and node.args and not isinstance(node.args[0], ast.Constant):
-                return node.lineno
-    return 0
-
-
-def _parsed(tree: SourceTree, path: str) -> PythonIndex | None:
-    """The module at ``path``, parsed once per blob (the run's index), however many commands name it; None where
-    the stdlib parser cannot read it."""
-    source = tree.read(path)
-    if source is None or len(source.text) > 2 * 1024 * 1024:
-        return None
-    try:
-        index = python_index(source)
-    except PythonSyntaxProblem:
-        return None
-    return index if index.parsed_by_ast else None
-
-
-def _imported(module: ast.Module) -> list[str]:
-    names: list[str] = []
-    for node in module.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-        elif isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-    return names[:50]
 
 
 def _walked_flags(module: ast.Module) -> dict[str, object]:
@@ -312,7 +260,7 @@ def _walked_flags(module: ast.Module) -> dict[str, object]:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name in _OPTION_CALLS:
+            if name in OPTION_CALLS:
                 written = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
                 options = [o.strip() for w in written for o in w.split("/")]  # click's "--wait/--no-wait" pair
                 default = _default_of(node, name)
@@ -338,12 +286,6 @@ def _default_of(call: ast.Call, name: str) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _Computed(ast.unparse(node)[:60])
-
-
-def _module_file(module: str, tree: SourceTree, listing: Listing) -> str | None:
-    """The file ``python -m module`` runs, under the roots where its top package's ``__init__.py`` lies."""
-    found = module_file(tree, module, listing.package_roots(module.split(".")[0]), runnable=True)
-    return found[0] if found is not None else None
 
 
 def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:

@@ -1,0 +1,338 @@
+"""Flags a program makes from data, read without running it: the modules it imports, and the dataclass fields a
+flag factory turns into flags.
+
+A parser that builds options from data (``add_argument(*names, **kwargs)``) hides them from a reading of its
+calls. One shape of it is common and readable: a *factory*, a class or function that walks
+``dataclasses.fields(cls)`` and writes each field's name as a flag (``"--" + name.replace("_", "-")``), called
+as ``Factory(ConfigClass, exclude=[...])``. For each such call among the modules a program's file imports (its
+file, the repository's modules it imports, and theirs), the class is found in the repository (re-exports and
+bases followed) and each field it declares gives flags:
+
+- ``hidden_size: int = 0`` gives ``--hidden-size``;
+- a ``bool`` field that defaults to True, where the factory passes ``prefix="no"`` (or other words), gives
+  ``--no-NAME`` for each word, and no ``--NAME``;
+- a field whose ``field(...)`` names flags itself (``"arg_names": ["--x"]``) gives those;
+- a field with ``init=False``, or one the call's ``exclude`` list names, gives none.
+
+The reading is *complete* when every option call whose names are not written out lies in a factory and every
+factory call's class, bases and exclusions were read: only then may a flag found nowhere be called missing.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..parse import PythonIndex, PythonSyntaxProblem, python_index
+from ..source import SourceTree
+from ..source.listing import Listing, module_file
+from .attrchains import ClassAt, Locate, annotated_name, resolve_class
+
+OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
+MAX_FOLLOWED = 60  # modules read for a parser that makes its flags from data: the file, its imports, theirs
+MAX_CLASSES = 64  # dataclasses read for the flags factories make
+MAX_BASES = 8  # bases followed for one class's fields
+
+
+@dataclass(frozen=True)
+class MadeFlags:
+    """The flags a program makes from data, as far as they were read."""
+
+    flags: dict[str, str]  # flag -> where: "TransformerConfig.hidden_size (FILE:LINE)"
+    classes: int  # dataclasses read
+    unread: str  # FILE:LINE of the first data-made part not read; "" where the reading is complete
+
+
+@dataclass(frozen=True)
+class _FactoryCall:
+    callee: str
+    config: str | None  # the class argument, as named in the module (None: not a name)
+    excluded: frozenset[str] | None  # None: the exclusions are not written out
+    line: int
+
+
+@dataclass(frozen=True)
+class _Factory:
+    """A class or function that writes a dataclass's fields as flags."""
+
+    line: int  # of its first data-made option call
+    prefixes: tuple[str, ...]  # the words it writes before a True-default bool field's name
+    fixed: tuple[str, ...]  # the classes it names itself (``fields(ServeConfig)``), not given by a caller
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """What one module holds of flags made from data."""
+
+    factories: dict[str, _Factory]
+    calls: tuple[_FactoryCall, ...]
+    loose: tuple[int, ...]  # lines of data-made option calls outside any factory
+
+
+def parsed(tree: SourceTree, path: str) -> PythonIndex | None:
+    """The module at ``path``, parsed once per blob (the run's index), however many commands name it; None where
+    the stdlib parser cannot read it."""
+    source = tree.read(path)
+    if source is None or len(source.text) > 2 * 1024 * 1024:
+        return None
+    try:
+        index = python_index(source)
+    except PythonSyntaxProblem:
+        return None
+    return index if index.parsed_by_ast else None
+
+
+def program_module(module: str, tree: SourceTree, listing: Listing) -> str | None:
+    """The file ``python -m module`` runs, under the roots where its top package's ``__init__.py`` lies."""
+    found = module_file(tree, module, listing.package_roots(module.split(".")[0]), runnable=True)
+    return found[0] if found is not None else None
+
+
+def import_file(path: str, name: str, tree: SourceTree, listing: Listing) -> str | None:
+    """The repository's file of a module ``path`` imports: beside it, else under the package's roots."""
+    folder = path.rpartition("/")[0]
+    beside = f"{folder}/{name.replace('.', '/')}.py" if folder else f"{name.replace('.', '/')}.py"
+    return beside if tree.blob_id(beside) is not None else program_module(name, tree, listing)
+
+
+def imported(module: ast.Module) -> list[str]:
+    """The absolute modules a module imports at its top level (50 at most)."""
+    names: list[str] = []
+    for node in module.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return names[:50]
+
+
+def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
+    """The flags the program at ``path`` makes from data, read from its file, the repository's modules it imports
+    and those they import; None where it makes none."""
+    shapes = {here: index.worked_out(_shapes) for here, index in _followed(path, tree, listing).items()}
+    unread = [f"{here}:{line}" for here, shape in shapes.items() for line in shape.loose]
+    if not unread and not any(shape.factories for shape in shapes.values()):
+        return None
+    flags: dict[str, str] = {}
+    called: set[tuple[str, str]] = set()  # factories called with a class read
+    classes = 0
+
+    script_folder = path.rpartition("/")[0]
+
+    def locate(dotted: str) -> str | None:  # where the program's imports resolve: its packages, its own folder
+        roots = [*listing.package_roots(dotted.split(".")[0]), f"{script_folder}/" if script_folder else ""]
+        found = module_file(tree, dotted, roots)
+        return found[0] if found is not None else None
+
+    def add(config: str, here: str, excluded: frozenset[str], prefixes: tuple[str, ...]) -> bool:
+        nonlocal classes
+        at = resolve_class(config, here, tree, locate=locate)
+        fields = _dataclass_fields(at, tree, locate) if at is not None and classes < MAX_CLASSES else None
+        if at is None or fields is None:
+            return False
+        classes += 1
+        for name, field in fields.items():
+            if name not in excluded:
+                where = f"{at.name}.{name} ({field.path}:{field.line})"
+                flags.update({flag: where for flag in field.flags(prefixes) if flag not in flags})
+        return True
+
+    for here, shape in shapes.items():
+        for call in shape.calls:
+            factory = _factory(call.callee, here, shape, tree, locate)
+            if factory is None:
+                continue  # not a factory
+            if (
+                call.config is None
+                or call.excluded is None
+                or not add(call.config, here, call.excluded, factory[1].prefixes)
+            ):
+                unread.append(f"{here}:{call.line}")
+            else:
+                called.add(factory[0])
+    for here, shape in shapes.items():
+        for name, own in shape.factories.items():
+            for fixed in own.fixed:  # fields(ServeConfig) in the factory itself: its filters are not read
+                add(fixed, here, frozenset(), own.prefixes)
+            if (here, name) not in called or own.fixed:
+                unread.append(f"{here}:{own.line}")
+    return MadeFlags(flags, classes, unread[0] if unread else "")
+
+
+def _followed(path: str, tree: SourceTree, listing: Listing) -> dict[str, PythonIndex]:
+    """The program's file, the repository's modules it imports and theirs (three levels, 60 modules at most)."""
+    seen: dict[str, PythonIndex] = {}
+    visited: set[str] = set()
+    frontier = [path]
+    for _ in range(3):
+        following: list[str] = []
+        for here in frontier:
+            if here in visited or len(visited) >= MAX_FOLLOWED:
+                continue
+            visited.add(here)
+            index = parsed(tree, here)
+            if index is None:
+                continue
+            seen[here] = index
+            following += [p for p in (import_file(here, name, tree, listing) for name in index.worked_out(imported))
+                          if p is not None]  # fmt: skip
+        frontier = following
+    return seen
+
+
+def _factory(
+    callee: str, here: str, shape: _Shapes, tree: SourceTree, locate: Locate
+) -> tuple[tuple[str, str], _Factory] | None:
+    """The factory ``callee`` (seen from ``here``) names, and where it is defined; None: no factory."""
+    if callee in shape.factories:
+        return (here, callee), shape.factories[callee]
+    at = resolve_class(callee, here, tree, locate=locate)
+    index = parsed(tree, at.path) if at is not None else None
+    if at is None or index is None or at.name not in index.worked_out(_shapes).factories:
+        return None
+    return (at.path, at.name), index.worked_out(_shapes).factories[at.name]
+
+
+@dataclass(frozen=True)
+class _Field:
+    path: str
+    line: int
+    true_bool: bool  # a bool that defaults to True
+    named: tuple[str, ...]  # the flags its ``field(...)`` names itself
+    name: str
+
+    def flags(self, prefixes: tuple[str, ...]) -> list[str]:
+        if self.named:
+            return list(self.named)
+        name = self.name.replace("_", "-")
+        if self.true_bool and prefixes:
+            return [f"--{p.replace('_', '-')}-{name}" for p in prefixes]
+        return [f"--{name}"]
+
+
+def _dataclass_fields(at: ClassAt, tree: SourceTree, locate: Locate, depth: int = 0) -> dict[str, _Field] | None:
+    """The fields of the class ``at``, its bases' first; None where a base is not read."""
+    index = parsed(tree, at.path)
+    node = next((n for n in index.ast_module.body if isinstance(n, ast.ClassDef) and n.name == at.name), None) \
+        if index is not None and index.ast_module is not None else None  # fmt: skip
+    if node is None or depth > MAX_BASES:
+        return None
+    fields: dict[str, _Field] = {}
+    for base in node.bases:
+        name = annotated_name(base)
+        if name in ("object", "Generic", "Protocol", "ABC"):
+            continue
+        parent = resolve_class(name, at.path, tree, locate=locate) if name else None
+        inherited = _dataclass_fields(parent, tree, locate, depth + 1) if parent is not None else None
+        if inherited is None:
+            return None
+        fields |= inherited
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.simple:
+            if "ClassVar" in ast.unparse(item.annotation) or _keyword(item.value, "init") is False:
+                continue
+            true_bool = "bool" in ast.unparse(item.annotation) and _default(item.value) is True
+            named = tuple(c.value for c in ast.walk(item.value) if isinstance(c, ast.Constant)
+                          and isinstance(c.value, str) and c.value.startswith("--")) if item.value else ()  # fmt: skip
+            fields[item.target.id] = _Field(at.path, item.lineno, true_bool, named, item.target.id)
+    return fields
+
+
+def _keyword(value: ast.expr | None, name: str) -> object:
+    """A literal keyword of a ``field(...)`` call (``init=False``); None where absent or not a literal."""
+    if isinstance(value, ast.Call):
+        found = next((k.value for k in value.keywords if k.arg == name), None)
+        return found.value if isinstance(found, ast.Constant) else None
+    return None
+
+
+def _default(value: ast.expr | None) -> object:
+    if isinstance(value, ast.Constant):
+        return value.value
+    return _keyword(value, "default")
+
+
+def _shapes(module: ast.Module) -> _Shapes:
+    factories: dict[str, _Factory] = {}
+    inside: set[int] = set()
+    for node in module.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = _factory_of(node)
+            if found is not None:
+                factories[node.name], sites = found
+                inside |= {id(s) for s in sites}
+    walked = list(ast.walk(module))
+    loose = tuple(n.lineno for n in walked if isinstance(n, ast.Call) and data_made(n) and id(n) not in inside)
+    names = set(factories) | {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    return _Shapes(factories, _factory_calls(walked, names), loose)
+
+
+def _factory_of(node: ast.stmt) -> tuple[_Factory, list[ast.Call]] | None:
+    """The factory a top-level class or function is, and its data-made option calls; None: not one."""
+    walked = list(ast.walk(node))
+    sites = [n for n in walked if isinstance(n, ast.Call) and data_made(n)]
+    read = [n.args[0] for n in walked if isinstance(n, ast.Call) and _calls_fields(n) and n.args]
+    if not sites or not read or not any(_hyphenates(n) for n in walked):
+        return None
+    fixed = sorted({a.id for a in read if isinstance(a, ast.Name) and a.id[:1].isupper()})
+    return _Factory(sites[0].lineno, _prefixes(walked), tuple(fixed)), sites
+
+
+def _factory_calls(walked: list[ast.AST], names: set[str]) -> tuple[_FactoryCall, ...]:
+    """The calls of a name the module defines or imports with a class as first argument: each a factory's call
+    where that name is a factory (said later, from the module that defines it)."""
+    lists = sorted((n.lineno, n.targets[0].id, _strings(n.value)) for n in walked if isinstance(n, ast.Assign)
+                   and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name))  # fmt: skip
+    calls = []
+    for n in walked:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names and n.args:
+            config = annotated_name(n.args[0]) if isinstance(n.args[0], (ast.Name, ast.Attribute)) else None
+            excluded: frozenset[str] | None = frozenset()
+            given = next((k.value for k in n.keywords if k.arg == "exclude"), None)
+            if isinstance(given, ast.Name):  # the list last written to that name before the call
+                before = [found for line, name, found in lists if name == given.id and line < n.lineno]
+                excluded = before[-1] if before else None
+            elif given is not None and not (isinstance(given, ast.Constant) and given.value is None):
+                excluded = _strings(given)
+            calls.append(_FactoryCall(n.func.id, config, excluded, n.lineno))
+    return tuple(calls)
+
+
+def _prefixes(walked: list[ast.AST]) -> tuple[str, ...]:
+    """The words a factory passes as ``prefix=`` (``"no"`` for ``--no-NAME``)."""
+    words = {k.value.value for n in walked if isinstance(n, ast.Call) for k in n.keywords
+             if k.arg == "prefix" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)}  # fmt: skip
+    return tuple(sorted(words))
+
+
+def _strings(node: ast.expr) -> frozenset[str] | None:
+    """The strings of a written-out list, tuple or set; None for anything else."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return frozenset(str(e.value) for e in node.elts if isinstance(e, ast.Constant))
+    return None
+
+
+def data_made(node: ast.AST) -> bool:
+    """An option call whose names are not written out (``add_argument(*names)``, a name held in a variable)."""
+    if not isinstance(node, ast.Call) or not node.args or isinstance(node.args[0], ast.Constant):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in OPTION_CALLS
+
+
+def _calls_fields(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "fields")
+        or (isinstance(node.func, ast.Attribute) and node.func.attr == "fields")
+    )
+
+
+def _hyphenates(node: ast.AST) -> bool:
+    """``x.replace("_", "-")``: a field's name written as a flag's."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace"
+        and [a.value for a in node.args if isinstance(a, ast.Constant)] == ["_", "-"]
+    )  # fmt: skip

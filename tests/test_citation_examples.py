@@ -8,7 +8,8 @@ import pytest
 
 from anchor_audit.checks.links import heading_slugs
 from anchor_audit.checks.prose import check_citations
-from anchor_audit.checks.prose_examples import CODE, EXAMPLES, NOT_CITATIONS, CitationExample
+from anchor_audit.checks.prose_examples import EXAMPLES, NOT_CITATIONS, CitationExample
+from anchor_audit.checks.prose_examples_code import CODE
 from anchor_audit.checks.protocol import context
 from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import json
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
@@ -127,6 +128,43 @@ def check_default(
     if _same(value, c.fragment):
         return result(PromiseStatus.HOLDS, f"{path} defaults {c.target} to {_shown(value)}")
     return result(PromiseStatus.DIFFERS, f"{path} defaults {c.target} to {_shown(value)}; the skill says {c.fragment}")
+
+
+def check_spec_default(c: Citation, schemas: Sequence[tuple[str, str, str]], file: str) -> list[PromiseResult]:
+    """A default the prose states for a spec key (``train.distributed_strategy``), against the JSON schemas the
+    skill ships (``schemas/train.schema.json``); nothing where none of them gives the key a default."""
+    given = {name: json.loads(value) for key, name, value in schemas if key == c.target}
+    if not given:
+        return []
+    top = c.target.split(".")[0]
+    name = next((n for n in given if n.rpartition("/")[2] == f"{top}.schema.json"), next(iter(given)))
+    value = given[name]
+    more = f" (and {len(given) - 1} more)" if len(given) > 1 else ""
+
+    def result(status: PromiseStatus, detail: str) -> list[PromiseResult]:
+        return [PromiseResult(PromiseKind.COMMAND, c.text, status, file, c.line, detail)]
+
+    if not _comparable(value, c.fragment):
+        return []  # "configurable", "per GPU": words, not a value to hold against the schema's
+    if len({json.dumps(v) for v in given.values()}) > 1:
+        why = "; ".join(f"{n} has {v!r}" for n, v in list(given.items())[:3])
+        return result(PromiseStatus.UNVERIFIABLE, f"the skill's schemas default {c.target} differently: {why}")
+    if _same(value, c.fragment):
+        return result(PromiseStatus.HOLDS, f"{name}{more} defaults {c.target} to {value!r}")
+    return result(PromiseStatus.DIFFERS, f"{name}{more} defaults {c.target} to {value!r}; the skill says {c.fragment}")
+
+
+def _comparable(value: object, stated: str) -> bool:
+    """Whether the prose's word is a value of the default's type (``true`` for a bool, ``8`` for a number)."""
+    said = stated.strip("'\"").lower()
+    if isinstance(value, bool) or value is None:
+        return said in ("true", "false", "null", "none")
+    if isinstance(value, (int, float)):
+        try:
+            float(said)
+        except ValueError:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -324,6 +362,8 @@ def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
 
 
 def _check_default(c: Citation, ctx: Context) -> list[PromiseResult]:
+    if not c.target.startswith("-"):
+        return check_spec_default(c, ctx.skill.schema_defaults, ctx.skill_md)
     return [check_default(c, ctx.commands, ctx.tree, ctx.listing, ctx.skill_md)]
 
 

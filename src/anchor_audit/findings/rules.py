@@ -174,7 +174,8 @@ RULES: dict[str, Rule] = {
               "An agent installs a Python or a package the code does not accept.",
               "Write the version the finding gives (the repository's pyproject.toml)."),
         _rule("AA409", "command-missing", "error",
-              "A module, script, subcommand, flag or default a command of the skill uses is not here.",
+              "A module, script, subcommand, flag or default a command of the skill uses (or a spec key's default "
+              "its schema gives) is not here.",
               "The command an agent runs fails to start, or behaves otherwise than the skill says.",
               "Rewrite the command as the code's parser defines it (the finding names the closest flag)."),
         _rule("AA410", "folder-rename-in-paths", "error",

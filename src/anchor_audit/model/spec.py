@@ -226,6 +226,7 @@ class Skill:
     repo_folder: str | None = None  # where the folder lies in the repository, when known (--in-repo, a catalog)
     citations_cut: bool = False  # its prose cites more than anchor-audit reads (a generated page): the rest unread
     clones: tuple[str, ...] = ()  # the repositories its shell blocks clone (`git clone URL`): it works in them too
+    schema_defaults: tuple[tuple[str, str, str], ...] = ()  # (key, file, JSON value) its *.schema.json files give
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ at that file and line; what is read is remembered by content, like SKILL.md.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import posixpath
 import re
@@ -92,6 +93,8 @@ def config_targets(text: str, name: str) -> Iterator[Citation]:
         found = YAML_TARGET.match(line) or _JSON_TARGET.search(line)
         if found is not None and "." in found.group(1):
             yield Citation(ReferenceKind.NAME, line.strip()[:200], found.group(1), number, file=name)
+
+
 _READ = (".md", *_CONFIGS)
 
 
@@ -154,10 +157,61 @@ def _paragraphs(lines: list[str]) -> Iterator[tuple[int, str]]:
         yield start, "\n".join(run)
 
 
+MAX_SCHEMA_KEYS = 4096  # defaults read from one schema file
+MAX_SCHEMA_DEPTH = 16
+
+
+MAX_SCHEMAS = 16  # schema files of one skill read for the defaults they give
+SchemaDefaults = tuple[tuple[str, str, str], ...]  # (dotted key, the schema file, its default as JSON)
+
+
+def folder_reads(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[Citation, ...], SchemaDefaults]:
+    """What the other files of a skill's folder say: their citations, and the defaults its JSON schemas give."""
+    return tuple(c for name, text in files for c in page_citations(name, text, memo)), schema_defaults(files, memo)
+
+
+def schema_defaults(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[str, str, str], ...]:
+    """The defaults the JSON schemas among a skill's ``files`` give (the first :data:`MAX_SCHEMAS`)."""
+    schemas = [(name, text) for name, text in files if name.endswith(".schema.json")][:MAX_SCHEMAS]
+    return tuple(d for name, text in schemas for d in _schema_defaults(name, text, memo))
+
+
+def _schema_defaults(name: str, content: Content, memo: Memo | None) -> tuple[tuple[str, str, str], ...]:
+    """The defaults a JSON schema the skill ships (``schemas/train.schema.json``) gives its keys: (dotted key,
+    the file, the default as JSON) for each property with a scalar ``default``, nested ``properties`` walked."""
+
+    def read() -> dict[str, Any]:
+        try:
+            schema = json.loads(content.load())
+        except (ValueError, RecursionError):
+            return {"defaults": []}
+        found: list[list[str]] = []
+        _walk_schema(schema, "", found, 0)
+        return {"defaults": found}
+
+    said = memo(content.key("schema-defaults/1", name), read) if memo is not None else read()
+    return tuple((key, name, value) for key, value in said["defaults"])
+
+
+def _walk_schema(schema: object, prefix: str, found: list[list[str]], depth: int) -> None:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or depth > MAX_SCHEMA_DEPTH:
+        return
+    for key, value in properties.items():
+        if len(found) >= MAX_SCHEMA_KEYS or not isinstance(value, dict):
+            continue
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        default = value.get("default", ...)
+        if default is None or isinstance(default, (str, int, float, bool)):
+            found.append([dotted, json.dumps(default)])
+        _walk_schema(value, dotted, found, depth + 1)
+
+
 def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Citation, ...]:
     """The links of one page of the skill (``name``: its path in the folder), resolved from where it lies; of a
     YAML or JSON file it ships, the ``_target_`` names it instantiates."""
     if name.endswith(_CONFIGS):
+
         def targets() -> dict[str, Any]:
             return {"names": [[c.text, c.target, c.line] for c in config_targets(content.load(), name)]}
 

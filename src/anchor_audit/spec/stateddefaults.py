@@ -1,5 +1,6 @@
 """The defaults a skill states for a command's flags: in a sentence right after the flag's code span
-(`--steps` (default: 100)), or in a Markdown table with a Default column."""
+(`--steps` (default: 100)), or in a Markdown table with a Default column; and in such a table, for the dotted
+keys of a spec file (`train.distributed_strategy`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 FLAG = re.compile(r"--[A-Za-z][\w-]*")
+SPEC_KEY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # a dotted key of a spec file: train.optim.lr
 # right after a flag's code span: "(default: 100)", "(int, default 4)", "defaults to `8`", ", default is bf16"
 _DEFAULT = re.compile(
     r"^\s*[(,:–—-]?\s*(?:[\w ]{1,20},\s*)?defaults?(?:\s+value)?(?:\s*[:=]\s*|\s+(?:is|to)\s+|\s+)`?([\w.+-]+)`?",
@@ -62,8 +64,9 @@ class DefaultsTable:
         columns = [h.strip("*_ ").lower() for h in self.headers]
         if "default" not in columns or len(self.row) <= columns.index("default"):
             return []
-        flag = FLAG.match(self.row[0].strip("`* "))
+        first = self.row[0].strip("`* ")
+        flag = FLAG.match(first) or SPEC_KEY.fullmatch(first)
         value = self.row[columns.index("default")].strip("`* ")
         if flag is None or not re.fullmatch(r"[\w.+-]+", value) or value.startswith("-"):
-            return []  # not a flag's row, or a default in words ("the GPU count", "-")
+            return []  # not a flag's or a spec key's row, or a default in words ("the GPU count", "-")
         return [Citation(ReferenceKind.DEFAULT, f"{flag.group(0)} default {value}", flag.group(0), self.line, value)]

@@ -46,3 +46,20 @@ def test_a_skill_with_only_skill_md_has_no_unreached_page(tmp_path: Path, capsys
     assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     assert [f for f in report["findings"] if f["code"] == "AA413"] == []
+
+
+def test_a_skill_read_from_the_repository_tree_has_its_unreached_pages_said_too(tmp_path: Path, capsys) -> None:
+    skill = "skills/plan/"
+    repo = make_code_repo(tmp_path / "code", {
+        f"{skill}SKILL.md": "---\nname: plan\ndescription: in the tree\n---\n\n" + BODY
+        + "\nPatterns: @skills/plan/patterns.md\n",  # an @path from the repository's root
+        f"{skill}patterns.md": "# Patterns\n",
+        f"{skill}references/guide.md": "# Guide\n\nThe rest is in `references/later.md`.\n",
+        f"{skill}references/later.md": "# Later\n",  # reached: the guide names its path
+        f"{skill}references/draft.md": "# Draft\n",
+        f"{skill}skill-card.md": "# For people\n",
+    })  # fmt: skip
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--in-repo", "--format", "json", skill])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    found = [(f["file"], f["line"]) for f in report["findings"] if f["code"] == "AA413"]
+    assert found == [("skills/plan/references/draft.md", 1)]

@@ -12,7 +12,8 @@ result; one that is not is ``unreached`` (``AA413``, a note: it fails no run), o
 at the folder's top that are for people, not the agent (:data:`FOR_PEOPLE`: ``skill-card.md``, ``BENCHMARK.md``,
 ``README.md``, ...), are none of its business.
 
-Only a skill read from disk is walked (its folder is what ships); a skill read from a tree is not.
+A skill read from disk is walked there (its folder is what ships); one read from a tree (``--in-repo``), in the
+tree: its Markdown pages as the loader lists them (the first 64).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ _LEADS = (ReferenceKind.LINK, ReferenceKind.PATH, ReferenceKind.AT_PATH)
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
     """The pages of the skill's folder that no chain of links from SKILL.md reaches, in name order."""
-    if skill.disk is None:
+    if skill.disk is None and not skill.tree_pages:
         return []
-    pages = _pages(skill.disk)
+    pages = _pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
     reached = _reached(skill, pages)
     return [page for page in pages if page not in reached and page.lower() not in FOR_PEOPLE]
 
@@ -53,9 +54,11 @@ def _pages(folder: str) -> list[str]:
 def _reached(skill: Skill, pages: list[str]) -> set[str]:
     """The pages SKILL.md leads to, directly or through pages it leads to."""
     leads: dict[str, set[str]] = {}
-    for c in skill.citations:
-        if c.kind in _LEADS and c.target and "://" not in c.target:
-            leads.setdefault(c.file, set()).update(_named(c.target, pages))
+    rooted = f"{skill.repo_folder.strip('/')}/" if skill.repo_folder else None  # @skills/x/guide.md: from the root
+    written = [(c.file, c.target) for c in skill.citations if c.kind in _LEADS and c.target and "://" not in c.target]
+    for file, target in [*written, *(("SKILL.md", path) for path, _ in skill.references)]:  # and its @paths
+        target = target[len(rooted) :] if rooted and target.startswith(rooted) else target
+        leads.setdefault(file, set()).update(_named(target, pages))
     by_links = _walk(lambda page: leads.get(page, set()))
     if by_links >= set(pages):
         return by_links  # every page linked: no text needs reading for the names it writes
@@ -85,6 +88,8 @@ def _mentioned(skill: Skill, page: str, pages: list[str], names: Counter[str]) -
     spellings = {}
     for other in pages:
         spelt = {other, posixpath.relpath(other, here) if here else other}
+        if skill.repo_folder:
+            spelt.add(f"{skill.repo_folder.strip('/')}/{other}")  # its path from the repository's root
         if names[posixpath.basename(other)] == 1:
             spelt.add(posixpath.basename(other))
         parts = other.split("/")[:-1]
@@ -99,7 +104,11 @@ def _mentioned(skill: Skill, page: str, pages: list[str], names: Counter[str]) -
 
 def _text(skill: Skill, page: str) -> str:
     """A page's text as written (at most 1 MiB; none where it cannot be read)."""
-    path = os.path.join(skill.disk or "", page)
+    if skill.disk is None:
+        load = dict(skill.tree_pages).get(page)
+        text = load() if load is not None else ""
+        return text if len(text) <= MAX_PAGE_BYTES else ""
+    path = os.path.join(skill.disk, page)
     try:
         if os.path.islink(path) or os.path.getsize(path) > MAX_PAGE_BYTES:
             return ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .references import Citation, Tail
 
@@ -227,6 +228,7 @@ class Skill:
     citations_cut: bool = False  # its prose cites more than anchor-audit reads (a generated page): the rest unread
     clones: tuple[str, ...] = ()  # the repositories its shell blocks clone (`git clone URL`): it works in them too
     schema_defaults: tuple[tuple[str, str, str], ...] = ()  # (key, file, JSON value) its *.schema.json files give
+    tree_pages: tuple[tuple[str, Callable[[], str]], ...] = ()  # read from a tree: its Markdown pages, read if asked
 
 
 @dataclass(frozen=True)

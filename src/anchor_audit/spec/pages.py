@@ -26,7 +26,7 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind
@@ -165,9 +165,14 @@ MAX_SCHEMAS = 16  # schema files of one skill read for the defaults they give
 SchemaDefaults = tuple[tuple[str, str, str], ...]  # (dotted key, the schema file, its default as JSON)
 
 
-def folder_reads(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[Citation, ...], SchemaDefaults]:
-    """What the other files of a skill's folder say: their citations, and the defaults its JSON schemas give."""
-    return tuple(c for name, text in files for c in page_citations(name, text, memo)), schema_defaults(files, memo)
+def folder_reads(
+    files: list[tuple[str, Content]], memo: Memo | None
+) -> tuple[tuple[Citation, ...], SchemaDefaults, tuple[tuple[str, Callable[[], str]], ...]]:
+    """What the other files of a skill's folder say: their citations, the defaults its JSON schemas give, and its
+    Markdown pages (each path with its text's loader)."""
+    citations = tuple(c for name, text in files for c in page_citations(name, text, memo))
+    markdown = tuple((name, text.load) for name, text in files if name.endswith(".md"))
+    return citations, schema_defaults(files, memo), markdown
 
 
 def schema_defaults(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[str, str, str], ...]:

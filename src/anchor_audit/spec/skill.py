@@ -73,7 +73,7 @@ def load_skill(
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card = _read_text(card_path) if _is_file(card_path, found["card.yaml"]) else None
     skill = skill_from_text(real.name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
-    pages, said = folder_reads(list(disk_pages(real)), memo)
+    pages, said, _ = folder_reads(list(disk_pages(real)), memo)
     return replace(skill, disk=str(real), disk_root=str(real), citations=skill.citations + pages, schema_defaults=said)
 
 
@@ -111,8 +111,9 @@ def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) 
         skill = skill_from_text(name, path, skill_md, Path(path) / "SKILL.md", card, Path(path) / "card.yaml", memo)
     except (UnreadableFile, NotCarried) as exc:  # a link, a binary, a huge file: this skill cannot be read
         raise SpecError(f"{exc} (at {tree.info.ref}); the skill cannot be read") from None
-    pages, schemas = folder_reads(list(tree_pages(tree, path)), memo)
-    return replace(skill, repo_folder=path, citations=skill.citations + pages, schema_defaults=schemas)
+    pages, schemas, markdown = folder_reads(list(tree_pages(tree, path)), memo)
+    return replace(skill, repo_folder=path, citations=skill.citations + pages, schema_defaults=schemas,
+                   tree_pages=markdown)  # fmt: skip
 
 
 def _tree_text(tree: SourceTree, path: str) -> str:

@@ -21,6 +21,7 @@ factory call's class, bases and exclusions were read: only then may a flag found
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
@@ -62,11 +63,20 @@ class _Factory:
 
 @dataclass(frozen=True)
 class _Shapes:
-    """What one module holds of flags made from data."""
+    """Where one module makes flags from data."""
 
     factories: dict[str, _Factory]
-    calls: tuple[_FactoryCall, ...]
     loose: tuple[int, ...]  # lines of data-made option calls outside any factory
+
+
+_NONE = _Shapes({}, ())
+# An option call whose first argument is not a plain string: the text of every data-made one matches (and more).
+_MAYBE_DATA_MADE = re.compile(r"\b(?:add_argument|option|Option|argument|Argument)\(\s*[^\s'\")]")
+
+
+def _sites_of(index: PythonIndex) -> _Shapes:
+    """The module's factories and other data-made option calls; none read where its text can have none."""
+    return index.worked_out(_shapes) if _MAYBE_DATA_MADE.search(index.text) else _NONE
 
 
 def parsed(tree: SourceTree, path: str) -> PythonIndex | None:
@@ -109,7 +119,8 @@ def imported(module: ast.Module) -> list[str]:
 def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
     """The flags the program at ``path`` makes from data, read from its file, the repository's modules it imports
     and those they import; None where it makes none."""
-    shapes = {here: index.worked_out(_shapes) for here, index in _followed(path, tree, listing).items()}
+    indexes = _followed(path, tree, listing)
+    shapes = {here: _sites_of(index) for here, index in indexes.items()}
     unread = [f"{here}:{line}" for here, shape in shapes.items() for line in shape.loose]
     if not unread and not any(shape.factories for shape in shapes.values()):
         return None
@@ -137,8 +148,11 @@ def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | Non
                 flags.update({flag: where for flag in field.flags(prefixes) if flag not in flags})
         return True
 
+    known = {name for shape in shapes.values() for name in shape.factories}  # a factory is defined where it is read
     for here, shape in shapes.items():
-        for call in shape.calls:
+        text = indexes[here].text
+        calls = indexes[here].worked_out(_factory_calls) if any(name in text for name in known) else ()
+        for call in (call for call in calls if call.callee in known):
             factory = _factory(call.callee, here, shape, tree, locate)
             if factory is None:
                 continue  # not a factory
@@ -188,9 +202,9 @@ def _factory(
         return (here, callee), shape.factories[callee]
     at = resolve_class(callee, here, tree, locate=locate)
     index = parsed(tree, at.path) if at is not None else None
-    if at is None or index is None or at.name not in index.worked_out(_shapes).factories:
+    if at is None or index is None or at.name not in _sites_of(index).factories:
         return None
-    return (at.path, at.name), index.worked_out(_shapes).factories[at.name]
+    return (at.path, at.name), _sites_of(index).factories[at.name]
 
 
 @dataclass(frozen=True)
@@ -261,10 +275,8 @@ def _shapes(module: ast.Module) -> _Shapes:
             if found is not None:
                 factories[node.name], sites = found
                 inside |= {id(s) for s in sites}
-    walked = list(ast.walk(module))
-    loose = tuple(n.lineno for n in walked if isinstance(n, ast.Call) and data_made(n) and id(n) not in inside)
-    names = set(factories) | {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom) for a in n.names}
-    return _Shapes(factories, _factory_calls(walked, names), loose)
+    made = (n for n in ast.walk(module) if isinstance(n, ast.Call) and data_made(n))
+    return _Shapes(factories, tuple(n.lineno for n in made if id(n) not in inside))
 
 
 def _factory_of(node: ast.stmt) -> tuple[_Factory, list[ast.Call]] | None:
@@ -278,24 +290,30 @@ def _factory_of(node: ast.stmt) -> tuple[_Factory, list[ast.Call]] | None:
     return _Factory(sites[0].lineno, _prefixes(walked), tuple(fixed)), sites
 
 
-def _factory_calls(walked: list[ast.AST], names: set[str]) -> tuple[_FactoryCall, ...]:
+def _factory_calls(module: ast.Module) -> tuple[_FactoryCall, ...]:
     """The calls of a name the module defines or imports with a class as first argument: each a factory's call
     where that name is a factory (said later, from the module that defines it)."""
+    walked = list(ast.walk(module))
+    names = {getattr(n, "name", "") for n in module.body} | {
+        a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom) for a in n.names}  # fmt: skip
     lists = sorted((n.lineno, n.targets[0].id, _strings(n.value)) for n in walked if isinstance(n, ast.Assign)
                    and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name))  # fmt: skip
-    calls = []
-    for n in walked:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names and n.args:
-            config = annotated_name(n.args[0]) if isinstance(n.args[0], (ast.Name, ast.Attribute)) else None
-            excluded: frozenset[str] | None = frozenset()
-            given = next((k.value for k in n.keywords if k.arg == "exclude"), None)
-            if isinstance(given, ast.Name):  # the list last written to that name before the call
-                before = [found for line, name, found in lists if name == given.id and line < n.lineno]
-                excluded = before[-1] if before else None
-            elif given is not None and not (isinstance(given, ast.Constant) and given.value is None):
-                excluded = _strings(given)
-            calls.append(_FactoryCall(n.func.id, config, excluded, n.lineno))
-    return tuple(calls)
+    calls = (n for n in walked if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names)
+    return tuple(_factory_call(n, lists) for n in calls if n.args)
+
+
+def _factory_call(n: ast.Call, lists: list[tuple[int, str, frozenset[str] | None]]) -> _FactoryCall:
+    """A call as a factory's: its class argument's name, and the names its ``exclude`` leaves out."""
+    assert isinstance(n.func, ast.Name)
+    config = annotated_name(n.args[0]) if isinstance(n.args[0], (ast.Name, ast.Attribute)) else None
+    excluded: frozenset[str] | None = frozenset()
+    given = next((k.value for k in n.keywords if k.arg == "exclude"), None)
+    if isinstance(given, ast.Name):  # the list last written to that name before the call
+        before = [found for line, name, found in lists if name == given.id and line < n.lineno]
+        excluded = before[-1] if before else None
+    elif given is not None and not (isinstance(given, ast.Constant) and given.value is None):
+        excluded = _strings(given)
+    return _FactoryCall(n.func.id, config, excluded, n.lineno)
 
 
 def _prefixes(walked: list[ast.AST]) -> tuple[str, ...]:

@@ -59,16 +59,25 @@ def _reached(skill: Skill, pages: list[str]) -> set[str]:
     for file, target in [*written, *(("SKILL.md", path) for path, _ in skill.references)]:  # and its @paths
         target = target[len(rooted) :] if rooted and target.startswith(rooted) else target
         leads.setdefault(file, set()).update(_named(target, pages))
-    by_links = _walk(lambda page: leads.get(page, set()))
-    if by_links >= set(pages):
-        return by_links  # every page linked: no text needs reading for the names it writes
+    reached = _walk({"SKILL.md"}, lambda page: leads.get(page, set()), set())
+    if reached >= set(pages):
+        return reached  # every page linked: no text needs reading for the names it writes
     names = Counter(posixpath.basename(p) for p in pages)
-    return _walk(lambda page: leads.get(page, set()) | _mentioned(skill, page, pages, names))
+    looked: set[str] = set()  # the reached pages whose text was looked through
+    while True:  # the pages the reached ones name without a link, and what those lead to, until none is new
+        unreached = {p: _spellings(skill, p, names) for p in pages if p not in reached}
+        named: set[str] = set()
+        for page in sorted(reached - looked):
+            looked.add(page)
+            named |= _mentioned(skill, page, unreached)
+        if not named:
+            return reached
+        reached = _walk(named, lambda page: leads.get(page, set()), reached)
 
 
-def _walk(leads: Callable[[str], set[str]]) -> set[str]:
-    """The pages SKILL.md leads to through ``leads``, SKILL.md included."""
-    reached, todo = {"SKILL.md"}, ["SKILL.md"]
+def _walk(start: set[str], leads: Callable[[str], set[str]], reached: set[str]) -> set[str]:
+    """``reached`` and the pages ``start`` leads to through ``leads``, ``start`` included."""
+    reached, todo = reached | start, sorted(start)
     while todo:
         for led in leads(todo.pop()):
             if led not in reached:
@@ -77,29 +86,29 @@ def _walk(leads: Callable[[str], set[str]]) -> set[str]:
     return reached
 
 
-def _mentioned(skill: Skill, page: str, pages: list[str], names: Counter[str]) -> set[str]:
-    """The pages ``page``'s text names without a link: by its path (from the folder, or from the page), by its
-    name alone where no other page has it (``names``: how many pages have each name), or by a folder above it
+def _spellings(skill: Skill, page: str, names: Counter[str]) -> set[str]:
+    """How a text names ``page`` without a link: its path (from the folder, or from the repository's root), its
+    name alone where no other page has it (``names``: how many pages have each name), or a folder above it
     written as ``folder/``."""
+    spelt = {page, *([f"{skill.repo_folder.strip('/')}/{page}"] if skill.repo_folder else [])}
+    if names[posixpath.basename(page)] == 1:
+        spelt.add(posixpath.basename(page))
+    parts = page.split("/")[:-1]
+    return spelt | {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
+
+
+def _mentioned(skill: Skill, page: str, unreached: dict[str, set[str]]) -> set[str]:
+    """The pages of ``unreached`` (each with its spellings) that ``page``'s text names without a link, by one of
+    those spellings or by its path from ``page``'s folder."""
     text = _text(skill, page)
-    if not text:
-        return set()
     here = posixpath.dirname(page)
-    spellings = {}
-    for other in pages:
-        spelt = {other, posixpath.relpath(other, here) if here else other}
-        if skill.repo_folder:
-            spelt.add(f"{skill.repo_folder.strip('/')}/{other}")  # its path from the repository's root
-        if names[posixpath.basename(other)] == 1:
-            spelt.add(posixpath.basename(other))
-        parts = other.split("/")[:-1]
-        spelt |= {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
-        spellings[other] = spelt
-    if not any(form in text for spelt in spellings.values() for form in spelt):
-        return set()  # no page's name is even part of the text: no word of it needs reading
+    forms = {other: spelt | {posixpath.relpath(other, here)} if here else spelt for other, spelt in unreached.items()}
+    maybe = {other for other, spelt in forms.items() if text and any(form in text for form in spelt)}
+    if not maybe:
+        return set()  # no such page's name is even part of the text: no word of it needs reading
     # Every word written alone, once: a path, a file name, a folder ("references/"); a sentence's full stop off.
     said = {word.rstrip(".") if not word.endswith("/.") else word[:-1] for word in _WORDS.findall(text)}
-    return {other for other, spelt in spellings.items() if spelt & said}
+    return {other for other in maybe if forms[other] & said}
 
 
 def _text(skill: Skill, page: str) -> str:

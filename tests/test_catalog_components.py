@@ -284,8 +284,24 @@ def test_a_skill_whose_repository_cannot_be_reached_still_has_its_own_links_chec
     code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     assert code == 1
-    assert report["skipped"].endswith("; only the links inside its folder were checked")
+    assert report["skipped"].endswith("; only the checks that need no code ran: the links inside its folder")
     assert [(p["path"], p["status"]) for p in report["promises"]] == [
         ("references/guide.md", "exists"), ("references/nope.md", "missing"), ("SKILL.md#nowhere", "missing")
     ]  # the link above the folder needs the repository: not checked
     assert sorted(f["code"] for f in report["findings"]) == ["AA302", "AA407", "AA407"]
+
+
+def test_a_skill_whose_repository_cannot_be_reached_still_has_its_unreached_pages_said(tmp_path: Path, capsys) -> None:
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    skill = make_skill(catalog / "skills" / "gone-skill", "See `references/used.md` and @skills/gone/rooted.md.\n")
+    (skill / "references").mkdir()
+    for page in ("references/used.md", "references/left.md", "rooted.md", "skill-card.md"):
+        (skill / page).write_text("# A page\n")
+    code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert code == 1  # the skip itself (AA302); an unreached page is a note
+    assert report["skipped"].endswith("; only the checks that need no code ran: its pages no link reaches")
+    assert [(p["path"], p["status"], p["file"]) for p in report["promises"]] == [
+        ("references/left.md", "unreached", "skills/gone-skill/references/left.md")]  # fmt: skip

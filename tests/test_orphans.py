@@ -33,6 +33,8 @@ def test_a_page_no_chain_of_links_from_skill_md_reaches_is_a_note(tmp_path: Path
         "references/draft.md": "# Draft\n",
         ".github/hidden.md": "# not a page of the skill\n",
         "skill-card.md": "# For people\n", "BENCHMARK.md": "# For people\n",  # not the agent's to read
+        "references/README.md": "# For people browsing\n", "AGENTS.md": "# Read by convention, unlinked\n",
+        "evals/EVAL.md": "# For the evaluation harness\n", "fixtures/case/notes.md": "# Test data\n",
     })  # fmt: skip
     assert code == 0  # a note: it fails no run
     assert sorted((f["file"].rsplit("skill/", 1)[-1], f["line"]) for f in found) == [

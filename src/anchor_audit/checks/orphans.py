@@ -10,7 +10,9 @@ link resolved from the page it is written in.  A name may be read where it was n
 as reached, never said to be unreached by mistake.  A page reached is no
 result; one that is not is ``unreached`` (``AA413``, a note: it fails no run), on its own first line.  The pages
 at the folder's top that are for people, not the agent (:data:`FOR_PEOPLE`: ``skill-card.md``, ``BENCHMARK.md``,
-``README.md``, ...), are none of its business.
+``README.md``, ...), a folder's own ``README.md`` or ``NOTICE.md`` and the ``AGENTS.md`` an agent reads unlinked
+(:data:`NOT_LINKED_ANYWHERE`), and the pages under folders of data for tools (:data:`DATA_FOLDERS`: ``evals/``,
+``tests/``, ``fixtures/``, ``assets/``) are none of its business.
 
 A skill read from disk is walked there (its folder is what ships); one read from a tree (``--in-repo``), in the
 tree: its Markdown pages as the loader lists them (the first 64).
@@ -34,6 +36,10 @@ _WORDS = re.compile(r"[\w./-]+")
 # Pages at a folder's top that are for people, not the agent: a catalog's governance card and benchmark report
 # (which its sync requires beside SKILL.md), a README shown when the folder is browsed, and the like.
 FOR_PEOPLE = frozenset({"skill-card.md", "benchmark.md", "readme.md", "changelog.md", "license.md", "contributing.md"})
+# Anywhere in the folder: a folder's own notes for people, and the files agents read by convention, unlinked.
+NOT_LINKED_ANYWHERE = frozenset({"readme.md", "notice.md", "license.md", "changelog.md", "agents.md", "claude.md"})
+# Folders of data for tools, not pages to read: evaluations, tests and their fixtures, assets a script loads.
+DATA_FOLDERS = frozenset({"evals", "eval", "tests", "test", "fixtures", "assets"})
 _LEADS = (ReferenceKind.LINK, ReferenceKind.PATH, ReferenceKind.AT_PATH)
 
 
@@ -43,7 +49,13 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
         return []
     pages = _pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
     reached = _reached(skill, pages)
-    return [page for page in pages if page not in reached and page.lower() not in FOR_PEOPLE]
+    return [page for page in pages if page not in reached and _for_the_agent(page)]
+
+
+def _for_the_agent(page: str) -> bool:
+    """Whether the page is one an agent reads by following links (see the module's rule)."""
+    parts = page.lower().split("/")
+    return page.lower() not in FOR_PEOPLE and parts[-1] not in NOT_LINKED_ANYWHERE and parts[0] not in DATA_FOLDERS
 
 
 def _pages(folder: str) -> list[str]:
@@ -141,9 +153,19 @@ def _reads(page: str, skill: Skill, entry: SkillSpec | None) -> Iterator[Referen
     return iter(())  # the skill's own folder: nothing of the code
 
 
+_UNREACHED = "no chain of links from SKILL.md reaches this page: an agent reading the skill never opens it"
+
+
 def _check(page: str, ctx: Context) -> list[PromiseResult]:
-    why = "no chain of links from SKILL.md reaches this page: an agent reading the skill never opens it"
-    return [PromiseResult(PromiseKind.PAGE, page, PromiseStatus.UNREACHED, ctx.file(page), 1, why)]
+    return [PromiseResult(PromiseKind.PAGE, page, PromiseStatus.UNREACHED, ctx.file(page), 1, _UNREACHED)]
+
+
+def folder_pages(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
+    """The unreached pages of a skill whose code cannot be had (its repository unreachable): they need none
+    (``shown``: the folder as reports name it)."""
+    file = f"{shown.rstrip('/')}/"
+    return tuple(PromiseResult(PromiseKind.PAGE, page, PromiseStatus.UNREACHED, file + page, 1, _UNREACHED)
+                 for page in _written(skill, None))  # fmt: skip
 
 
 PAGE: Checker[str, list[PromiseResult]] = Checker(ReferenceKind.PAGE, _written, _reads, _check, PromiseKind.PAGE)

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from ..audit.judge import Judge
 from ..audit.skills import audit_skill, expect_names_past, presearch, spread
 from ..checks.links import folder_links
+from ..checks.orphans import folder_pages
 from ..errors import AuditError, SpecError
 from ..model import UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
 from ..source import Progress, SourceTree, no_progress
@@ -128,14 +129,17 @@ def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) ->
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
     pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
     citations = tuple(c for name, content in pages for c in page_citations(name, content, judge.memo.remember))
-    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real))
-    links = folder_links(skill, shown)
-    said = f"{why}; only the links inside its folder were checked" if links else why
-    return SkillReport(item.catalog_dir, shown, (), (), promises=links, skipped=said)
+    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real),
+                  repo_folder=item.path.strip("/"))  # fmt: skip
+    links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
+    ran = [what for what, found in (("the links inside its folder", links), ("its pages no link reaches", unreached))
+           if found]  # fmt: skip
+    said = f"{why}; only the checks that need no code ran: {' and '.join(ran)}" if ran else why
+    return SkillReport(item.catalog_dir, shown, (), (), promises=links + unreached, skipped=said)
 
 
 # A skill, its code and where that came from, and its siblings' folders; or, for a component that could not be had,
-# a skill, None, and why (only the links inside its folder are checked).
+# a skill, None, and why (only the checks that need no code run).
 Work = tuple[CatalogSkill, SourceTree | None, SourceInfo | str | None, tuple[str, ...]]
 
 

@@ -203,3 +203,19 @@ def test_no_parser_is_given_a_text_of_more_tokens_than_the_bound() -> None:
             parse(big)
     as_large_as_real_files = "".join(f"value_{i} = compute({i}, key='k{i}')\n" for i in range(5_000))  # 60,000
     assert len(parse_ast(as_large_as_real_files).body) == 5_000 and PythonIndex(as_large_as_real_files).statements
+
+
+def test_a_schema_the_skill_ships_is_read_within_bounds_and_shown_cut(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000  # past the JSON reader's recursion: no defaults, no crash
+    huge = json.dumps({"properties": {"train": {"properties": {"mode": {"default": "x" * 100_000}}}}})
+    repo = make_code_repo(tmp_path / "code")
+    body = QUOTE + "\n| Key | Default |\n|---|---|\n| `train.mode` | `fast` |\n"
+    skill = make_skill(tmp_path / "skill", body)
+    (skill / "schemas").mkdir()
+    (skill / "schemas" / "deep.schema.json").write_text(deep)
+    (skill / "schemas" / "train.schema.json").write_text(huge)
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill), timeout=60)
+    assert "Traceback" not in done.err
+    (report,) = json.loads(done.out)["skills"]
+    (said,) = [p for p in report["promises"] if p["path"] == "train.mode default fast"]
+    assert said["status"] == "differs" and len(said["detail"]) < 200 and said["detail"].endswith("the skill says fast")

@@ -147,11 +147,18 @@ def check_spec_default(c: Citation, schemas: Sequence[tuple[str, str, str]], fil
     if not _comparable(value, c.fragment):
         return []  # "configurable", "per GPU": words, not a value to hold against the schema's
     if len({json.dumps(v) for v in given.values()}) > 1:
-        why = "; ".join(f"{n} has {v!r}" for n, v in list(given.items())[:3])
+        why = "; ".join(f"{n} has {_brief(v)}" for n, v in list(given.items())[:3])
         return result(PromiseStatus.UNVERIFIABLE, f"the skill's schemas default {c.target} differently: {why}")
+    said = f"{name}{more} defaults {c.target} to {_brief(value)}"
     if _same(value, c.fragment):
-        return result(PromiseStatus.HOLDS, f"{name}{more} defaults {c.target} to {value!r}")
-    return result(PromiseStatus.DIFFERS, f"{name}{more} defaults {c.target} to {value!r}; the skill says {c.fragment}")
+        return result(PromiseStatus.HOLDS, said)
+    return result(PromiseStatus.DIFFERS, f"{said}; the skill says {c.fragment}")
+
+
+def _brief(value: object) -> str:
+    """A schema's default as a report shows it: its repr, cut at 80 characters (a schema is untrusted)."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
 def _comparable(value: object, stated: str) -> bool:

@@ -105,3 +105,29 @@ def test_the_configurations_a_skill_ships_have_their_targets_checked(tmp_path: P
     assert ("configs/train.yaml", 2, "_target_: pkg.plan.Planner", "exists") in names  # on its own file's line
     assert ("configs/serve.json", 2, '"engine": {"_target_": "pkg.plan.Planner"}', "exists") in names
     assert ("configs/train.yaml", 4, "_target_: pkg.plan.Scheduler  # renamed away", "missing") in names
+
+
+def test_the_paths_a_pages_code_spans_name_are_looked_up_and_never_called_missing(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skills" / "demo", "See [the guide](references/guide.md).\n")
+    (skill / "references").mkdir()
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "run.sh").write_text("echo\n")
+    (skill / "references" / "examples").mkdir()
+    (skill / "references" / "examples" / "a.py").write_text("x = 1\n")
+    (skill / "references" / "guide.md").write_text(
+        "# Guide\n\nRun `scripts/run.sh` on `pkg/plan.py` as `examples/a.py` shows; the old `pkg/gone.py` and "
+        "`other/project/x.py`.\nThen create `pkg/new.py` for the step.\n"
+    )
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+    data = json.loads(capsys.readouterr().out)
+    paths = [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
+             for p in data["skills"][0]["promises"] if p["kind"] == "path"]  # fmt: skip
+    assert paths == [
+        ("references/guide.md", 3, "scripts/run.sh", "exists"),  # in the skill's folder
+        ("references/guide.md", 3, "pkg/plan.py", "exists"),
+        ("references/guide.md", 3, "examples/a.py", "exists"),  # beside the page
+        ("references/guide.md", 3, "pkg/gone.py", "unverifiable"),  # not here: said, never missing
+    ]  # another project's path says nothing of this one; a path the step creates is none
+    (gone,) = [p for p in data["skills"][0]["promises"] if p["path"] == "pkg/gone.py"]
+    assert gone["detail"].endswith("named in a page, not in SKILL.md: re-verify")

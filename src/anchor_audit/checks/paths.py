@@ -42,7 +42,7 @@ Judged = tuple[PromiseStatus, str, str]  # a status, the path it is of, and why
 def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
     """Whether a path the prose names is here: in the skill's own folder, in the repository as written (a glob:
     any file it matches), or as the tail of a longer path; if not, missing or another tree's."""
-    if on_disk(skill, path, skill.disk) or (skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}")):
+    if _in_folder(path, skill, tree):
         return PromiseStatus.EXISTS, path, "in the skill's own folder"
     if "*" in path:
         found = [p for p in listing() if fnmatch.fnmatchcase(p, path) or fnmatch.fnmatchcase(p, f"*/{path}")]
@@ -92,12 +92,27 @@ def cited_path(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[R
 
 
 def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(c.file), c.target)) if "/" in c.file else None
+    if beside is not None and not beside.startswith("../") and _in_folder(beside, ctx.skill, ctx.tree):
+        return judged(PromiseKind.PATH, c, ctx, PromiseStatus.EXISTS, c.target, f"beside {c.file}")  # a page's own
     status, path, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    if c.file != "SKILL.md" and status is not PromiseStatus.EXISTS:
+        if status is PromiseStatus.UNVERIFIABLE and "another tree" in detail:
+            return []  # a page about another project's files: nothing said of this one
+        if status is PromiseStatus.MISSING:  # a page names the files a step makes, a sibling skill's, a project's
+            status, detail = PromiseStatus.UNVERIFIABLE, f"{detail}; named in a page, not in SKILL.md: re-verify"
     return judged(PromiseKind.PATH, c, ctx, status, path, detail)
 
 
+def _in_folder(path: str, skill: Skill, tree: SourceTree) -> bool:
+    return on_disk(skill, path, skill.disk) or bool(skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}"))
+
+
 def _missing(c: Citation, r: PromiseResult, skill: Skill) -> bool:
-    """A path the history may know of: where it went, or that it was here."""
+    """A path of SKILL.md the history may know of: where it went, or that it was here (a page's is said, never
+    rewritten: ``fix`` writes SKILL.md)."""
+    if c.file != "SKILL.md":
+        return False
     return r.status is PromiseStatus.MISSING or (r.status is PromiseStatus.UNVERIFIABLE and "another tree" in r.detail)
 
 

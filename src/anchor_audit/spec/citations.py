@@ -264,6 +264,11 @@ def _anchored(match: re.Match[str], text: str, line: int) -> Citation:
     return Citation(ReferenceKind.LINES, text, match.group("file").removeprefix("./"), line, lines)
 
 
+def code_span_paths(text: str, line: int) -> list[Citation]:
+    """The repository paths a code span names, whole (a page's: no clause of a making sentence is read here)."""
+    return list(_paths(text, line, whole=True))
+
+
 def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:
     """A code span (``whole``: all of it must be a path) or a command's word, as repository paths."""
     candidate = text.strip("'\"`,;:()").removeprefix("@")  # @path: the reference convention, a path all the same

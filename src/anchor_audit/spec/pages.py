@@ -32,11 +32,11 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind
 from ..source import SourceTree
 from .card import Content, Memo
-from .citations import YAML_TARGET, link_citations
+from .citations import YAML_TARGET, code_span_paths, link_citations, made_here
 
 MAX_PAGES = 64
 MAX_PAGE_BYTES = 1024 * 1024
-_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK)
+_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
@@ -123,15 +123,23 @@ def _text(path: Path) -> str:
 
 
 def page_links(text: str) -> list[Citation]:
-    """The links and images of a Markdown text, on the lines they are written on (see the module's rule)."""
+    """The links and images of a Markdown text, and the paths its code spans name (`` `scripts/run.sh` ``), on
+    the lines they are written on (see the module's rule); a path the line tells the agent to create is none."""
     out: list[Citation] = []
     for first, block in _paragraphs(text.split("\n")):
+        spans = list(_CODE_SPAN.finditer(block))
         bare = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)  # a code span may span lines
         found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)]
         found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)]
         found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
         for at, target in sorted(found):
             out += link_citations(target.strip("<>"), first + bare.count("\n", 0, at))
+        for span in spans:
+            line_start = block.rfind("\n", 0, span.start()) + 1
+            line_end = block.find("\n", span.end())
+            written = block[line_start : line_end if line_end >= 0 else len(block)]
+            if not made_here(written, span.group(0), span.start() - line_start):
+                out += code_span_paths(span.group(0).strip("`"), first + block.count("\n", 0, span.start()))
     return out
 
 
@@ -228,7 +236,7 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
         said = [c for c in page_links(content.load()) if c.kind in _KINDS]
         return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in said]}
 
-    said = memo(content.key("page-links/2", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/3", name), read) if memo is not None else read()
     out = []
     for kind, text, target, line, fragment, repo in said["links"]:
         citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name)

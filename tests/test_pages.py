@@ -131,3 +131,22 @@ def test_the_paths_a_pages_code_spans_name_are_looked_up_and_never_called_missin
     ]  # another project's path says nothing of this one; a path the step creates is none
     (gone,) = [p for p in data["skills"][0]["promises"] if p["path"] == "pkg/gone.py"]
     assert gone["detail"].endswith("named in a page, not in SKILL.md: re-verify")
+
+
+def test_the_line_citations_of_a_page_are_checked_and_its_own_files_by_their_range(tmp_path: Path, capsys) -> None:
+    skill = "skills/demo/"
+    guide = ("# Guide\n\nThe gate is `pkg/plan.py:3-4`; see `SKILL.md:3`, `references/notes.md:40` and the\n"
+             "vendored `vendor/lib.py:4` (another project's), as plan.py:9 says.\n")  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {
+        f"{skill}SKILL.md": "---\nname: demo\ndescription: d\n---\n\nSee [the guide](references/guide.md).\n",
+        f"{skill}references/guide.md": guide, f"{skill}references/notes.md": "# Notes\n",
+    })  # fmt: skip
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--in-repo", "--format", "json", skill])
+    data = json.loads(capsys.readouterr().out)
+    lines = [(p["line"], p["path"], p["status"]) for p in data["skills"][0]["promises"] if p["kind"] == "lines"]
+    assert lines == [
+        (4, "plan.py:9", "differs"),  # in a sentence: pkg/plan.py has 7 lines
+        (3, "pkg/plan.py:3-4", "exists"),
+        (3, "SKILL.md:3", "exists"),  # the skill's own file, by its range
+        (3, "references/notes.md:40", "differs"),  # it has one line
+    ]  # vendor/lib.py is another tree's: nothing said

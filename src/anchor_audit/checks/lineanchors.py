@@ -23,6 +23,7 @@ past the end of the file at the ref it ``differs``.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ..errors import NotCarried, UnreadableFile
@@ -74,13 +75,34 @@ Said = tuple[PromiseStatus, str, str | None]  # status, detail, the range to wri
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """The file (a path, or the one file with that tail) is there, and has the lines it had."""
     shown = f"{c.target}:{c.fragment}"
+    own = _in_skill_folder(c, ctx) if c.file not in ("SKILL.md", "card.yaml") else None
+    if own is not None:  # a page citing the skill's own file: written with it, not against the validation day
+        start, _, end = c.fragment.partition("-")
+        status, detail, _ = _range_only(own, LineRange(int(start), int(end or start)), ctx.tree, c.target)
+        return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail)]
     status, _, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
+    if c.file not in ("SKILL.md", "card.yaml") and status is PromiseStatus.UNVERIFIABLE and "another tree" in detail:
+        return []  # a page about another project's files: nothing said of this one
     heal = None
     if status is PromiseStatus.EXISTS:
         status, detail, heal = _lines(c, ctx)
     heal = heal if c.file == "SKILL.md" else None  # card.yaml's sentences are said, not rewritten
     return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail,
                           heal=f"{c.target}:{heal}" if heal else None)]  # fmt: skip
+
+
+def _in_skill_folder(c: Citation, ctx: Context) -> str | None:
+    """The one file of the skill's own folder in the repository a page's citation names: beside the page, from the
+    folder, or the one file of the folder with that tail; None where the folder holds none (or several)."""
+    folder = (ctx.skill.repo_folder or "").strip("/")
+    if not folder:
+        return None
+    page_folder = posixpath.dirname(c.file)
+    for path in (posixpath.normpath(f"{folder}/{page_folder}/{c.target}"), f"{folder}/{c.target}"):
+        if path.startswith(f"{folder}/") and ctx.tree.blob_id(path) is not None:
+            return path
+    mine = [p for p in ctx.listing.ending_in("/" + c.target) if p.startswith(f"{folder}/")]
+    return mine[0] if len(mine) == 1 else None
 
 
 def cited_file(c: Citation, ctx: Context) -> str | None:

@@ -265,8 +265,15 @@ def _anchored(match: re.Match[str], text: str, line: int) -> Citation:
 
 
 def code_span_paths(text: str, line: int) -> list[Citation]:
-    """The repository paths a code span names, whole (a page's: no clause of a making sentence is read here)."""
-    return list(_paths(text, line, whole=True))
+    """A page's code span: the file and lines it cites (`` `config.py:10-20` ``), else the repository paths it
+    names, whole (no clause of a making sentence is read here)."""
+    anchored = _LINE_ANCHOR.fullmatch(text.strip())
+    return [_anchored(anchored, text.strip(), line)] if anchored is not None else list(_paths(text, line, whole=True))
+
+
+def prose_line_citations(text: str, first_line: int) -> list[Citation]:
+    """The ``file.py:N`` citations of prose (its code spans blanked), each on the line it is written on."""
+    return [_anchored(m, m.group(0), first_line + text.count("\n", 0, m.start())) for m in _PROSE_LINES.finditer(text)]
 
 
 def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:

@@ -32,11 +32,11 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind
 from ..source import SourceTree
 from .card import Content, Memo
-from .citations import YAML_TARGET, code_span_paths, link_citations, made_here
+from .citations import YAML_TARGET, code_span_paths, link_citations, made_here, prose_line_citations
 
 MAX_PAGES = 64
 MAX_PAGE_BYTES = 1024 * 1024
-_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH)
+_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, ReferenceKind.LINES)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
@@ -123,8 +123,9 @@ def _text(path: Path) -> str:
 
 
 def page_links(text: str) -> list[Citation]:
-    """The links and images of a Markdown text, and the paths its code spans name (`` `scripts/run.sh` ``), on
-    the lines they are written on (see the module's rule); a path the line tells the agent to create is none."""
+    """The links and images of a Markdown text, the paths its code spans name (`` `scripts/run.sh` ``) and the
+    lines of files it cites (`` `config.py:10-20` ``, ``config.py:1428`` in a sentence), on the lines they are
+    written on (see the module's rule); a path the line tells the agent to create is none."""
     out: list[Citation] = []
     for first, block in _paragraphs(text.split("\n")):
         spans = list(_CODE_SPAN.finditer(block))
@@ -134,6 +135,7 @@ def page_links(text: str) -> list[Citation]:
         found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
         for at, target in sorted(found):
             out += link_citations(target.strip("<>"), first + bare.count("\n", 0, at))
+        out += prose_line_citations(bare, first)
         for span in spans:
             line_start = block.rfind("\n", 0, span.start()) + 1
             line_end = block.find("\n", span.end())
@@ -236,7 +238,7 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
         said = [c for c in page_links(content.load()) if c.kind in _KINDS]
         return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in said]}
 
-    said = memo(content.key("page-links/3", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/4", name), read) if memo is not None else read()
     out = []
     for kind, text, target, line, fragment, repo in said["links"]:
         citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name)

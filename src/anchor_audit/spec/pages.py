@@ -39,6 +39,7 @@ MAX_PAGE_BYTES = 1024 * 1024
 _KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, ReferenceKind.LINES)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LINE_NUMBER = re.compile(r"\w:\d")  # what every line citation of prose holds (``plan.py:9``)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([ \t]*(<[^>\n]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.MULTILINE)
@@ -135,13 +136,17 @@ def page_links(text: str) -> list[Citation]:
         found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
         for at, target in sorted(found):
             out += link_citations(target.strip("<>"), first + bare.count("\n", 0, at))
-        out += prose_line_citations(bare, first)
+        if _LINE_NUMBER.search(bare):  # most paragraphs cite no line: the citation's pattern is not tried there
+            out += prose_line_citations(bare, first)
         for span in spans:
-            line_start = block.rfind("\n", 0, span.start()) + 1
-            line_end = block.find("\n", span.end())
-            written = block[line_start : line_end if line_end >= 0 else len(block)]
-            if not made_here(written, span.group(0), span.start() - line_start):
-                out += code_span_paths(span.group(0).strip("`"), first + block.count("\n", 0, span.start()))
+            cited = code_span_paths(span.group(0).strip("`"), 0)
+            if cited:  # most spans name no path: the clause around one is read only where one does
+                line_start = block.rfind("\n", 0, span.start()) + 1
+                line_end = block.find("\n", span.end())
+                written = block[line_start : line_end if line_end >= 0 else len(block)]
+                if not made_here(written, span.group(0), span.start() - line_start):
+                    line = first + block.count("\n", 0, span.start())
+                    out += [replace(c, line=line) for c in cited]
     return out
 
 

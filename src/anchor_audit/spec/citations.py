@@ -267,10 +267,9 @@ def _anchored(match: re.Match[str], text: str, line: int) -> Citation:
 def code_span_paths(text: str, line: int) -> list[Citation]:
     """A page's code span: the file and lines it cites (`` `config.py:10-20` ``), else the repository paths it
     names, whole (no clause of a making sentence is read here)."""
-    if "." not in text and "/" not in text:
-        return []  # a word, a command, an identifier: no file is named without a dot or a slash
-    anchored = _LINE_ANCHOR.fullmatch(text.strip())
-    return [_anchored(anchored, text.strip(), line)] if anchored is not None else list(_paths(text, line, whole=True))
+    if anchored := _LINE_ANCHOR.fullmatch(text.strip()):
+        return [_anchored(anchored, text.strip(), line)]
+    return list(_paths(text, line, whole=True)) if "." in text or "/" in text else []  # a word names no file
 
 
 def prose_line_citations(text: str, first_line: int) -> list[Citation]:

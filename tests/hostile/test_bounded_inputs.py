@@ -219,3 +219,19 @@ def test_a_schema_the_skill_ships_is_read_within_bounds_and_shown_cut(tmp_path: 
     (report,) = json.loads(done.out)["skills"]
     (said,) = [p for p in report["promises"] if p["path"] == "train.mode default fast"]
     assert said["status"] == "differs" and len(said["detail"]) < 200 and said["detail"].endswith("the skill says fast")
+
+
+def test_a_page_citing_tens_of_thousands_of_paths_is_read_up_to_the_cap_and_says_so(tmp_path: Path) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "skill", QUOTE + "\nSee [the guide](references/guide.md).\n")
+    (skill / "references").mkdir()
+    line = " ".join(f"`pkg/m{i}.py`" for i in range(8)) + " and plan.py:3\n"
+    (skill / "references" / "guide.md").write_text("# Guide\n\n" + line * 9_000)  # one paragraph, 81,000 citations
+    started = time.monotonic()
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", "--no-cache", str(skill),
+                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
+    assert time.monotonic() - started < 60, "a generous ceiling: the scan is linear in the page"
+    (report,) = json.loads(done.out)["skills"]
+    from_page = [p for p in report["promises"] if p["file"].endswith("references/guide.md")]
+    assert len(from_page) == 2_000
+    assert "references/guide.md cites more than 2,000 paths, links and names" in " ".join(report["notes"])

@@ -188,9 +188,10 @@ def audit_skill(
     if promises and skill.citations:
         judge.budget.check()
         kept += tuple(check_citations(ctx))
-    if promises and skill.citations_cut:
-        notes = [*notes, f"SKILL.md cites more than {MAX_CITATIONS:,} paths, links and names: those past the first "
-                 f"{MAX_CITATIONS:,} were not read (a generated page, not prose?)"]  # fmt: skip
+    if promises:
+        cut = ("SKILL.md",) * skill.citations_cut + skill.pages_cut
+        notes = [*notes, *(f"{name} cites more than {MAX_CITATIONS:,} paths, links and names: those past the "
+                           f"first {MAX_CITATIONS:,} were not read (a generated page, not prose?)" for name in cut)]
     claims, notes = with_file_claims(claims, linked, notes, kept, entry, quoted=bool(skill.quotes))
     report = SkillReport(skill.name, skill.path, anchors, tuple(claims), tuple(notes), card_path, kept,
                          validation=_resolved(skill, ctx))  # fmt: skip

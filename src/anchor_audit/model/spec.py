@@ -229,6 +229,7 @@ class Skill:
     clones: tuple[str, ...] = ()  # the repositories its shell blocks clone (`git clone URL`): it works in them too
     schema_defaults: tuple[tuple[str, str, str], ...] = ()  # (key, file, JSON value) its *.schema.json files give
     tree_pages: tuple[tuple[str, Callable[[], str]], ...] = ()  # read from a tree: its Markdown pages, read if asked
+    pages_cut: tuple[str, ...] = ()  # its pages that cite more than anchor-audit reads: the rest unread
 
 
 @dataclass(frozen=True)

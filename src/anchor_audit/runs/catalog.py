@@ -30,6 +30,7 @@ from ..source import url_key as repo_key
 from ..source.githistory import folder_dates
 from ..source.gitrun import NAME_NOT_RESOLVED, effective_url
 from ..spec.card import Content
+from ..spec.citations import MAX_CITATIONS
 from ..spec.components import CatalogSkill, Component, load_catalog, unlisted_folders
 from ..spec.pages import disk_pages, page_citations
 from ..spec.skill import MAX_SKILL_BYTES, load_skill
@@ -128,7 +129,8 @@ def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) ->
     except (AuditError, OSError):  # what cannot be read is said when the repository can be reached
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
     pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
-    citations = tuple(c for name, content in pages for c in page_citations(name, content, judge.memo.remember))
+    memo = judge.memo.remember
+    citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
     skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real),
                   repo_folder=item.path.strip("/"))  # fmt: skip
     links, unreached = folder_links(skill, shown), folder_pages(skill, shown)

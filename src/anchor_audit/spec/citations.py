@@ -272,9 +272,9 @@ def code_span_paths(text: str, line: int) -> list[Citation]:
     return list(_paths(text, line, whole=True)) if "." in text or "/" in text else []  # a word names no file
 
 
-def prose_line_citations(text: str, first_line: int) -> list[Citation]:
-    """The ``file.py:N`` citations of prose (its code spans blanked), each on the line it is written on."""
-    return [_anchored(m, m.group(0), first_line + text.count("\n", 0, m.start())) for m in _PROSE_LINES.finditer(text)]
+def prose_line_citations(text: str) -> list[tuple[int, Citation]]:
+    """The ``file.py:N`` citations of prose (its code spans blanked), each with where it starts in ``text``."""
+    return [(m.start(), _anchored(m, m.group(0), 0)) for m in _PROSE_LINES.finditer(text)]
 
 
 def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:

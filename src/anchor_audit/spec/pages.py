@@ -18,6 +18,7 @@ at that file and line; what is read is remembered by content, like SKILL.md.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import os
@@ -26,20 +27,21 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from ..errors import NotCarried, UnreadableFile
-from ..model import Citation, ReferenceKind
+from ..model import Citation, ReferenceKind, Skill
 from ..source import SourceTree
 from .card import Content, Memo
-from .citations import YAML_TARGET, code_span_paths, link_citations, made_here, prose_line_citations
+from .citations import MAX_CITATIONS, YAML_TARGET, code_span_paths, link_citations, made_here, prose_line_citations
 
 MAX_PAGES = 64
 MAX_PAGE_BYTES = 1024 * 1024
 _KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, ReferenceKind.LINES)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LINE_NUMBER = re.compile(r"\w:\d")  # what every line citation of prose holds (``plan.py:9``)
+_LINE_NUMBER = re.compile(r"\w:\d")
+_NEWLINE = re.compile("\n")  # what every line citation of prose holds (``plan.py:9``)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([ \t]*(<[^>\n]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.MULTILINE)
@@ -123,30 +125,44 @@ def _text(path: Path) -> str:
         return ""
 
 
-def page_links(text: str) -> list[Citation]:
+def page_links(text: str, limit: int = MAX_CITATIONS + 1) -> list[Citation]:
     """The links and images of a Markdown text, the paths its code spans name (`` `scripts/run.sh` ``) and the
     lines of files it cites (`` `config.py:10-20` ``, ``config.py:1428`` in a sentence), on the lines they are
-    written on (see the module's rule); a path the line tells the agent to create is none."""
+    written on (see the module's rule), the first ``limit`` of them; a path the line tells the agent to create
+    is none."""
     out: list[Citation] = []
     for first, block in _paragraphs(text.split("\n")):
-        spans = list(_CODE_SPAN.finditer(block))
-        bare = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)  # a code span may span lines
-        found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)]
-        found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)]
-        found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
-        for at, target in sorted(found):
-            out += link_citations(target.strip("<>"), first + bare.count("\n", 0, at))
-        if _LINE_NUMBER.search(bare):  # most paragraphs cite no line: the citation's pattern is not tried there
-            out += prose_line_citations(bare, first)
-        for span in spans:
-            cited = code_span_paths(span.group(0).strip("`"), 0)
-            if cited:  # most spans name no path: the clause around one is read only where one does
-                line_start = block.rfind("\n", 0, span.start()) + 1
-                line_end = block.find("\n", span.end())
-                written = block[line_start : line_end if line_end >= 0 else len(block)]
-                if not made_here(written, span.group(0), span.start() - line_start):
-                    line = first + block.count("\n", 0, span.start())
-                    out += [replace(c, line=line) for c in cited]
+        if len(out) >= limit:
+            break
+        out += _block_citations(first, block)
+    return out[:limit]
+
+
+def _block_citations(first: int, block: str) -> list[Citation]:
+    """:func:`page_links` of one paragraph starting on line ``first``."""
+    breaks = [m.start() for m in _NEWLINE.finditer(block)]  # a position's line, by bisection: never a recount
+
+    def line_of(at: int) -> int:
+        return first + bisect.bisect_left(breaks, at)
+
+    out: list[Citation] = []
+    spans = list(_CODE_SPAN.finditer(block))
+    bare = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)  # a code span may span lines
+    found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)]
+    found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)]
+    found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
+    for at, target in sorted(found):
+        out += link_citations(target.strip("<>"), line_of(at))
+    if _LINE_NUMBER.search(bare):  # most paragraphs cite no line: the citation's pattern is not tried there
+        out += [replace(c, line=line_of(at)) for at, c in prose_line_citations(bare)]
+    for span in spans:
+        cited = code_span_paths(span.group(0).strip("`"), 0)
+        if cited:  # most spans name no path: the clause around one is read only where one does
+            line = line_of(span.start())
+            starts = breaks[line - first - 1] + 1 if line > first else 0
+            ends = breaks[line - first] if line - first < len(breaks) else len(block)
+            if not made_here(block[starts:ends], span.group(0), span.start() - starts):
+                out += [replace(c, line=line) for c in cited]
     return out
 
 
@@ -180,14 +196,16 @@ MAX_SCHEMAS = 16  # schema files of one skill read for the defaults they give
 SchemaDefaults = tuple[tuple[str, str, str], ...]  # (dotted key, the schema file, its default as JSON)
 
 
-def folder_reads(
-    files: list[tuple[str, Content]], memo: Memo | None
-) -> tuple[tuple[Citation, ...], SchemaDefaults, tuple[tuple[str, Callable[[], str]], ...]]:
-    """What the other files of a skill's folder say: their citations, the defaults its JSON schemas give, and its
-    Markdown pages (each path with its text's loader)."""
-    citations = tuple(c for name, text in files for c in page_citations(name, text, memo))
-    markdown = tuple((name, text.load) for name, text in files if name.endswith(".md"))
-    return citations, schema_defaults(files, memo), markdown
+def with_folder(skill: Skill, files: list[tuple[str, Content]], memo: Memo | None, keep_pages: bool = False) -> Skill:
+    """``skill`` with what the other files of its folder say: their citations (the first :data:`MAX_CITATIONS` of
+    each page; the pages past it named in ``pages_cut``), the defaults its JSON schemas give, and (``keep_pages``:
+    read from a tree) its Markdown pages, each with its text's loader."""
+    read = [(name, page_citations(name, text, memo)) for name, text in files]
+    citations = tuple(c for _, said in read for c in said[:MAX_CITATIONS])
+    cut = tuple(name for name, said in read if len(said) > MAX_CITATIONS)
+    markdown = tuple((name, text.load) for name, text in files if name.endswith(".md")) if keep_pages else ()
+    return replace(skill, citations=skill.citations + citations, schema_defaults=schema_defaults(files, memo),
+                   tree_pages=markdown, pages_cut=cut)  # fmt: skip
 
 
 def schema_defaults(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[str, str, str], ...]:
@@ -239,11 +257,11 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
         return tuple(Citation(ReferenceKind.NAME, text, target, line, file=name)
                      for text, target, line in said_targets["names"])  # fmt: skip
 
-    def read() -> dict[str, Any]:
-        said = [c for c in page_links(content.load()) if c.kind in _KINDS]
+    def read() -> dict[str, Any]:  # one past the bound kept: the page is then said to be cut
+        said = [c for c in page_links(content.load()) if c.kind in _KINDS][: MAX_CITATIONS + 1]
         return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in said]}
 
-    said = memo(content.key("page-links/4", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/5", name), read) if memo is not None else read()
     out = []
     for kind, text, target, line, fragment, repo in said["links"]:
         citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name)

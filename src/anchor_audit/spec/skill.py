@@ -33,7 +33,7 @@ from ..text.fsutil import read_input
 from ..text.lines import split_lines
 from .card import Content, Memo, remembered_card
 from .citations import MAKES, parse_citations
-from .pages import disk_pages, folder_reads, tree_pages
+from .pages import disk_pages, tree_pages, with_folder
 from .repopath import normalize, repo_path_problem
 
 if TYPE_CHECKING:  # markdown-it is imported where a SKILL.md is really parsed: a remembered one needs none of it
@@ -73,8 +73,7 @@ def load_skill(
             raise SpecError(f"{shown}/{name}: a link to a file outside the skill folder; not read")
     card = _read_text(card_path) if _is_file(card_path, found["card.yaml"]) else None
     skill = skill_from_text(real.name, shown, _read_text(skill_md), skill_md, card, card_path, memo)
-    pages, said, _ = folder_reads(list(disk_pages(real)), memo)
-    return replace(skill, disk=str(real), disk_root=str(real), citations=skill.citations + pages, schema_defaults=said)
+    return with_folder(replace(skill, disk=str(real), disk_root=str(real)), list(disk_pages(real)), memo)
 
 
 def _lstat(path: Path) -> os.stat_result | None:
@@ -111,9 +110,7 @@ def load_skill_from_tree(tree: SourceTree, path: str, memo: Memo | None = None) 
         skill = skill_from_text(name, path, skill_md, Path(path) / "SKILL.md", card, Path(path) / "card.yaml", memo)
     except (UnreadableFile, NotCarried) as exc:  # a link, a binary, a huge file: this skill cannot be read
         raise SpecError(f"{exc} (at {tree.info.ref}); the skill cannot be read") from None
-    pages, schemas, markdown = folder_reads(list(tree_pages(tree, path)), memo)
-    return replace(skill, repo_folder=path, citations=skill.citations + pages, schema_defaults=schemas,
-                   tree_pages=markdown)  # fmt: skip
+    return with_folder(replace(skill, repo_folder=path), list(tree_pages(tree, path)), memo, keep_pages=True)
 
 
 def _tree_text(tree: SourceTree, path: str) -> str:

@@ -12,10 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CODE, QUOTE, make_code_repo, make_skill, registry, run_cli
+from .conftest import CODE, QUOTE, GitRepo, make_code_repo, make_skill, registry, run_cli
 
 GIB = 1024**3
 CHAIN = "x = " + " and ".join(f"a{i}" for i in range(20_000)) + "\n"
+
+
+def _checked(repo: GitRepo, skill: Path, *options: str) -> tuple[dict, float]:
+    """``check`` of ``skill`` at v1 under 2 GiB: its report, and the seconds the run took."""
+    start = time.monotonic()
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", *options, str(skill),
+                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert done.code in (0, 1), done.err[-1000:]
+    return json.loads(done.out)["skills"][0], elapsed
 
 
 @pytest.mark.parametrize("tail", ["", "def (:\n"], ids=["valid", "syntax-error"])
@@ -69,12 +79,7 @@ def test_a_card_and_a_skill_of_many_claims_and_promises_stay_linear(tmp_path: Pa
     card = "validation_status:\n" + "".join(f"  claim{i}: [doc_only]\n" for i in range(60_000))
     commands = "".join(f"```bash\npytest tests/test_{i}.py\n```\n3 passed\n" for i in range(20_000))
     skill = make_skill(tmp_path / "skill", QUOTE + commands + "3 passed\n" * 60_000, card=card)
-    start = time.monotonic()
-    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill),
-                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
-    elapsed = time.monotonic() - start
-    assert done.code in (0, 1), done.err[-1000:]
-    report = json.loads(done.out)["skills"][0]
+    report, elapsed = _checked(repo, skill)
     assert len(report["claims"]) == 60_000
     assert elapsed < 30, elapsed  # quadratic was 22 s at 20,000 claims alone
 
@@ -85,12 +90,7 @@ def test_a_paragraph_naming_forty_thousand_paths_is_read_up_to_the_cap_and_says_
     # a making word after each span: every line is asked whether it makes a file (none of these spans is made)
     paragraph = joint.join(f"`p/{i}.py` saved, `--f{i}` default {i};" for i in range(40_000))  # 1.5 MB
     skill = make_skill(tmp_path / "skill", paragraph + "\n")
-    start = time.monotonic()
-    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill),
-                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
-    elapsed = time.monotonic() - start
-    assert done.code in (0, 1), done.err[-1000:]
-    report = json.loads(done.out)["skills"][0]
+    report, elapsed = _checked(repo, skill)
     paths = [p for p in report["promises"] if p["kind"] == "path"]
     assert 0 < len(paths) <= 2_000 and any("were not read" in note for note in report["notes"])
     first = paths[0]["line"]
@@ -227,11 +227,8 @@ def test_a_page_citing_tens_of_thousands_of_paths_is_read_up_to_the_cap_and_says
     (skill / "references").mkdir()
     line = " ".join(f"`pkg/m{i}.py`" for i in range(8)) + " and plan.py:3\n"
     (skill / "references" / "guide.md").write_text("# Guide\n\n" + line * 9_000)  # one paragraph, 81,000 citations
-    started = time.monotonic()
-    done = run_cli("check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", "--no-cache", str(skill),
-                   memory_bytes=2 * GIB, timeout=120)  # fmt: skip
-    assert time.monotonic() - started < 60, "a generous ceiling: the scan is linear in the page"
-    (report,) = json.loads(done.out)["skills"]
+    report, elapsed = _checked(repo, skill, "--no-cache")
+    assert elapsed < 60, "a generous ceiling: the scan is linear in the page"
     from_page = [p for p in report["promises"] if p["file"].endswith("references/guide.md")]
     assert len(from_page) == 2_000
     assert "references/guide.md cites more than 2,000 paths, links and names" in " ".join(report["notes"])

@@ -45,7 +45,7 @@ from ..model import (
 from ..source import SourceTree
 from ..source.listing import is_test
 from .captions import mentions
-from .paths import cited_path, path_in_prose
+from .paths import cited_path, of_another_tree, on_a_page, path_in_prose
 from .protocol import Checker, Context, citations_of
 from .sentencewords import ABBREVIATIONS, wanted
 
@@ -75,13 +75,13 @@ Said = tuple[PromiseStatus, str, str | None]  # status, detail, the range to wri
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """The file (a path, or the one file with that tail) is there, and has the lines it had."""
     shown = f"{c.target}:{c.fragment}"
-    own = _in_skill_folder(c, ctx) if c.file not in ("SKILL.md", "card.yaml") else None
+    own = _in_skill_folder(c, ctx) if on_a_page(c) else None
     if own is not None:  # a page citing the skill's own file: written with it, not against the validation day
         start, _, end = c.fragment.partition("-")
         status, detail, _ = _range_only(own, LineRange(int(start), int(end or start)), ctx.tree, c.target)
         return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail)]
     status, _, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
-    if c.file not in ("SKILL.md", "card.yaml") and status is PromiseStatus.UNVERIFIABLE and "another tree" in detail:
+    if on_a_page(c) and of_another_tree(status, detail):
         return []  # a page about another project's files: nothing said of this one
     heal = None
     if status is PromiseStatus.EXISTS:

@@ -39,6 +39,20 @@ from .protocol import Checker, Context, Heal, citations_of, judged
 Judged = tuple[PromiseStatus, str, str]  # a status, the path it is of, and why
 
 
+ANOTHER_TREE = "a path of another tree?"  # how path_in_prose says a path more likely names another repository's
+
+
+def of_another_tree(status: PromiseStatus, detail: str) -> bool:
+    """Whether :func:`path_in_prose` judged a path more likely another tree's than this one's."""
+    return status is PromiseStatus.UNVERIFIABLE and detail.endswith(ANOTHER_TREE)
+
+
+def on_a_page(c: Citation) -> bool:
+    """Whether a citation is written in a page of the skill's folder (not SKILL.md, not card.yaml): said, never
+    healed, and a path of another tree there says nothing of this one."""
+    return c.file not in ("SKILL.md", "card.yaml")
+
+
 def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -> Judged:
     """Whether a path the prose names is here: in the skill's own folder, in the repository as written (a glob:
     any file it matches), or as the tail of a longer path; if not, missing or another tree's."""
@@ -60,17 +74,17 @@ def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -
             return PromiseStatus.EXISTS, path, f"as {min(longer, key=len)}"
     first = path.split("/", 1)[0]
     if "*" not in first and not in_tree(tree, first):
-        return PromiseStatus.UNVERIFIABLE, path, f"no {first}/ in this repository: a path of another tree?"
+        return PromiseStatus.UNVERIFIABLE, path, f"no {first}/ in this repository: {ANOTHER_TREE}"
     candidates = namesakes(path, listing)
     parent = path.rstrip("/").rsplit("/", 1)[0]
     if candidates is None and "*" not in parent and not in_tree(tree, parent):
         # Neither its folder nor its name is anywhere here: more likely another tree's path (a skill about
         # another repository, a run's output) than a file this one lost. Said, never called missing.
-        why = f"neither {parent}/ nor a file of its name is in this repository: a path of another tree?"
+        why = f"neither {parent}/ nor a file of its name is in this repository: {ANOTHER_TREE}"
         return PromiseStatus.UNVERIFIABLE, path, why
     other = (candidates is None or "*" in path) and _cloned_elsewhere(skill, tree)  # no namesake here either
     if other:  # the skill also works in a repository it clones: its paths may be that one's
-        return PromiseStatus.UNVERIFIABLE, path, f"not here, and the skill clones {other}: a path of another tree?"
+        return PromiseStatus.UNVERIFIABLE, path, f"not here, and the skill clones {other}: {ANOTHER_TREE}"
     return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
 
 
@@ -96,11 +110,10 @@ def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
     if beside is not None and not beside.startswith("../") and _in_folder(beside, ctx.skill, ctx.tree):
         return judged(PromiseKind.PATH, c, ctx, PromiseStatus.EXISTS, c.target, f"beside {c.file}")  # a page's own
     status, path, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
-    if c.file != "SKILL.md" and status is not PromiseStatus.EXISTS:
-        if status is PromiseStatus.UNVERIFIABLE and "another tree" in detail:
-            return []  # a page about another project's files: nothing said of this one
-        if status is PromiseStatus.MISSING:  # a page names the files a step makes, a sibling skill's, a project's
-            status, detail = PromiseStatus.UNVERIFIABLE, f"{detail}; named in a page, not in SKILL.md: re-verify"
+    if on_a_page(c) and of_another_tree(status, detail):
+        return []  # a page about another project's files: nothing said of this one
+    if on_a_page(c) and status is PromiseStatus.MISSING:  # a page names the files a step makes, a sibling's, ...
+        status, detail = PromiseStatus.UNVERIFIABLE, f"{detail}; named in a page, not in SKILL.md: re-verify"
     return judged(PromiseKind.PATH, c, ctx, status, path, detail)
 
 
@@ -113,7 +126,7 @@ def _missing(c: Citation, r: PromiseResult, skill: Skill) -> bool:
     rewritten: ``fix`` writes SKILL.md)."""
     if c.file != "SKILL.md":
         return False
-    return r.status is PromiseStatus.MISSING or (r.status is PromiseStatus.UNVERIFIABLE and "another tree" in r.detail)
+    return r.status is PromiseStatus.MISSING or of_another_tree(r.status, r.detail)
 
 
 PATH_HEAL = Heal(_missing, lambda out, missing, ctx: healed(out, missing, ctx.skill, ctx.tree, ctx.listing))

@@ -210,7 +210,7 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     (block,) = shown_by("mb-skills")
     page = " ".join(block.page.read_text(encoding="utf-8").split())
     assert said in page, said
-    assert f"**{claims['broken']} broken**" in page and f"**{claims['doc_only']} doc_only, {claims['unlinked']} unlinked**" in page
+    assert f"**{claims['broken']} broken**, **{claims['unverifiable']} unverifiable**" in page and f"**{claims['doc_only']} doc_only, {claims['unlinked']} unlinked**" in page
     assert f"{summary['card_mismatches']} card mismatches" in page
     promises = summary["promises"]
     evidence, symbols = promises["evidence"], promises["symbol"]

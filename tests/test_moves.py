@@ -181,3 +181,34 @@ def test_a_piped_history_takes_its_width_from_columns_and_never_breaks_a_word(tm
     wide = run_cli(*args, env={"COLUMNS": "200"}).out.splitlines()
     (row,) = [line for line in wide if "pkg/other.py" in line]
     assert row.rstrip().endswith(f"│ {subject}") and len(row) <= 200
+
+
+def _claims(skill: Path, repo: GitRepo, ref: str) -> dict[str, dict]:
+    report = json.loads(run_cli("check", "--format", "json", "--repo", str(repo.path), "--ref", ref, str(skill)).out)
+    return {c["id"]: c for c in report["skills"][0]["claims"]}
+
+
+def test_a_file_exists_claim_whose_file_moved_holds_and_one_whose_file_was_deleted_is_broken(
+    moved: GitRepo, tmp_path: Path
+) -> None:
+    """The file a claim names moved: the file is there, the card's path drifted (a citation finding, healed by fix),
+    and the claim holds. Its file deleted: broken. Each claim rests on the evidence paths its words name."""
+    card = ("validation_status:\n  old_name_helpers: [file_exists]\n  doomed_module: [file_exists]\n"
+            "  launch: [file_exists]\nevidence:\n  - pkg/old_name.py\n  - pkg/doomed.py\n")  # fmt: skip
+    claims = _claims(make_skill(tmp_path / "skill", QUOTE, card), moved, "v2")
+    kept = claims["old_name_helpers"]
+    assert (kept["verdict"], [e["ref"] for e in kept["evidence"]]) == ("code_verified", ["pkg/old_name.py"])
+    assert kept["evidence"][0]["ok"] and "pkg/core/new_name.py" in kept["evidence"][0]["detail"]
+    gone = claims["doomed_module"]
+    assert (gone["verdict"], [e["ref"] for e in gone["evidence"]]) == ("broken", ["pkg/doomed.py"])
+    assert claims["launch"]["verdict"] == "broken"  # its words name no path: it rests on all of them
+
+
+def test_a_file_exists_claim_whose_path_the_catalog_rewrote_with_the_skills_name_holds(tmp_path: Path) -> None:
+    """The skill's new folder name written inside a card path (acme-resiliency where the code has resiliency) is
+    the copy's drift, not the code's: the file is there and the claim holds."""
+    repo = make_code_repo(tmp_path / "code", {"examples/resiliency/run.sh": "echo\n"})
+    card = "validation_status:\n  run_example: [file_exists]\nevidence:\n  - examples/acme-resiliency/run.sh\n"
+    claims = _claims(make_skill(tmp_path / "acme-resiliency", QUOTE, card), repo, "v1")
+    assert claims["run_example"]["verdict"] == "code_verified"
+    assert "mismatch" not in claims["run_example"]

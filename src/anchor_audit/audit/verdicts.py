@@ -16,7 +16,7 @@ from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
 from ..checks.claimgates import gate_evidence
-from ..checks.claimnames import named_evidence
+from ..checks.claimnames import named_evidence, paths_named
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -142,15 +142,12 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...], has_en
     """A claim the registry does not back: `file_exists` claims are checked by card.yaml's evidence
     paths; a `code_verified` claim of a skill with no registry entry is unverifiable, not broken."""
     if "file_exists" in claim.declared:
-        paths = [p for p in promises if p.kind is PromiseKind.EVIDENCE]
-        evidence = tuple(
-            Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, _file_at(p)) for p in paths
-        )
+        evidence = _file_evidence(claim.id, [p for p in promises if p.kind is PromiseKind.EVIDENCE])
         if not evidence:
             return claim
         verdict = (
-            Verdict.BROKEN if any(p.status is PromiseStatus.MISSING for p in paths)
-            else Verdict.UNVERIFIABLE if any(not p.status.ok for p in paths)
+            Verdict.BROKEN if any(e.status is PromiseStatus.MISSING for e in evidence)
+            else Verdict.UNVERIFIABLE if any(not e.ok for e in evidence)
             else Verdict.CODE_VERIFIED
         )  # fmt: skip
         # The card's file_exists is a claim too: a path it names that is gone contradicts it.
@@ -165,6 +162,21 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...], has_en
         evidence = (Evidence(EvidenceKind.REGISTRY, "anchors.yaml", False, RegistryStatus.NO_ENTRY, why),)
         return replace(claim, verdict=Verdict.UNLINKED, evidence=evidence, mismatch=None)
     return claim
+
+
+def _file_evidence(cid: str, paths: list[PromiseResult]) -> tuple[Evidence, ...]:
+    """A ``file_exists`` claim's evidence: the card's evidence paths its words name (all, where they name none),
+    each there, or there under another path (moved, or written with the skill's new folder name: the card's path
+    drifted, a finding of its own that fix heals; the file the claim rests on is there), or gone."""
+    named = set(paths_named(cid, [p.path for p in paths]))
+    out = []
+    for p in (p for p in paths if p.path in named):
+        if p.status is PromiseStatus.MISSING and p.now is not None:
+            why = f"there as {p.now}: {p.detail}; the card's path is stale"
+            out.append(Evidence(EvidenceKind.FILE, p.path, True, PromiseStatus.EXISTS, why, Location(p.now)))
+        else:
+            out.append(Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, _file_at(p)))
+    return tuple(out)
 
 
 def _verdict(

@@ -213,3 +213,17 @@ def _definition_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
                         f"{said}, is not defined there at the ref; {len(found)} files name it: re-verify")  # fmt: skip
     return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.MISSING,
                     f"{said}, is named by no Python file at the ref")  # fmt: skip
+
+
+def paths_named(claim_id: str, paths: list[str]) -> list[str]:
+    """The paths among ``paths`` (a card's evidence, which ``file_exists`` claims share) whose folders and names
+    say the most of the claim's words (``nvrx_straggler_functional_test``:
+    ``tests/functional/test_nvrx_straggler.py``); all of them where none says any."""
+    wanted = words(claim_id)
+    scored = [(sum(any(_says(w, part) for part in _parts(path)) for w in wanted), path) for path in paths]
+    best = max((score for score, _ in scored), default=0)
+    return [path for score, path in scored if score == best] if best else list(paths)
+
+
+def _parts(path: str) -> list[str]:
+    return [re.sub(r"\.\w+$", "", part) for part in path.split("/") if part]

@@ -37,7 +37,7 @@ def healed(
             heal = renamed.candidate if c.kind in HEALABLE and c.text.strip("`@") == c.target else None
             heal, why = writable(heal, renamed.why)
             out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=why, heal=heal,
-                              renamed=(renamed.written, renamed.code_has))  # fmt: skip
+                              renamed=(renamed.written, renamed.code_has), now=renamed.candidate)  # fmt: skip
             continue
         if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
             continue
@@ -46,7 +46,7 @@ def healed(
             detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
         moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
         heal, detail = writable(_sole_candidate(c, listing, moved), detail)
-        out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal)
+        out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal, now=moved)
     return out
 
 

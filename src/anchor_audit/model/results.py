@@ -240,6 +240,7 @@ class PromiseResult:
     found: int | None = None  # tests: the test items the file defines at the ref
     heal: str | None = None  # a missing path: the one path that stands in its place, which fix writes
     renamed: tuple[str, str] | None = None  # the skill's name as the path has it, and the form the code has
+    now: str | None = None  # a missing path: where its file is at the ref (moved, or written with the skill's name)
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,52 @@ def check_graphs(cfg):
     assert "while what it does is (written another way?)" in claim["evidence"][0]["detail"]
 
 
+BOUND_HELPER = '''\
+def check_graphs(config, *, name="model"):
+    """Graph settings a run cannot start with."""
+    impl = getattr(config, "graph_impl", "none")
+    scope = config.graph_scope
+    if impl == "local" and "full" in scope:
+        assert not config.nan_check, f"disable {name}.nan_check with full graphs"
+        assert config.warmup > 0, "full graphs need warmup"
+'''
+CALLS_HELPER = 'from pkg.graphs import check_graphs\n\nclass Config:\n    def validate(self):\n        check_graphs(self)\n'
+
+
+def test_a_gate_refactored_into_a_helper_is_read_with_the_callers_arguments_and_holds_the_claim(
+    tmp_path: Path, capsys
+) -> None:
+    """The gate left config.py for a helper that reads the config through a parameter and a local set by
+    getattr: bound to the call ``check_graphs(self)`` it is the same test, with the same asserts."""
+    claim = _claim(tmp_path, capsys, {"pkg/graphs.py": BOUND_HELPER, "pkg/config.py": CALLS_HELPER})
+    assert claim["verdict"] == "code_verified", claim
+    detail = claim["evidence"][0]["detail"]
+    assert "`if self.graph_impl == 'local' and 'full' in self.graph_scope` in a helper the file calls" in detail
+
+
+def test_a_gate_already_in_a_helper_on_the_validation_day_is_evidence_from_that_day(tmp_path: Path, capsys) -> None:
+    """The code had moved the gate into the helper before the card was validated: the quote names the gate as
+    it read before, and the helper bound to its call is what held on the validation day, and holds at the ref."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CALLS_HELPER, "pkg/graphs.py": BOUND_HELPER})
+    repo.write("pkg/config.py", CALLS_HELPER + "\n\nVERSION = 2\n")
+    repo.commit("later", date="2026-02-01T00:00:00")
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json",
+          str(make_skill(tmp_path / "skill", PARAPHRASE, card=CARD))])  # fmt: skip
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified", claim
+
+
+def test_a_helpers_gate_narrower_than_the_quoted_one_or_unbound_does_not_hold_the_claim(tmp_path: Path, capsys) -> None:
+    """A helper that tests one more condition than the quoted gate, or that sets its parameter again before
+    testing it, is not the quoted gate: the claim is not held by it (its asserts are there: unverifiable)."""
+    narrower = BOUND_HELPER.replace('"full" in scope:', '"full" in scope and config.strict:')
+    claim = _claim(tmp_path / "narrower", capsys, {"pkg/graphs.py": narrower, "pkg/config.py": CALLS_HELPER})
+    assert claim["verdict"] == "unverifiable", claim
+    rebound = BOUND_HELPER.replace('    impl = getattr', '    config = config.inner\n    impl = getattr')
+    claim = _claim(tmp_path / "rebound", capsys, {"pkg/graphs.py": rebound, "pkg/config.py": CALLS_HELPER})
+    assert claim["verdict"] == "unverifiable", claim
+
+
 def test_an_assert_removed_since_the_validation_day_breaks_the_claim_and_is_named(tmp_path: Path, capsys) -> None:
     claim = _claim(tmp_path, capsys, {"pkg/config.py": CONFIG.replace(
         '            assert self.warmup > 0, "full graphs need warmup"\n', "")})  # fmt: skip

@@ -3,8 +3,8 @@
 A quote found at the ref (exact, moved, relocated) is evidence as it is.  A quote whose text drifted (changed,
 or its file gone) is citation drift, reported and healed as such; as evidence of a claim it is judged by its
 facts (:mod:`anchor_audit.match.quotefacts`: its gates, asserts, raises and values set under a gate), derived on the
-card's validation day and looked for at the ref, in the quoted file and then wherever in the tree they may have
-moved:
+card's validation day and looked for at the ref, in the quoted file, in the helpers it calls read with the
+caller's arguments (:mod:`anchor_audit.checks.helpers`), and then wherever in the tree they may have moved:
 
 * every fact that held on the validation day is at the ref: the claim's behaviour holds (``ok``);
 * an assert or a raise that held on the validation day is nowhere in the code at the ref, a gate's constants
@@ -27,6 +27,7 @@ from ..errors import NotCarried, UnreadableFile
 from ..match.quotefacts import Fact, facts_in, facts_of, holds_in, reshaped_in
 from ..model import AnchorStatus, Evidence, EvidenceKind, Located, Missing, QuoteMatch, Unchecked
 from ..source import SourceTree
+from .helpers import helper_facts
 from .protocol import Context
 
 MAX_MOVED_FILES = 8  # files a tree search names that are read to find where one fact moved
@@ -87,6 +88,8 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
         return _as_quoted(facts, ctx, say, deleted)
     say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
     keys_then = _keys(then, quote.path, ctx) or frozenset()
+    if not all(holds_in(f, keys_then) for f in facts):  # refactored into a helper by then?
+        keys_then |= helper_facts(then, quote.path)
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
@@ -124,6 +127,9 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     """What the facts that held on the validation day say at the ref."""
     keys_now = _keys(ctx.tree, say.match.quote.path, ctx) or frozenset()
     gone = [f for f in held if not holds_in(f, keys_now) and not _moved(f, ctx)]
+    helpers = helper_facts(ctx.tree, say.match.quote.path) if gone else frozenset()
+    inlined = [f for f in gone if holds_in(f, helpers)]
+    gone = [f for f in gone if f not in inlined]
     if gone:
         return _gone(held, gone, keys_now, say)
     if all(f.kind == "def" for f in held):
@@ -133,6 +139,8 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
         return say.unverifiable(f"only {_said(held)} holds: what the quote says it does ({_said(stale)}) was not "
                                 f"in the code on {say.day}; re-verify")  # fmt: skip
     why = f"the quote's text drifted; what it does holds: {_said(held)}"
+    if inlined:
+        why += f" ({_said(inlined)} in a helper the file calls, with the caller's arguments)"
     if stale:  # what the quote says that the code did not say on its own day is no evidence either way
         why += f" ({_said(stale)} was not in the code on {say.day}: no evidence)"
     return say.holds(why)

@@ -91,7 +91,12 @@ def facts_of(body: Sequence[str]) -> QuoteFacts:
 def facts_in(text: str) -> frozenset[str] | None:
     """The keys (strict and loose) of every fact a file's code holds (None: it does not parse)."""
     tree = parsed_file(text)
-    return None if tree is None else frozenset(k for f in _facts(tree.body, False) for k in (f.key, f.loose, f.shape))
+    return None if tree is None else statement_keys(tree.body)
+
+
+def statement_keys(nodes: Iterable[ast.AST]) -> frozenset[str]:
+    """The keys (strict, loose and shape) of every fact ``nodes`` hold."""
+    return frozenset(k for f in _facts(nodes, False) for k in (f.key, f.loose, f.shape))
 
 
 @functools.lru_cache(maxsize=2)

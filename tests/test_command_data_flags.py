@@ -186,3 +186,23 @@ def test_a_factory_read_before_the_module_that_calls_it_is_still_called(tmp_path
     found = _train(tmp_path, capsys, "--micro-batch-size 4 --micro-btch 2", cli__train=program, cli__flags=TRAIN)
     assert found["--micro-batch-size"]["status"] == "exists"
     assert found["--micro-btch"]["status"] == "missing"  # every data-made flag read: the typo is ruled out
+
+
+def test_the_flags_a_program_makes_are_remembered_by_commit_never_across_commits(tmp_path: Path, capsys) -> None:
+    """One cache, two refs: the dataclass gains a field at v2; the flag it makes exists at v2 and is still not
+    among v1's (what the walk of v1 remembered is not v2's answer, nor the other way round)."""
+    files = {"src/acme/__init__.py": "", "src/acme/cli/__init__.py": "", "src/acme/cli/train.py": TRAIN,
+             "src/acme/cli/groups.py": GROUPS, "src/acme/config/__init__.py": CONFIG_INIT,
+             "src/acme/config/base.py": CONFIG_BASE, "src/acme/config/train.py": CONFIG_TRAIN}  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", files)
+    repo.edit("src/acme/config/train.py", "    seed: int = 1234\n", "    seed: int = 1234\n    warmup_steps: int = 0\n")
+    repo.commit("a warmup", tag="v2")
+    skill = make_skill(tmp_path / "skill", "```bash\npython -m acme.cli.train --warmup-steps 5\n```\n")
+
+    def status(ref: str) -> str:
+        main(["check", "--repo", str(repo.path), "--ref", ref, "--format", "json", str(skill)])
+        (report,) = json.loads(capsys.readouterr().out)["skills"]
+        (flag,) = [p for p in report["promises"] if p["path"].endswith("--warmup-steps")]
+        return str(flag["status"])
+
+    assert [status("v1"), status("v2"), status("v1")] == ["missing", "exists", "missing"]

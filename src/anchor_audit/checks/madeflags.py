@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
 from ..source import SourceTree
@@ -118,7 +119,21 @@ def imported(module: ast.Module) -> list[str]:
 
 def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
     """The flags the program at ``path`` makes from data, read from its file, the repository's modules it imports
-    and those they import; None where it makes none."""
+    and those they import; None where it makes none.  Remembered by the commit (a program many skills run, such
+    as a training script, is walked once: its walk reads dozens of modules)."""
+    key = tree.content_key()
+    if key is None or listing.memo is None:
+        return _made_flags(path, tree, listing)
+
+    def walk() -> dict[str, Any]:
+        made = _made_flags(path, tree, listing)
+        return {"made": None if made is None else [made.flags, made.classes, made.unread]}
+
+    said = listing.memo(f"made-flags/1|{key}|{path}", walk)["made"]
+    return None if said is None else MadeFlags(dict(said[0]), said[1], said[2])
+
+
+def _made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
     indexes = _followed(path, tree, listing)
     shapes = {here: _sites_of(index) for here, index in indexes.items()}
     unread = [f"{here}:{line}" for here, shape in shapes.items() for line in shape.loose]

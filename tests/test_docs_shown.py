@@ -217,7 +217,8 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     assert (f"{evidence['missing']} of {sum(evidence.values())} card.yaml evidence paths are missing and "
             f"{evidence['unverifiable']} entries are free text") in page
     assert f"{promises['reference']['exists']} `@path` references exist" in page
-    assert (f"{symbols['exists']} example symbols resolve, {symbols['missing']} is missing" in page
+    are = "is" if symbols["missing"] == 1 else "are"
+    assert (f"{symbols['exists']} example symbols resolve (names in SKILL.md and in the pages), {symbols['missing']} {are} missing" in page
             and f"and {symbols['unverifiable']} cannot be resolved statically" in page)  # fmt: skip
     assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page
 

@@ -97,3 +97,45 @@ def test_the_commits_many_skills_were_written_at_are_searched_in_one_grep_each_a
     written = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~3", "HEAD~2")]
     past = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and written[0] in line]
     assert len(past) == 1 and written[1] in past[0], past
+
+
+
+PATTERNS = (
+    "# Patterns\n\n"
+    "Projection layers come from the package's mixins.\n\n"
+    "Use `CombinedProjectionMixin` for fused projections, or `sigmoid(x)` written by hand.\n"
+)
+
+
+def test_a_name_a_page_cites_is_dated_by_the_pages_own_line_and_is_never_private_on_its_own(tmp_path, capsys) -> None:
+    """A page of the skill's folder names a mixin the package removed since that page's line was written: missing,
+    dated by the page's own history (not by SKILL.md's). A math function the package keeps only in private form
+    (``_sigmoid``) is no finding on a page, where tables of math and other projects' names abound: unverifiable."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
+    repo.write("src/acme/__init__.py", "")
+    repo.write("src/acme/mixins.py", MIXINS)
+    repo.write("src/acme/mathops.py", "def _sigmoid(x):\n    return x\n")
+    repo.write("skills/builder/SKILL.md", "---\nname: builder\ndescription: builds\n---\n\nSee [patterns](references/patterns.md).\n")
+    repo.write("skills/builder/references/patterns.md", PATTERNS)
+    repo.commit("the builder, its skill and its patterns", date="2026-02-01T00:00:00")
+    written = git(repo.path, "rev-parse", "HEAD")
+    repo.write("src/acme/mixins.py", "def unrelated():\n    pass\n")
+    removed = repo.commit("drop the combined projection", date="2026-04-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "skills/builder")
+    assert found["CombinedProjectionMixin"] == ("missing", (
+        f"the package defines it nowhere now; src/acme/mixins.py defined it at {written[:10]} (2026-02-01), when "
+        f"that line of skills/builder/references/patterns.md was written; removed in {removed[:10]} (2026-04-01)"))
+    assert found["sigmoid(x)"] == ("unverifiable", "src/acme/mathops.py has _sigmoid: the name became private; "
+                                   "named in a page, not in SKILL.md: re-verify")
+
+
+def test_in_a_repository_that_is_no_python_package_the_names_a_skill_cites_are_not_dated(tmp_path, capsys) -> None:
+    """A repository of skills, or of C code, with Python files but no pyproject.toml or setup.py at its root: the
+    names its skills call are other projects', so no line is dated by the history and nothing is said missing."""
+    repo = repository(tmp_path)
+    repo.remove("pyproject.toml")
+    repo.commit("no longer a package", date="2026-06-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "skills/builder")
+    assert "CombinedProjectionMixin" not in found and "setup_projection()" not in found
+    assert found["BuildConfig"][0] == "exists"  # a name defined at the ref is found all the same

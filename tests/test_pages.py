@@ -150,3 +150,31 @@ def test_the_line_citations_of_a_page_are_checked_and_its_own_files_by_their_ran
         (3, "SKILL.md:3", "exists"),  # the skill's own file, by its range
         (3, "references/notes.md:40", "differs"),  # it has one line
     ]  # vendor/lib.py is another tree's: nothing said
+
+
+def test_the_commands_of_a_pages_shell_blocks_are_checked_and_a_program_not_here_is_not_called_missing(
+    tmp_path: Path, capsys
+) -> None:
+    """A page's ``bash`` block runs this repository's script with a flag it defines and one it does not (the
+    same findings as in SKILL.md, on the page's line), and a module not here (another project's, or a fork's:
+    unverifiable, never missing); a ``python`` block is not a shell's commands."""
+    cli = ("import argparse\n\ndef main():\n    p = argparse.ArgumentParser()\n    p.add_argument('config')\n"
+           "    p.add_argument('--dry-run', action='store_true')\n    p.parse_args()\n")  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/__init__.py": "", "scripts/run.py": cli})
+    skill = make_skill(tmp_path / "skills" / "demo", "See [the guide](references/guide.md).\n")
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text(
+        "# Guide\n\n```bash\npython scripts/run.py c.yaml --dry-run --fast\npython -m pkg.tools.absent --x 1\n```\n\n"
+        "```python\nimport os  # python -m pkg.nothing\n```\n"
+    )
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+    data = json.loads(capsys.readouterr().out)
+    commands = [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
+                for p in data["skills"][0]["promises"] if p["kind"] == "command"]  # fmt: skip
+    assert commands == [
+        ("references/guide.md", 4, "scripts/run.py --dry-run", "exists"),
+        ("references/guide.md", 4, "scripts/run.py --fast", "missing"),
+        ("references/guide.md", 5, "python -m pkg.tools.absent", "unverifiable"),
+    ], commands
+    (absent,) = [p for p in data["skills"][0]["promises"] if p["path"] == "python -m pkg.tools.absent"]
+    assert absent["detail"] == "no module pkg.tools.absent here (its package pkg is); named in a page, not in SKILL.md: re-verify"

@@ -34,6 +34,7 @@ from ..model import (
 from ..source import SourceTree
 from ..source.listing import Listing, is_test
 from .madeflags import OPTION_CALLS, MadeFlags, import_file, imported, made_flags, parsed, program_module
+from .paths import on_a_page
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
@@ -352,9 +353,9 @@ def _reads_command(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterat
     kind, _, name = c.target.partition(":")
     if kind == "module":
         module = name.replace(".", "/")
-        yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
+        yield Reference(c.kind, c.file, c.line, c.text, frozenset({"pyproject.toml"}), Tail(f"{module}.py"))
     else:
-        yield Reference(c.kind, "SKILL.md", c.line, c.text, frozenset({"pyproject.toml", name}))
+        yield Reference(c.kind, c.file, c.line, c.text, frozenset({"pyproject.toml", name}))
 
 
 def _reads_default(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
@@ -365,7 +366,13 @@ def _reads_default(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterat
 
 
 def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
-    return check_command(c, ctx.tree, ctx.listing, ctx.skill_md)
+    results = check_command(c, ctx.tree, ctx.listing, ctx.file(c.file))
+    if on_a_page(c) and len(results) == 1 and results[0].status is PromiseStatus.MISSING:  # the program itself
+        # A page runs other projects' programs as often as this one's: one not here is not said missing (the
+        # flags of one that is here are judged as anywhere).
+        return [replace(results[0], status=PromiseStatus.UNVERIFIABLE,
+                        detail=f"{results[0].detail}; named in a page, not in SKILL.md: re-verify")]  # fmt: skip
+    return results
 
 
 def _check_default(c: Citation, ctx: Context) -> list[PromiseResult]:

@@ -23,8 +23,8 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
-from .namehistory import called, expect_gone_names, gone_names
-from .paths import read_skill_md
+from .namehistory import OwnLines, called, expect_gone_names, gone_names
+from .paths import on_a_page, read_disk, read_tree
 from .protocol import Checker, Context, citations_of
 from .symbols import bare_searches, resolve_name
 
@@ -68,24 +68,41 @@ def names_gone(skill: Skill, tree: SourceTree, searched: dict[str, list[str]] | 
     return {skill.citations[i]: said for i, said in gone.items()}
 
 
-def _own_lines(skill: Skill, tree: SourceTree) -> list[str] | None:
-    try:
-        text = read_skill_md(skill, tree)
-    except (NotCarried, UnreadableFile):
-        return None
-    return None if text is None else text.replace("\r\n", "\n").split("\n")
+def _own_lines(skill: Skill, tree: SourceTree) -> OwnLines:
+    """The lines of a file of the skill as it is where the skill is read (on disk, else in the tree), each file
+    read once."""
+    read: dict[str, list[str] | None] = {}
+
+    def lines(file: str) -> list[str] | None:
+        if file not in read:
+            try:
+                text = read_disk(skill, file) if skill.disk else read_tree(tree, skill.repo_folder, file)
+            except (NotCarried, UnreadableFile):
+                text = None
+            read[file] = None if text is None else text.replace("\r\n", "\n").split("\n")
+        return read[file]
+
+    return lines
 
 
 def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
     """pkg.mod.Name: the module's file, wherever the package's root is."""
     module = "/".join(c.target.split(".")[:-1])
-    yield Reference(c.kind, "SKILL.md", c.line, c.text, tail=Tail(f"{module}.py") if module else None)
+    yield Reference(c.kind, c.file, c.line, c.text, tail=Tail(f"{module}.py") if module else None)
+
+
+_NOT_THERE = (PromiseStatus.MISSING, PromiseStatus.PRIVATE)
 
 
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
-    said = ctx.gone.get(c) or resolve_name(c.target, called(c), ctx.tree, ctx.searched)
+    said = ctx.gone.get(c)
+    if said is None:
+        said = resolve_name(c.target, called(c), ctx.tree, ctx.searched)
+        # A page's table of math or another project's names (a configuration the skill ships is this one's).
+        if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
+            said = (PromiseStatus.UNVERIFIABLE, f"{said[1]}; named in a page, not in SKILL.md: re-verify")
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
 

@@ -24,7 +24,7 @@ def check_citations(ctx: Context) -> list[PromiseResult]:
     """A result for every citation of the skill's prose, in the order written."""
     skill = ctx.skill
     searched = names_searched(skill, ctx.tree)
-    commands = tuple(c for c in skill.citations if c.kind is ReferenceKind.COMMAND)
+    commands = tuple(c for c in skill.citations if c.kind is ReferenceKind.COMMAND and c.file == "SKILL.md")
     ctx = replace(ctx, searched=searched, gone=names_gone(skill, ctx.tree, searched), commands=commands)
     return check_each(skill.citations, ctx)
 

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..model import Citation, ReferenceKind
+from .shellcommands import PLACEHOLDER, command_of, logical_lines
 from .stateddefaults import FLAG, DefaultsTable, stated_default
 
 if TYPE_CHECKING:
@@ -27,9 +28,6 @@ MAX_CITATIONS = 2_000  # per SKILL.md: past it, the rest are not read (a generat
 _PATH = re.compile(r"(?:\./)?[A-Za-z0-9_@+-][\w.@+-]*(?:/[\w.@+{},*-]+)+/?")
 _PROSE_PATH = re.compile(r"(?<![\w/:.@-])[A-Za-z0-9_][\w.-]*(?:/[\w.{},*-]+)+/?")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
-_PLACEHOLDER = re.compile(
-    r"path/to|<|>|\$|~|\.\.\.|…|\bN\b|\bv?X\.Y\b|(?:^|[/_.-])(?:your|my|some|foo|bar|baz|xxx)(?:[/_.-]|$)", re.I
-)
 # a line telling the agent to make the file, or a command writing it: not a promise that it exists
 MAKES = re.compile(
     r"\b(?:create[sd]?|creating|mkdir|touch|save[sd]?|saving|writes?|written|generate[sd]?|outputs?|produce[sd]?)\b",
@@ -212,7 +210,7 @@ def _is_name(match: re.Match[str]) -> bool:
     """A dotted name (`pkg.mod.Name`), a call (`make_batch()`) or a class's name: not a file name, not a word."""
     name = match.group("name")
     parts = name.split(".")
-    if parts[-1] in _NOT_NAMES or _PLACEHOLDER.search(name):
+    if parts[-1] in _NOT_NAMES or PLACEHOLDER.search(name):
         return False
     return len(parts) > 1 or match.group("call") is not None or is_class_name(name)
 
@@ -269,6 +267,9 @@ def code_span_paths(text: str, line: int) -> list[Citation]:
     names, whole (no clause of a making sentence is read here)."""
     if anchored := _LINE_ANCHOR.fullmatch(text.strip()):
         return [_anchored(anchored, text.strip(), line)]
+    named = _NAME.fullmatch(text.strip())
+    if named is not None and _is_name(named):
+        return [Citation(ReferenceKind.NAME, text.strip(), named.group("name"), line)]
     return list(_paths(text, line, whole=True)) if "." in text or "/" in text else []  # a word names no file
 
 
@@ -283,7 +284,7 @@ def _paths(text: str, line: int, whole: bool) -> Iterator[Citation]:
     match = _PATH.fullmatch(candidate)
     if match is None or (whole and candidate != text.strip()):
         return
-    if "://" in candidate or _PLACEHOLDER.search(candidate) or not re.search(r"[A-Za-z]", candidate):
+    if "://" in candidate or PLACEHOLDER.search(candidate) or not re.search(r"[A-Za-z]", candidate):
         return
     if not candidate.endswith("/") and not _EXTENSION.search(candidate):
         return  # `a/b` may be a module, a branch, a ratio: no place
@@ -300,9 +301,18 @@ def _expand(path: str) -> list[str]:
     return [p for part in found.group(1).split(",") for p in _expand(head + part.strip() + tail)][:64]
 
 
+def shell_commands(info: str, code: str, first_line: int) -> list[Citation]:
+    """The commands of a fenced block (``info``: its info string) that a shell runs, none where the block is
+    not a shell's or is a quote (``12:20:pkg/x.py``)."""
+    words = info.strip().split(" ")
+    if words[0].lower() not in _SHELL or re.match(r"^-?\d+:-?\d+:", info.strip()):
+        return []
+    return [c for c in _commands(code, first_line) if c.kind is ReferenceKind.COMMAND]
+
+
 def _commands(code: str, first_line: int) -> Iterator[Citation]:
     """The scripts and files a shell block's commands name (``python scripts/x.py --config c.yaml``)."""
-    for offset, line in _logical_lines(code):
+    for offset, line in logical_lines(code):
         if not line or line.startswith("#") or _WRITES.search(line):
             continue
         words = line.split()
@@ -310,7 +320,7 @@ def _commands(code: str, first_line: int) -> Iterator[Citation]:
             pins = ((w, PACKAGE_PIN.fullmatch(w.strip("'\""))) for w in words)
             yield from (_package_pin(m, w.strip("'\""), first_line + offset) for w, m in pins if m is not None)
             continue
-        command = _command(words, line, first_line + offset)
+        command = command_of(words, line, first_line + offset)
         if command is not None:
             yield command
         for i, word in enumerate(words):
@@ -320,69 +330,6 @@ def _commands(code: str, first_line: int) -> Iterator[Citation]:
             if _OUTPUT_FLAG.match(word.split("=", 1)[0]):
                 continue
             yield from _paths(value, first_line + offset, whole=False)
-
-
-_PYTHON = re.compile(r"^(?:python|python3(?:\.\d+)?)$")
-_LAUNCHERS = {"torchrun", "accelerate", "deepspeed"}  # run a module or a script given after their own flags
-_LAUNCHER_MODULES = {"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch"}
-_NOT_PROGRAMS = {
-    "cd", "export", "source", "echo", "cat", "ls", "pip", "pip3", "uv", "conda", "git", "docker", "srun", "sbatch",
-    "bash", "sh", "make", "sudo", "env", "nvidia-smi", "pytest", "ruff", "apt", "apt-get", "set", "unset", "which",
-    "head", "tail", "grep", "awk", "sed", "python", "python3", "for", "do", "done", "if", "then", "fi", "while",
-}  # fmt: skip
-
-
-def _command(words: list[str], text: str, line: int) -> Citation | None:
-    """``python -m MOD ...``, ``python SCRIPT.py ...``, ``torchrun ... -m MOD``, or a program the repository may
-    declare as a console script (``acme train --steps 3``), with the flags it passes."""
-    while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):  # VAR=value before the command
-        words = words[1:]
-    if words[:2] == ["uv", "run"]:
-        words = words[2:]
-    if not words:
-        return None
-    head, rest = words[0], words[1:]
-    if _PYTHON.match(head) or head in _LAUNCHERS:
-        for i, word in enumerate(rest):
-            if word == "-m" and i + 1 < len(rest) and rest[i + 1] in _LAUNCHER_MODULES:
-                return _command(["torchrun", *rest[i + 2 :]], text, line)  # the launcher runs what follows
-            if word == "-m" and i + 1 < len(rest):
-                return _cited(text, f"module:{rest[i + 1]}", rest[i + 2 :], line)
-            if word.endswith(".py") and not word.startswith("-"):
-                return _cited(text, f"script:{word.removeprefix('./')}", rest[i + 1 :], line)
-        return None
-    if head in _NOT_PROGRAMS or not re.fullmatch(r"[a-z][\w-]*", head):
-        return None
-    return _cited(text, f"program:{head}", rest, line)
-
-
-def _cited(text: str, target: str, args: list[str], line: int) -> Citation | None:
-    if _PLACEHOLDER.search(target.partition(":")[2]):
-        return None
-    flags = tuple(dict.fromkeys(a.split("=", 1)[0] for a in args if re.match(r"^--[A-Za-z][\w-]*", a)))
-    positionals: list[str] = []
-    for word in args:  # the words before the first flag: subcommands, or positional arguments
-        if word.startswith("-") or word in ("|", "||", "&&", ";", ">", ">>", "2>&1") or _PLACEHOLDER.search(word):
-            break
-        positionals.append(word)
-    return Citation(ReferenceKind.COMMAND, text, target, line, flags=flags, positionals=tuple(positionals))
-
-
-def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
-    """(offset of its first line, the command) for each command of a shell block, ``\\`` continuations joined."""
-    pending: list[str] = []
-    start = 0
-    for offset, raw in enumerate(code.split("\n")):
-        if not pending:
-            start = offset
-        text = raw.strip()
-        if text.endswith("\\"):
-            pending.append(text[:-1])
-            continue
-        yield start, " ".join([*pending, text]).strip()
-        pending = []
-    if pending:
-        yield start, " ".join(pending).strip()
 
 
 def link_citations(target: str, line: int) -> Iterator[Citation]:
@@ -395,6 +342,6 @@ def link_citations(target: str, line: int) -> Iterator[Citation]:
     if re.match(r"^[A-Za-z][\w+.-]*:", target) or target.startswith("//"):
         return  # another site, mailto:, data:
     path, _, fragment = target.partition("#")
-    if _PLACEHOLDER.search(path):
+    if PLACEHOLDER.search(path):
         return
     yield Citation(ReferenceKind.LINK, target, path.split("?", 1)[0], line, fragment)

@@ -33,11 +33,20 @@ from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind, Skill
 from ..source import SourceTree
 from .card import Content, Memo
-from .citations import MAX_CITATIONS, YAML_TARGET, code_span_paths, link_citations, made_here, prose_line_citations
+from .citations import (
+    MAX_CITATIONS,
+    YAML_TARGET,
+    code_span_paths,
+    link_citations,
+    made_here,
+    prose_line_citations,
+    shell_commands,
+)
 
 MAX_PAGES = 64
 MAX_PAGE_BYTES = 1024 * 1024
-_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, ReferenceKind.LINES)
+_KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, ReferenceKind.LINES, ReferenceKind.COMMAND,
+          ReferenceKind.NAME)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LINE_NUMBER = re.compile(r"\w:\d")
@@ -131,11 +140,31 @@ def page_links(text: str, limit: int = MAX_CITATIONS + 1) -> list[Citation]:
     written on (see the module's rule), the first ``limit`` of them; a path the line tells the agent to create
     is none."""
     out: list[Citation] = []
-    for first, block in _paragraphs(text.split("\n")):
+    lines = text.split("\n")
+    for first, block in _paragraphs(lines):
         if len(out) >= limit:
             break
         out += _block_citations(first, block)
+    for first, info, code in _fences(lines):
+        if len(out) >= limit:
+            break
+        out += shell_commands(info, code, first)
     return out[:limit]
+
+
+def _fences(lines: list[str]) -> Iterator[tuple[int, str, str]]:
+    """(first line of its code, info string, code) of each fenced code block that is closed."""
+    fence, info, start = "", "", 0
+    for number, line in enumerate(lines, 1):
+        opening = _FENCE.match(line)
+        if opening is None:
+            continue
+        mark, rest = opening.group(1), line.strip()[len(opening.group(1)) :]
+        if not fence:
+            fence, info, start = mark, rest, number + 1
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+            yield start, info, "\n".join(lines[start - 1 : number - 1])
+            fence = ""
 
 
 def _block_citations(first: int, block: str) -> list[Citation]:
@@ -259,12 +288,14 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
 
     def read() -> dict[str, Any]:  # one past the bound kept: the page is then said to be cut
         said = [c for c in page_links(content.load()) if c.kind in _KINDS][: MAX_CITATIONS + 1]
-        return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo] for c in said]}
+        return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags),
+                           list(c.positionals)] for c in said]}  # fmt: skip
 
-    said = memo(content.key("page-links/5", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/6", name), read) if memo is not None else read()
     out = []
-    for kind, text, target, line, fragment, repo in said["links"]:
-        citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name)
+    for kind, text, target, line, fragment, repo, flags, positionals in said["links"]:
+        citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name, flags=tuple(flags),
+                            positionals=tuple(positionals))  # fmt: skip
         out.append(_rebased(citation, name) if citation.kind is ReferenceKind.LINK else citation)
     return tuple(out)
 

@@ -40,7 +40,10 @@ def helper_facts(tree: SourceTree, path: str) -> frozenset[str]:
         if helper is None or calls >= MAX_CALLS:
             continue
         calls += 1
-        keys |= inlined_keys(helper, call)
+        try:
+            keys |= inlined_keys(helper, call)
+        except (RecursionError, ValueError, MemoryError):  # a helper too deep to bind: not read
+            continue
     return frozenset(keys)
 
 

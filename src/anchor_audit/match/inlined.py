@@ -18,6 +18,7 @@ from typing import Iterator
 from .quotefacts import statement_keys
 
 MAX_HELPER_NODES = 4000  # a helper's syntax tree is bound and read only up to this size
+MAX_ARGUMENT_NODES = 200  # an argument bound into a helper (copied wherever its parameter is read) at most
 
 
 def calls_by_name(module: ast.Module) -> Iterator[tuple[str, ast.Call]]:
@@ -60,6 +61,8 @@ def _bind(args: ast.arguments, call: ast.Call) -> dict[str, ast.expr] | None:
     bound = dict(zip(positional, call.args, strict=False))
     names = set(positional) | {a.arg for a in args.kwonlyargs}
     bound |= {k.arg: k.value for k in call.keywords if k.arg in names}
+    if any(sum(1 for _ in ast.walk(value)) > MAX_ARGUMENT_NODES for value in bound.values()):
+        return None
     return bound
 
 

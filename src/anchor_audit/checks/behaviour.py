@@ -89,7 +89,7 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
     keys_then = _keys(then, quote.path, ctx) or frozenset()
     if not all(holds_in(f, keys_then) for f in facts):  # refactored into a helper by then?
-        keys_then |= helper_facts(then, quote.path)
+        keys_then |= helper_facts(then, quote.path, {f.needle for f in facts if not holds_in(f, keys_then)})
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
@@ -127,7 +127,7 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     """What the facts that held on the validation day say at the ref."""
     keys_now = _keys(ctx.tree, say.match.quote.path, ctx) or frozenset()
     gone = [f for f in held if not holds_in(f, keys_now) and not _moved(f, ctx)]
-    helpers = helper_facts(ctx.tree, say.match.quote.path) if gone else frozenset()
+    helpers = helper_facts(ctx.tree, say.match.quote.path, {f.needle for f in gone}) if gone else frozenset()
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
     if gone:

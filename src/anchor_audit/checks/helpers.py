@@ -16,8 +16,10 @@ MAX_HELPERS = 16  # distinct helpers of one file read
 MAX_CALLS = 64  # calls of them bound
 
 
-def helper_facts(tree: SourceTree, path: str) -> frozenset[str]:
-    """The fact keys of every helper ``path`` calls, bound to each call (none where it is not Python here)."""
+def helper_facts(tree: SourceTree, path: str, needles: set[str]) -> frozenset[str]:
+    """The fact keys of every helper ``path`` calls that names one of ``needles`` (the names the facts looked for
+    turn on: a helper that names none of them cannot hold them), bound to each call (none where it is not Python
+    here)."""
     module = _parsed(tree, path)
     if module is None:
         return frozenset()
@@ -35,7 +37,8 @@ def helper_facts(tree: SourceTree, path: str) -> frozenset[str]:
         if name not in found:
             if len(found) >= MAX_HELPERS:
                 continue
-            found[name] = own.get(name) or _imported(tree, imported.get(name))
+            helper = own.get(name) or _imported(tree, imported.get(name))
+            found[name] = helper if helper is not None and _names_any(helper, needles) else None
         helper = found[name]
         if helper is None or calls >= MAX_CALLS:
             continue
@@ -45,6 +48,17 @@ def helper_facts(tree: SourceTree, path: str) -> frozenset[str]:
         except (RecursionError, ValueError, MemoryError):  # a helper too deep to bind: not read
             continue
     return frozenset(keys)
+
+
+def _names_any(helper: ast.FunctionDef, needles: set[str]) -> bool:
+    """Whether ``helper`` names one of ``needles``: as an attribute, a name, or a string (``getattr(c, "x")``)."""
+    for node in ast.walk(helper):
+        named = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if named is None and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = node.value
+        if named is not None and named in needles:
+            return True
+    return False
 
 
 def _imported(tree: SourceTree, origin: tuple[str, str] | None) -> ast.FunctionDef | None:

@@ -120,6 +120,30 @@ def test_a_helpers_gate_narrower_than_the_quoted_one_or_unbound_does_not_hold_th
     assert claim["verdict"] == "unverifiable", claim
 
 
+ELIDED = '''\
+```1:7:pkg/config.py
+class Config:
+    def validate(self):
+        ...
+        if self.graph_impl == "none":
+            self.graph_scope = []
+```
+'''
+
+
+def test_a_quote_that_held_on_its_validation_day_is_judged_by_the_code_it_held_elided_lines_included(
+    tmp_path: Path, capsys
+) -> None:
+    """The fence elides the asserts (``...``) but held on the validation day: what the card validated is the code
+    of those lines, asserts included. At the ref the class gains a base (the quote no longer holds as text, its
+    visible gate does) and an elided assert is gone: the claim is broken, naming the assert."""
+    later = CONFIG.replace('            assert not self.nan_check, "disable nan_check with full graphs"\n', "")
+    later = later.replace("class Config:", "class Config(Base):")
+    claim = _claim(tmp_path, capsys, {"pkg/config.py": later}, body=ELIDED, card=CARD.replace("1-5", "1-7"))
+    assert claim["verdict"] == "broken", claim
+    assert "`assert not self.nan_check`" in claim["evidence"][0]["detail"]
+
+
 def test_an_assert_removed_since_the_validation_day_breaks_the_claim_and_is_named(tmp_path: Path, capsys) -> None:
     claim = _claim(tmp_path, capsys, {"pkg/config.py": CONFIG.replace(
         '            assert self.warmup > 0, "full graphs need warmup"\n', "")})  # fmt: skip

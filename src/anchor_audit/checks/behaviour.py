@@ -3,7 +3,8 @@
 A quote found at the ref (exact, moved, relocated) is evidence as it is.  A quote whose text drifted (changed,
 or its file gone) is citation drift, reported and healed as such; as evidence of a claim it is judged by its
 facts (:mod:`anchor_audit.match.quotefacts`: its gates, asserts, raises and values set under a gate), derived on the
-card's validation day and looked for at the ref, in the quoted file, in the helpers it calls read with the
+card's validation day (those of the code the quote held that day, elided lines included, where it held; else the
+fence's own) and looked for at the ref, in the quoted file, in the helpers it calls read with the
 caller's arguments (:mod:`anchor_audit.checks.helpers`), and then wherever in the tree they may have moved:
 
 * every fact that held on the validation day is at the ref: the claim's behaviour holds (``ok``);
@@ -24,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import NotCarried, UnreadableFile
+from ..match.quote import match_quote
 from ..match.quotefacts import Fact, facts_in, facts_of, holds_in, reshaped_in
-from ..model import AnchorStatus, Evidence, EvidenceKind, Located, Missing, QuoteMatch, Unchecked
+from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
 from .helpers import helper_facts
 from .protocol import Context
@@ -75,7 +77,8 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     if not quote.path.endswith(".py"):
         return say.unverifiable(f"the quoted text changed, and {quote.path} has no gates to judge the claim by: "
                                 "re-verify")  # fmt: skip
-    facts = facts_of(quote.body).facts
+    then = ctx.validated()
+    facts = (_validated_facts(quote, then) if then is not None else ()) or facts_of(quote.body).facts
     deleted = _deleted(match, ctx)
     if deleted is not None and not facts:  # a file the claim names, removed
         return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "
@@ -83,7 +86,6 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     if not facts:
         return say.unverifiable("the quoted code changed and holds no gate, assert or raise to judge the claim by: "
                                 "re-verify")  # fmt: skip
-    then = ctx.validated()
     if then is None:
         return _as_quoted(facts, ctx, say, deleted)
     say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
@@ -95,6 +97,17 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
         return _stale_on_day(facts, ctx, say, then)
     return _at_ref(held, stale, ctx, say)
+
+
+def _validated_facts(quote: Quote, then: SourceTree) -> tuple[Fact, ...]:
+    """The facts of the code the quote held on the card's validation day, where it held there (exact, or moved
+    within its file): what the card validated, with what the fence elides (``...``) between its lines; none where
+    the quote did not hold that day (a paraphrase: the fence's own facts are judged)."""
+    source = then.read(quote.path)
+    held = match_quote(quote, source, closest=False) if source is not None else None
+    if source is None or not isinstance(held, (Exact, Moved)):
+        return ()
+    return facts_of(source.lines[held.found.start - 1 : held.found.end]).facts
 
 
 def _stale_on_day(facts: tuple[Fact, ...], ctx: Context, say: _Judging, then: SourceTree) -> Evidence:

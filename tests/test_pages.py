@@ -107,6 +107,15 @@ def test_the_configurations_a_skill_ships_have_their_targets_checked(tmp_path: P
     assert ("configs/train.yaml", 4, "_target_: pkg.plan.Scheduler  # renamed away", "missing") in names
 
 
+def _promises(repo: Path, skill: Path, capsys, kind: str) -> tuple[dict, list[tuple[str, int, str, str]]]:
+    """The JSON report of ``skill`` checked against ``repo`` at v1, and its promises of ``kind``: (file in the
+    skill, line, what, status)."""
+    main(["check", "--repo", str(repo), "--ref", "v1", "--format", "json", str(skill)])
+    data = json.loads(capsys.readouterr().out)
+    return data, [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
+                  for p in data["skills"][0]["promises"] if p["kind"] == kind]  # fmt: skip
+
+
 def test_the_paths_a_pages_code_spans_name_are_looked_up_and_never_called_missing(tmp_path: Path, capsys) -> None:
     repo = make_code_repo(tmp_path / "code")
     skill = make_skill(tmp_path / "skills" / "demo", "See [the guide](references/guide.md).\n")
@@ -119,10 +128,7 @@ def test_the_paths_a_pages_code_spans_name_are_looked_up_and_never_called_missin
         "# Guide\n\nRun `scripts/run.sh` on `pkg/plan.py` as `examples/a.py` shows; the old `pkg/gone.py` and "
         "`other/project/x.py`.\nThen create `pkg/new.py` for the step.\n"
     )
-    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
-    data = json.loads(capsys.readouterr().out)
-    paths = [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
-             for p in data["skills"][0]["promises"] if p["kind"] == "path"]  # fmt: skip
+    data, paths = _promises(repo.path, skill, capsys, "path")
     assert paths == [
         ("references/guide.md", 3, "scripts/run.sh", "exists"),  # in the skill's folder
         ("references/guide.md", 3, "pkg/plan.py", "exists"),
@@ -167,10 +173,7 @@ def test_the_commands_of_a_pages_shell_blocks_are_checked_and_a_program_not_here
         "# Guide\n\n```bash\npython scripts/run.py c.yaml --dry-run --fast\npython -m pkg.tools.absent --x 1\n```\n\n"
         "```python\nimport os  # python -m pkg.nothing\n```\n"
     )
-    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
-    data = json.loads(capsys.readouterr().out)
-    commands = [(p["file"].split("demo/", 1)[1], p["line"], p["path"], p["status"])
-                for p in data["skills"][0]["promises"] if p["kind"] == "command"]  # fmt: skip
+    data, commands = _promises(repo.path, skill, capsys, "command")
     assert commands == [
         ("references/guide.md", 4, "scripts/run.py --dry-run", "exists"),
         ("references/guide.md", 4, "scripts/run.py --fast", "missing"),

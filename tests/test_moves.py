@@ -212,3 +212,23 @@ def test_a_file_exists_claim_whose_path_the_catalog_rewrote_with_the_skills_name
     claims = _claims(make_skill(tmp_path / "acme-resiliency", QUOTE, card), repo, "v1")
     assert claims["run_example"]["verdict"] == "code_verified"
     assert "mismatch" not in claims["run_example"]
+
+
+def test_a_path_written_from_the_skills_folder_is_followed_in_that_folder_before_any_other_of_its_tail(
+    tmp_path: Path,
+) -> None:
+    """Two skills each had ``deploy/info.yaml``; each moved it into its ``references/``, the other skill last.
+    The first skill's ``deploy/info.yaml`` is its own file's move, not the other skill's."""
+    files = {f"skills/{name}/{part}": "x: 1\n" for name in ("ocr", "seg") for part in ("SKILL.md", "deploy/info.yaml")}
+    repo = make_code_repo(tmp_path / "code", files)
+    git(repo.path, "mv", "skills/ocr/deploy/info.yaml", "skills/ocr/deploy-info.yaml")
+    repo.commit("ocr: deploy info beside the skill", date="2026-02-01T00:00:00")
+    git(repo.path, "mv", "skills/seg/deploy/info.yaml", "skills/seg/deploy-info.yaml")
+    repo.commit("seg: deploy info beside the skill", tag="v2", date="2026-03-01T00:00:00")
+    repo.write("skills/ocr/SKILL.md", "---\nname: ocr\ndescription: d\n---\n\nBuild engines from `deploy/info.yaml`.\n")
+    repo.commit("the ocr skill", tag="v3", date="2026-03-02T00:00:00")
+    report = json.loads(run_cli("check", "--repo", str(repo.path), "--ref", "v3", "--in-repo", "--format", "json",
+                                "skills/ocr").out)  # fmt: skip
+    (said,) = [p for p in report["skills"][0]["promises"] if p["path"] == "deploy/info.yaml"]
+    assert said["status"] == "missing"
+    assert said["detail"].startswith("moved to skills/ocr/deploy-info.yaml in commit"), said

@@ -29,9 +29,13 @@ def healed(
     """``out`` with what the history says of each path that is not here (asked once for all): moved (its new
     path the heal), or deleted (then missing, even where the path alone could be another tree's); and else the
     one namesake in the same place as the heal of a missing path."""
-    gone = tree.removals([c.target for _, c in missing]) if missing else {}
+    folder = (skill.repo_folder or "").strip("/")
+    # A path written from the skill's own folder (``deploy/info.yaml``) is that folder's before it is any other's
+    # of the same tail (another skill's ``deploy/info.yaml`` moved in another commit).
+    own = {c.target: f"{folder}/{c.target}" for _, c in missing if folder and not c.target.startswith(f"{folder}/")}
+    gone = tree.removals([*(c.target for _, c in missing), *own.values()]) if missing else {}
     for at, c in missing:
-        removal = gone.get(c.target)
+        removal = gone.get(own.get(c.target, "")) or gone.get(c.target)
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
             heal = renamed.candidate if c.kind in HEALABLE and c.text.strip("`@") == c.target else None

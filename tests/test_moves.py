@@ -232,3 +232,29 @@ def test_a_path_written_from_the_skills_folder_is_followed_in_that_folder_before
     (said,) = [p for p in report["skills"][0]["promises"] if p["path"] == "deploy/info.yaml"]
     assert said["status"] == "missing"
     assert said["detail"].startswith("moved to skills/ocr/deploy-info.yaml in commit"), said
+
+
+def test_a_path_never_in_the_history_of_a_skill_that_names_another_projects_files_is_not_called_missing(
+    tmp_path: Path,
+) -> None:
+    """A skill that ports a model into two other repositories names their files (``porter/setup.py``): a path the
+    audited repository never had (``pkg/__main__.py``) is then read as one of theirs, unverifiable. Without such
+    paths it is missing, as ever; a path the history deleted stays missing either way."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/gone.py": "x = 1\n"})
+    repo.remove("pkg/gone.py")
+    repo.commit("drop gone", tag="v2", date="2026-02-01T00:00:00")
+    cited = "Check `pkg/__main__.py` and the old `pkg/gone.py`.\n"
+    others = "Register it in `porter/setup.py` and `porter-deploy/setup.py`.\n"
+
+    def paths(body: str, name: str) -> dict[str, tuple[str, str]]:
+        skill = make_skill(tmp_path / name, QUOTE + body)
+        report = json.loads(run_cli("check", "--repo", str(repo.path), "--ref", "v2", "--format", "json",
+                                    str(skill)).out)  # fmt: skip
+        return {p["path"]: (p["status"], p["detail"]) for p in report["skills"][0]["promises"] if p["kind"] == "path"}
+
+    alone = paths(cited, "alone")
+    assert alone["pkg/__main__.py"] == ("missing", "not at the ref, and no file of its name anywhere here")
+    porting = paths(cited + others, "porting")
+    assert porting["pkg/__main__.py"] == ("unverifiable", "not at the ref, and no file of its name anywhere here; "
+        "the skill names another project's files too (porter/setup.py, porter-deploy/setup.py): one of them? re-verify")
+    assert porting["pkg/gone.py"][0] == alone["pkg/gone.py"][0] == "missing"

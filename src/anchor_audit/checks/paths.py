@@ -17,6 +17,7 @@ import fnmatch
 import os
 import posixpath
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -40,6 +41,8 @@ Judged = tuple[PromiseStatus, str, str]  # a status, the path it is of, and why
 
 
 ANOTHER_TREE = "a path of another tree?"  # how path_in_prose says a path more likely names another repository's
+NEVER_HERE = "not at the ref, and no file of its name anywhere here"
+MIN_OTHER_TREE = 2  # another project's paths a skill names before one never here is read as one of them
 
 
 def of_another_tree(status: PromiseStatus, detail: str) -> bool:
@@ -85,7 +88,7 @@ def path_in_prose(path: str, skill: Skill, tree: SourceTree, listing: Listing) -
     other = (candidates is None or "*" in path) and _cloned_elsewhere(skill, tree)  # no namesake here either
     if other:  # the skill also works in a repository it clones: its paths may be that one's
         return PromiseStatus.UNVERIFIABLE, path, f"not here, and the skill clones {other}: {ANOTHER_TREE}"
-    return PromiseStatus.MISSING, path, candidates or "not at the ref, and no file of its name anywhere here"
+    return PromiseStatus.MISSING, path, candidates or NEVER_HERE
 
 
 def _cloned_elsewhere(skill: Skill, tree: SourceTree) -> str:
@@ -129,7 +132,22 @@ def _missing(c: Citation, r: PromiseResult, skill: Skill) -> bool:
     return r.status is PromiseStatus.MISSING or of_another_tree(r.status, r.detail)
 
 
-PATH_HEAL = Heal(_missing, lambda out, missing, ctx: healed(out, missing, ctx.skill, ctx.tree, ctx.listing))
+def _healed(out: list[PromiseResult], missing: list[tuple[int, Citation]], ctx: Context) -> list[PromiseResult]:
+    """What the history says of each path not here; then a path the history never had, in a skill that names
+    another project's files too (``tao-pytorch/setup.py``), is read as one of those: unverifiable, not missing."""
+    out = healed(out, missing, ctx.skill, ctx.tree, ctx.listing)
+    others = [r.path for r in out if r.kind is PromiseKind.PATH and of_another_tree(r.status, r.detail)]
+    if len(others) < MIN_OTHER_TREE:
+        return out
+    said = f"; the skill names another project's files too ({', '.join(others[:2])}): one of them? re-verify"
+    for at, _ in missing:
+        r = out[at]
+        if r.kind is PromiseKind.PATH and r.status is PromiseStatus.MISSING and r.detail == NEVER_HERE:
+            out[at] = replace(r, status=PromiseStatus.UNVERIFIABLE, detail=r.detail + said)
+    return out
+
+
+PATH_HEAL = Heal(_missing, _healed)
 
 PATH: Checker[Citation, list[PromiseResult]] = Checker(
     ReferenceKind.PATH, citations_of(ReferenceKind.PATH), cited_path, _check_path, PromiseKind.PATH, PATH_HEAL

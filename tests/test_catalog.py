@@ -263,6 +263,26 @@ def test_a_name_a_module_does_not_define_names_where_it_is_defined(make_repo, tm
     )
 
 
+def test_a_constant_a_package_does_not_re_export_names_the_module_that_assigns_it(
+    make_repo, tmp_path: Path, capsys
+) -> None:
+    """A vocabulary assigned at the top level of ``lexicon/base.py`` (with a type, as constants are) that
+    ``lexicon/__init__.py`` does not re-export: missing, naming where it is; a local of the same name in a
+    function is no such place."""
+    repo = make_repo()
+    repo.write("src/demo/lexicon/__init__.py", "from .base import Lexicon\n")
+    repo.write("src/demo/lexicon/base.py", "class Lexicon:\n    pass\n\n\nSTUDIO_VOCAB: dict[str, str] = {}\n")
+    repo.write("src/demo/other.py", "def build():\n    STUDIO_VOCAB = {}\n    return STUDIO_VOCAB\n")
+    repo.commit("lexicon", tag="v9")
+    skill = tmp_path / "vocab-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Vocab\n\n```python\nfrom demo.lexicon import STUDIO_VOCAB\n```\n")
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    (said,) = data["skills"][0]["promises"]
+    assert (said["status"], said["detail"]) == ("missing", "src/demo/lexicon/__init__.py does not define "
+                                                "STUDIO_VOCAB; it is defined in src/demo/lexicon/base.py")
+
+
 def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:
     """A package serving names through a module __getattr__ and a table of them (the lazy-export shape)."""
     repo = make_repo()

@@ -181,14 +181,17 @@ MAX_NAMED_ELSEWHERE = 3  # modules a missing name's message names as where it is
 
 def _defined_elsewhere(tree: SourceTree, name: str, path: str) -> str:
     """``; it is defined in pkg/other.py`` for a name the module does not define that another file of the tree
-    does (a ``class`` or ``def`` of that name, not in a test); "" where none does or the tree cannot be searched."""
+    does (a ``class`` or ``def`` of that name, or a top-level assignment of it: a constant; not in a test); ""
+    where none does or the tree cannot be searched."""
     found: list[str] = []
-    for needle in (f"class {name}", f"def {name}"):
+    named = re.escape(name)
+    defines = re.compile(rf"^\s*(?:class|def|async def) {named}\b|^{named}\s*(?::[^=\n]*)?=(?!=)", re.M)
+    for needle in (f"class {name}", f"def {name}", f"{name} =", f"{name}:"):
         for other in sorted(tree.search(needle, ".py") or []):
             if other == path or is_test(other) or other in found:
                 continue
             source = tree.read(other)
-            if source is not None and re.search(rf"^\s*(?:class|def|async def) {re.escape(name)}\b", source.text, re.M):
+            if source is not None and defines.search(source.text):
                 found.append(other)
     if not found:
         return ""

@@ -34,7 +34,7 @@ from ..model import (
 from ..source import SourceTree
 from ..source.listing import Listing, is_test
 from .madeflags import OPTION_CALLS, MadeFlags, import_file, imported, made_flags, parsed, program_module
-from .paths import on_a_page
+from .paths import on_a_page, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
 
@@ -370,8 +370,8 @@ def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
     if on_a_page(c) and len(results) == 1 and results[0].status is PromiseStatus.MISSING:  # the program itself
         # A page runs other projects' programs as often as this one's: one not here is not said missing (the
         # flags of one that is here are judged as anywhere).
-        return [replace(results[0], status=PromiseStatus.UNVERIFIABLE,
-                        detail=f"{results[0].detail}; named in a page, not in SKILL.md: re-verify")]  # fmt: skip
+        status, detail = unverified_on_a_page(results[0].detail)
+        return [replace(results[0], status=status, detail=detail)]
     return results
 
 

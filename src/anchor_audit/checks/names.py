@@ -24,7 +24,7 @@ from ..model import (
 )
 from ..source import SourceTree
 from .namehistory import OwnLines, called, expect_gone_names, gone_names
-from .paths import on_a_page, read_disk, read_tree
+from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .symbols import bare_searches, resolve_name
 
@@ -102,7 +102,7 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
         said = resolve_name(c.target, called(c), ctx.tree, ctx.searched)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
-            said = (PromiseStatus.UNVERIFIABLE, f"{said[1]}; named in a page, not in SKILL.md: re-verify")
+            said = unverified_on_a_page(said[1])
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
 

@@ -50,6 +50,12 @@ def of_another_tree(status: PromiseStatus, detail: str) -> bool:
     return status is PromiseStatus.UNVERIFIABLE and detail.endswith(ANOTHER_TREE)
 
 
+def unverified_on_a_page(detail: str) -> tuple[PromiseStatus, str]:
+    """What a page's citation of something not here becomes: unverifiable, never missing (a page names the files
+    a step makes, a sibling skill's, another project's names and programs as often as this repository's)."""
+    return PromiseStatus.UNVERIFIABLE, f"{detail}; named in a page, not in SKILL.md: re-verify"
+
+
 def on_a_page(c: Citation) -> bool:
     """Whether a citation is written in a page of the skill's folder (not SKILL.md, not card.yaml): said, never
     healed, and a path of another tree there says nothing of this one."""
@@ -116,7 +122,7 @@ def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
     if on_a_page(c) and of_another_tree(status, detail):
         return []  # a page about another project's files: nothing said of this one
     if on_a_page(c) and status is PromiseStatus.MISSING:  # a page names the files a step makes, a sibling's, ...
-        status, detail = PromiseStatus.UNVERIFIABLE, f"{detail}; named in a page, not in SKILL.md: re-verify"
+        status, detail = unverified_on_a_page(detail)
     return judged(PromiseKind.PATH, c, ctx, status, path, detail)
 
 

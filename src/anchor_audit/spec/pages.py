@@ -141,30 +141,19 @@ def page_links(text: str, limit: int = MAX_CITATIONS + 1) -> list[Citation]:
     is none."""
     out: list[Citation] = []
     lines = text.split("\n")
-    for first, block in _paragraphs(lines):
-        if len(out) >= limit:
+    fences: list[tuple[int, str, str]] = []  # read after the prose, for the commands of their shells
+    for first, info, block in _blocks(lines):
+        if info is not None:
+            fences.append((first, info, block))
+        elif len(out) >= limit:
             break
-        out += _block_citations(first, block)
-    for first, info, code in _fences(lines):
+        else:
+            out += _block_citations(first, block)
+    for first, info, code in fences:
         if len(out) >= limit:
             break
         out += shell_commands(info, code, first)
     return out[:limit]
-
-
-def _fences(lines: list[str]) -> Iterator[tuple[int, str, str]]:
-    """(first line of its code, info string, code) of each fenced code block that is closed."""
-    fence, info, start = "", "", 0
-    for number, line in enumerate(lines, 1):
-        opening = _FENCE.match(line)
-        if opening is None:
-            continue
-        mark, rest = opening.group(1), line.strip()[len(opening.group(1)) :]
-        if not fence:
-            fence, info, start = mark, rest, number + 1
-        elif mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip():
-            yield start, info, "\n".join(lines[start - 1 : number - 1])
-            fence = ""
 
 
 def _block_citations(first: int, block: str) -> list[Citation]:
@@ -195,26 +184,30 @@ def _block_citations(first: int, block: str) -> list[Citation]:
     return out
 
 
-def _paragraphs(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(first line, text) of each run of non-blank lines outside fenced code blocks."""
-    fence, start = "", 0
+def _blocks(lines: list[str]) -> Iterator[tuple[int, str | None, str]]:
+    """In the order written: (first line, None, text) of each run of non-blank lines outside fenced code blocks,
+    and (first line of its code, info string, code) of each fenced code block that is closed."""
+    fence, info, start = "", "", 0
     run: list[str] = []
     for number, line in enumerate(lines, 1):
         opening = _FENCE.match(line)
         if fence:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                yield start, info, "\n".join(lines[start - 1 : number - 1])
                 fence = ""
             continue
         if opening or not line.strip():
             if run:
-                yield start, "\n".join(run)
-            fence, run = (opening.group(1) if opening else ""), []
+                yield start, None, "\n".join(run)
+            run = []
+            if opening:
+                fence, info, start = opening.group(1), line.strip()[len(opening.group(1)) :], number + 1
             continue
         if not run:
             start = number
         run.append(line)
     if run:
-        yield start, "\n".join(run)
+        yield start, None, "\n".join(run)
 
 
 MAX_SCHEMA_KEYS = 4096  # defaults read from one schema file

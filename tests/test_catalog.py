@@ -248,17 +248,25 @@ def test_a_keyword_of_a_function_a_package_re_exports_is_checked_where_it_is_def
     ]
 
 
-def test_a_name_a_module_does_not_define_names_where_it_is_defined(make_repo, tmp_path: Path, capsys) -> None:
-    repo = make_repo()
-    repo.write("src/demo/models/mixins.py", "class PrognosticMixin:\n    pass\n")
-    repo.write("tests/test_mixins.py", "class PrognosticMixin:\n    pass\n")  # a test's: not named
-    repo.commit("mixins", tag="v9")
-    skill = tmp_path / "mixin-skill"
+def _imported_name(repo, tmp_path: Path, capsys, files: dict[str, str], example: str) -> tuple[str, str]:
+    """(status, detail) of the one name a skill's example imports, against ``repo`` with ``files`` committed."""
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit("the names", tag="v9")
+    skill = tmp_path / "example-skill"
     skill.mkdir()
-    (skill / "SKILL.md").write_text("# Mixins\n\n```python\nfrom demo.overlap import PrognosticMixin\n```\n")
+    (skill / "SKILL.md").write_text(f"# Example\n\n```python\n{example}\n```\n")
     _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
     (said,) = data["skills"][0]["promises"]
-    assert (said["status"], said["detail"]) == (
+    return said["status"], said["detail"]
+
+
+def test_a_name_a_module_does_not_define_names_where_it_is_defined(make_repo, tmp_path: Path, capsys) -> None:
+    # a test's class of that name is not where the package defines it: not named
+    files = {"src/demo/models/mixins.py": "class PrognosticMixin:\n    pass\n",
+             "tests/test_mixins.py": "class PrognosticMixin:\n    pass\n"}  # fmt: skip
+    said = _imported_name(make_repo(), tmp_path, capsys, files, "from demo.overlap import PrognosticMixin")
+    assert said == (
         "missing", "src/demo/overlap.py does not define PrognosticMixin; it is defined in src/demo/models/mixins.py"
     )
 
@@ -269,18 +277,12 @@ def test_a_constant_a_package_does_not_re_export_names_the_module_that_assigns_i
     """A vocabulary assigned at the top level of ``lexicon/base.py`` (with a type, as constants are) that
     ``lexicon/__init__.py`` does not re-export: missing, naming where it is; a local of the same name in a
     function is no such place."""
-    repo = make_repo()
-    repo.write("src/demo/lexicon/__init__.py", "from .base import Lexicon\n")
-    repo.write("src/demo/lexicon/base.py", "class Lexicon:\n    pass\n\n\nSTUDIO_VOCAB: dict[str, str] = {}\n")
-    repo.write("src/demo/other.py", "def build():\n    STUDIO_VOCAB = {}\n    return STUDIO_VOCAB\n")
-    repo.commit("lexicon", tag="v9")
-    skill = tmp_path / "vocab-skill"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("# Vocab\n\n```python\nfrom demo.lexicon import STUDIO_VOCAB\n```\n")
-    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
-    (said,) = data["skills"][0]["promises"]
-    assert (said["status"], said["detail"]) == ("missing", "src/demo/lexicon/__init__.py does not define "
-                                                "STUDIO_VOCAB; it is defined in src/demo/lexicon/base.py")
+    files = {"src/demo/lexicon/__init__.py": "from .base import Lexicon\n",
+             "src/demo/lexicon/base.py": "class Lexicon:\n    pass\n\n\nSTUDIO_VOCAB: dict[str, str] = {}\n",
+             "src/demo/other.py": "def build():\n    STUDIO_VOCAB = {}\n    return STUDIO_VOCAB\n"}  # fmt: skip
+    said = _imported_name(make_repo(), tmp_path, capsys, files, "from demo.lexicon import STUDIO_VOCAB")
+    assert said == ("missing", "src/demo/lexicon/__init__.py does not define STUDIO_VOCAB; it is defined in "
+                    "src/demo/lexicon/base.py")
 
 
 def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:

@@ -20,17 +20,21 @@ MIXINS = "class CombinedProjectionMixin:\n    pass\n\n\ndef setup_projection(mod
 PLANNER = "---\nname: planner\ndescription: plans\n---\n\nCall `build_scheduler()`.\n"
 
 
+def _package(tmp_path, files: dict[str, str]) -> GitRepo:
+    """A repository that is the Python package ``acme`` (pyproject.toml at its root), with ``files`` written."""
+    repo = empty_repo(tmp_path / "code")
+    for path, text in {"pyproject.toml": '[project]\nname = "acme"\n', "src/acme/__init__.py": "", **files}.items():
+        repo.write(path, text)
+    return repo
+
+
 def repository(tmp_path, planner: bool = False) -> GitRepo:
     """The skill written beside code that defines what it cites; later commits remove two of those names (and
     a second skill, ``planner``, written at the second commit)."""
-    repo = empty_repo(tmp_path / "code")
-    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
-    repo.write("src/acme/__init__.py", "")
-    repo.write("src/acme/models/__init__.py", "")
-    repo.write("src/acme/models/mixins.py", MIXINS)
-    repo.write("src/acme/models/config.py", "class BuildConfig:\n    layers: int = 2\n")
-    repo.write("src/acme/recipes.py", "def build_scheduler(cfg):\n    return cfg\n")
-    repo.write("skills/builder/SKILL.md", SKILL)
+    repo = _package(tmp_path, {"src/acme/models/__init__.py": "", "src/acme/models/mixins.py": MIXINS,
+                               "src/acme/models/config.py": "class BuildConfig:\n    layers: int = 2\n",
+                               "src/acme/recipes.py": "def build_scheduler(cfg):\n    return cfg\n",
+                               "skills/builder/SKILL.md": SKILL})  # fmt: skip
     repo.commit("the builder and its skill", date="2026-02-01T00:00:00")
     repo.write("src/acme/models/config.py", "class BuildConfig:\n    layers: int = 4\n")
     if planner:
@@ -111,13 +115,9 @@ def test_a_name_a_page_cites_is_dated_by_the_pages_own_line_and_is_never_private
     """A page of the skill's folder names a mixin the package removed since that page's line was written: missing,
     dated by the page's own history (not by SKILL.md's). A math function the package keeps only in private form
     (``_sigmoid``) is no finding on a page, where tables of math and other projects' names abound: unverifiable."""
-    repo = empty_repo(tmp_path / "code")
-    repo.write("pyproject.toml", '[project]\nname = "acme"\n')
-    repo.write("src/acme/__init__.py", "")
-    repo.write("src/acme/mixins.py", MIXINS)
-    repo.write("src/acme/mathops.py", "def _sigmoid(x):\n    return x\n")
-    repo.write("skills/builder/SKILL.md", "---\nname: builder\ndescription: builds\n---\n\nSee [patterns](references/patterns.md).\n")
-    repo.write("skills/builder/references/patterns.md", PATTERNS)
+    skill_md = "---\nname: builder\ndescription: builds\n---\n\nSee [patterns](references/patterns.md).\n"
+    repo = _package(tmp_path, {"src/acme/mixins.py": MIXINS, "src/acme/mathops.py": "def _sigmoid(x):\n    return x\n",
+                               "skills/builder/SKILL.md": skill_md, "skills/builder/references/patterns.md": PATTERNS})
     repo.commit("the builder, its skill and its patterns", date="2026-02-01T00:00:00")
     written = git(repo.path, "rev-parse", "HEAD")
     repo.write("src/acme/mixins.py", "def unrelated():\n    pass\n")

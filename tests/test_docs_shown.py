@@ -3,8 +3,8 @@
 As ``cog --check`` keeps generated text honest, each output block names, in a comment above it, the case that
 produces it (tests/docpages.py says how); the first test fails on a block that names none, so a page cannot
 drift from the tool unseen.  Cases run against the fixtures; those that need the real Megatron-Bridge run
-where ``ANCHOR_AUDIT_MEGATRON_BRIDGE`` (and for the submodule ``ANCHOR_AUDIT_MEGATRON_LM``) name local git
-copies of it, and are skipped with that reason elsewhere.
+where ``ANCHOR_AUDIT_MEGATRON_BRIDGE`` (and for the submodule ``ANCHOR_AUDIT_MEGATRON_LM``; for the catalog's cards
+``ANCHOR_AUDIT_SKILLS_CATALOG``) name local git copies of them, and are skipped with that reason elsewhere.
 """
 
 from __future__ import annotations
@@ -221,6 +221,28 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     assert (f"{symbols['exists']} example symbols resolve (names in SKILL.md and in the pages), {symbols['missing']} {are} missing" in page
             and f"and {symbols['unverifiable']} cannot be resolved statically" in page)  # fmt: skip
     assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page
+
+
+def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(capsys, tmp_path, monkeypatch) -> None:
+    """docs/real-cards.md's totals, from the command it gives, where the catalog and both repositories are here."""
+    repo, catalog = _megatron_bridge(), os.environ.get("ANCHOR_AUDIT_SKILLS_CATALOG")
+    lm = os.environ.get("ANCHOR_AUDIT_MEGATRON_LM")
+    if not catalog or not lm:
+        pytest.skip("needs ANCHOR_AUDIT_SKILLS_CATALOG and ANCHOR_AUDIT_MEGATRON_LM: local copies of the catalog "
+                    "and of NVIDIA/Megatron-LM")  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # no anchors.yaml here: the cards judged with no registry
+    main(["check", "--catalog", catalog, "--format", "json", "--mirror", f"NVIDIA-NeMo/Megatron-Bridge={repo}",
+          "--submodule", f"3rdparty/Megatron-LM={lm}"])  # fmt: skip
+    cards = [s for s in json.loads(capsys.readouterr().out)["skills"] if s["name"].startswith("nemo-mbridge-")]
+    verdicts = [c["verdict"] for s in cards for c in s["claims"] if "code_verified" in c["declared"]]
+    constraints = [p["status"] for s in cards for p in s["promises"] if p["kind"] == "constraint"]
+    count = {v: verdicts.count(v) for v in ("code_verified", "broken", "unverifiable", "unlinked")}
+    page = " ".join((ROOT / "docs" / "real-cards.md").read_text(encoding="utf-8").split())
+    assert (f"| **all 18** | | **{len(verdicts)}** | **{count['code_verified']}** | **{count['broken']}** | "
+            f"**{count['unverifiable']}** | **{count['unlinked']}** |") in page
+    assert f"{count['code_verified']} of the {len(verdicts)} claims get a verdict" in page
+    assert (f"{len(constraints)} sentences on {sum(1 for s in cards if any(p['kind'] == 'constraint' for p in s['promises']))} "
+            f"cards: {constraints.count('holds')} are decided by a gate and hold") in page
 
 
 def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeypatch) -> None:

@@ -153,3 +153,12 @@ def test_a_second_matrix_audits_the_newest_release_alone(code: GitRepo, capsys, 
     audits.clear()
     assert run(capsys, *argv) == first and len(audits) == 1
     assert run(capsys, *argv, "--no-cache") == first
+
+
+def test_what_is_kept_is_only_good_for_the_code_of_every_module_of_the_package() -> None:
+    """An edit to any module (a checker, not only the store) is another tool: its identity lists every file of
+    the package, so a kept audit or a remembered run of the code before the edit is not replayed."""
+    from anchor_audit.store.toolprint import tool_identity
+
+    files = {entry[0] for entry in tool_identity()[2]}
+    assert {"checks/names.py", "cli/dispatch.py", "store/toolprint.py", "__init__.py"} <= files

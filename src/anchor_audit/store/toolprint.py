@@ -24,7 +24,7 @@ from .. import __version__
 def tool_identity() -> tuple[object, ...]:
     """This anchor-audit: its version and every file of the package by size and time (an edit is a new tool),
     the Python, the packages and the git it runs with (asked once a process)."""
-    root = Path(__file__).parent
+    root = Path(__file__).parent.parent  # the package, not this module's folder
     files = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")

@@ -139,3 +139,43 @@ def test_in_a_repository_that_is_no_python_package_the_names_a_skill_cites_are_n
     found = symbols(repo, capsys, "--in-repo", "skills/builder")
     assert "CombinedProjectionMixin" not in found and "setup_projection()" not in found
     assert found["BuildConfig"][0] == "exists"  # a name defined at the ref is found all the same
+
+
+PRESETS = (
+    "BASE_LAYERS = 4\n"
+    "SMALL_PRESET_V1 = dict(layers=BASE_LAYERS)\n"
+    "PACKED_PRESET = 1\n"
+    "UNTUNED_PRESET: int = 3\n"
+)
+PRESETS_SKILL = (
+    "---\nname: presets\ndescription: picks a preset\n---\n\n# Presets\n\n"
+    "Start from `SMALL_PRESET_V1` with `BASE_LAYERS` layers, or `PACKED_PRESET`.\n"
+    "`TUNED_PRESET` is the hardware vendor's; set `ACME_LOG_LEVEL` to see the choice.\n"
+    "A benchmark lists its presets in `ALL_PRESETS`.\n"
+)
+
+
+def test_a_constant_the_package_assigned_when_the_line_was_written_and_assigns_nowhere_now_is_missing(
+    tmp_path, capsys
+) -> None:
+    """A module's constant in a code span (``SMALL_PRESET_V1``) is a name like a class's: assigned now, it holds;
+    assigned when its line was written and nowhere now, it is missing with the commit that removed it; still named
+    by the package's code though no longer assigned (``PACKED_PRESET, OTHER = ...``), it is unverifiable.  A word
+    in capitals the package never assigned (an environment variable; ``TUNED_PRESET``, which only
+    ``UNTUNED_PRESET`` contains) is not said.  A constant only the tests assign is theirs, and holds."""
+    repo = _package(tmp_path, {"src/acme/presets.py": PRESETS, "skills/presets/SKILL.md": PRESETS_SKILL,
+                               "tests/bench_presets.py": "ALL_PRESETS = ['small']\n",
+                               "src/acme/env.py": "import os\n\nLEVEL = os.environ.get('ACME_LOG_LEVEL')\n"})
+    written = repo.commit("presets and their skill", date="2026-02-01T00:00:00")
+    repo.write("src/acme/presets.py", "BASE_LAYERS = 4\nPACKED_PRESET, OTHER = 1, 2\nUNTUNED_PRESET: int = 3\n")
+    removed = repo.commit("drop the first preset", date="2026-04-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "skills/presets")
+    assert found["BASE_LAYERS"] == ("exists", "src/acme/presets.py")
+    assert found["ALL_PRESETS"] == ("exists", "tests/bench_presets.py")
+    assert found["SMALL_PRESET_V1"] == ("missing", (
+        f"the package defines it nowhere now; src/acme/presets.py defined it at {written[:10]} (2026-02-01), when "
+        f"that line of skills/presets/SKILL.md was written; removed in {removed[:10]} (2026-04-01)"))
+    assert found["PACKED_PRESET"] == ("unverifiable", (
+        f"the package assigns it nowhere now, but src/acme/presets.py still names it; src/acme/presets.py defined it "
+        f"at {written[:10]} (2026-02-01), when that line of skills/presets/SKILL.md was written: re-verify"))
+    assert "TUNED_PRESET" not in found and "ACME_LOG_LEVEL" not in found

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import NotCarried, UnreadableFile
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import Citation, PromiseStatus, ReferenceKind, Skill
 from ..source import SourceTree
 from ..source.listing import is_test
-from .symbols import bare_searches, definitions
+from ..spec.citations import is_constant_name
+from .barenames import assigned, bare_searches, definitions, removal_pattern
 
 Said = tuple[PromiseStatus, str]
 OwnLines = Callable[[str], "list[str] | None"]  # a file of the skill (``SKILL.md``, ``references/x.md``): its lines
@@ -41,13 +42,28 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
         for i, c in cited:
             paths = sorted({p for t in definitions(c.target, called(c))[0] for p in found.get(t, [])
                             if not is_test(p)})  # fmt: skip
+            if paths and is_constant_name(c.target) and not called(c):
+                paths = assigned(then, paths, c.target)
             if paths:
-                removed = tree.definition_removed(paths[0], c.target, sha)
-                detail = f"the package defines it nowhere now; {paths[0]} defined it at {sha[:10]} ({then.info.date}), "
-                detail += written[(c.file, c.line)][1]
-                detail += f"; removed in {removed[0][:10]} ({removed[1]})" if removed else ""
-                out[i] = PromiseStatus.MISSING, detail
+                out[i] = _gone(c, tree, paths[0], sha, f"{then.info.date}), {written[(c.file, c.line)][1]}")
     return out
+
+
+def _gone(c: Citation, tree: SourceTree, path: str, sha: str, when: str) -> Said:
+    """A name ``path`` defined at ``sha`` that the package defines nowhere now: missing, with the commit that
+    removed it; a constant the package's code still names (assigned some other way?), unverifiable."""
+    then = f"{path} defined it at {sha[:10]} ({when}"
+    if is_constant_name(c.target) and not called(c):
+        try:
+            named = [p for p in tree.search(c.target, ".py") or [] if not is_test(p)] or None
+        except BoundExceeded:
+            named = ["the code"]  # not searched in time: not said gone
+        if named:
+            return PromiseStatus.UNVERIFIABLE, f"the package assigns it nowhere now, but {named[0]} still names it; " \
+                                               f"{then}: re-verify"  # fmt: skip
+    removed = tree.definition_removed(path, removal_pattern(c.target, called(c)), sha)
+    detail = f"the package defines it nowhere now; {then}"
+    return PromiseStatus.MISSING, detail + (f"; removed in {removed[0][:10]} ({removed[1]})" if removed else "")
 
 
 def expect_gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], own: OwnLines) -> None:
@@ -103,10 +119,11 @@ def _is_a_package(tree: SourceTree) -> bool:
 
 
 def _in_package(c: Citation, searched: dict[str, list[str]]) -> bool:
-    """Whether the package (not its tests: a test's helper of that name is not what the prose means) defines the
-    name, or its private form, at the ref."""
+    """Whether the package (not its tests: a test's helper of that name is not what the prose means; a constant,
+    its tests too) defines the name, or its private form, at the ref."""
     texts = bare_searches(c.target, called(c))
-    return any(not is_test(path) for text in texts for path in searched.get(text, []))
+    tests_too = is_constant_name(c.target) and not called(c)
+    return any(tests_too or not is_test(path) for text in texts for path in searched.get(text, []))
 
 
 def _written(

@@ -23,10 +23,11 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
+from .barenames import bare_searches
 from .namehistory import OwnLines, called, expect_gone_names, gone_names
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
-from .symbols import bare_searches, resolve_name
+from .symbols import resolve_name
 
 
 def name_searches(skill: Skill) -> list[str]:

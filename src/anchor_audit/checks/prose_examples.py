@@ -233,6 +233,11 @@ EXAMPLES = [
         ),
     ),
     CitationExample(
+        "a module's constant: the package's holds; an environment variable the package never assigns is not said",
+        "Start from `SMALL_PRESET`; set `MASTER_ADDR` and `WORLD_SIZE` first.\n",
+        ((SYMBOL, "SMALL_PRESET", EXISTS),),
+    ),
+    CitationExample(
         "a call the package no longer defines, whose name only a test helper has",
         "Then `build_scheduler()` and `make_fake_batch()`.\n",
         ((SYMBOL, "build_scheduler()", UNVERIFIABLE), (SYMBOL, "make_fake_batch()", UNVERIFIABLE)),
@@ -328,7 +333,7 @@ EXAMPLES = [
 ]
 
 NOT_CITATIONS = [
-    "Set `MASTER_ADDR` and `WORLD_SIZE`; the `Engine` starts; a `ValueError` or `KeyboardInterrupt` ends it.\n",
+    "The `Engine` starts; a `ValueError` or `KeyboardInterrupt` ends it.\n",
     "Put it in `path/to/your_config.yaml`.\n",
     "Create `results/summary.md` with the numbers.\n",
     "Create `src/acme/plugins/mine.py`.\n\nThen append your hook to `src/acme/plugins/mine.py`.\n",  # made, then named

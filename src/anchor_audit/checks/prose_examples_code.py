@@ -12,6 +12,7 @@ CODE = {
     "src/acme/launcher/slurm.py": "def submit():\n    pass\n",
     "src/acme/launcher/local.py": "def run():\n    pass\n",
     "src/acme/training/config.py": "class TrainConfig:\n    steps: int = 1\n",
+    "src/acme/training/presets.py": "SMALL_PRESET = {'steps': 2}\n",
     "scripts/run.py": "print('run')\n",
     "docs/guide.md": "# Guide\n\n## Usage notes\n\ntext\n",
     "docs/api/index.mdx": "# API\n",

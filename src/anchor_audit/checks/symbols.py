@@ -22,6 +22,7 @@ from ..parse import PythonSyntaxProblem, parse_ast, python_index
 from ..source import SourceTree
 from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
+from .barenames import resolve_bare
 from .pyproject import project_meta
 
 _USUAL_ROOTS = ("src/", "", "python/", "lib/")
@@ -319,7 +320,7 @@ def resolve_name(
     """
     parts = name.split(".")
     if len(parts) == 1:
-        return _bare(parts[0], tree, searched, call)
+        return resolve_bare(parts[0], tree, searched, call)
     ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
     if parts[0] in sys.stdlib_module_names or not ours:
         return None  # another package's name, or an object's attribute chain: not this repository's citation
@@ -341,40 +342,3 @@ def resolve_name(
         why = f"{parts[0]} is a namespace package here: {name} may come from another distribution"
         return PromiseStatus.UNVERIFIABLE, why
     return PromiseStatus.MISSING, f"no module of {name} in this repository's package {parts[0]}"
-
-
-def bare_searches(name: str, call: bool = True) -> list[str]:
-    """What is searched for a bare name: its definitions, and its private one's."""
-    public, private = definitions(name, call)
-    return public + private
-
-
-def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
-    """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
-    a name written alone (``MeshContext``), a class's."""
-    if call:
-        return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
-    return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
-
-
-def _bare(
-    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True
-) -> tuple[PromiseStatus, str] | None:
-    # The texts of its definitions searched for (a skill's names all in one search), no file read.
-    found: dict[str, list[str]] = {}
-    for text in bare_searches(name, call):
-        hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
-        if hits is None:
-            return None  # a tree that cannot be searched cheaply is not searched
-        found[text] = hits
-    public, private = definitions(name, call)
-    defined = sorted({path for text in public for path in found[text]})
-    package = [p for p in defined if not is_test(p)]
-    if package:
-        return PromiseStatus.EXISTS, package[0]
-    if defined:  # a test's helper of that name is not the package's function the prose means
-        return PromiseStatus.UNVERIFIABLE, f"defined only in tests ({defined[0]}), not in the package"
-    privately = sorted({path for text in private for path in found[text]})
-    if privately and not name.startswith("_"):
-        return PromiseStatus.PRIVATE, f"{privately[0]} has _{name}: the name became private"
-    return None

@@ -135,9 +135,10 @@ class SourceTree(Protocol):
         """The tree of another commit of this repository (one :meth:`line_commits` named); None where there is none."""
         ...
 
-    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
-        """(commit, its UTC day) of the newest commit after ``since`` that changed a ``class``/``def`` line of
-        ``name`` in ``path``: where the name stops being defined there; None where this tree cannot say."""
+    def definition_removed(self, path: str, pattern: str, since: str) -> tuple[str, str] | None:
+        """(commit, its UTC day) of the newest commit after ``since`` whose diff of ``path`` adds or removes a line
+        matching ``pattern`` (an extended regex: a name's ``class``/``def`` line, a constant's assignment): where
+        the name stops being defined there; None where this tree cannot say."""
         ...
 
     def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]] | None:

@@ -204,8 +204,8 @@ class GitTree:
     def at_commit(self, sha: str) -> GitTree | None:
         return _asked(lambda: self if sha == self.commit.hexsha else self.at(sha))
 
-    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
-        return _asked(lambda: self.history.definition_removed(path, name, since)) if self._deep() else None
+    def definition_removed(self, path: str, pattern: str, since: str) -> tuple[str, str] | None:
+        return _asked(lambda: self.history.definition_removed(path, pattern, since)) if self._deep() else None
 
     def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]] | None:
         if not self._deep() or self._submodule_of(path) is not None:

@@ -86,17 +86,16 @@ class GitHistory:
         self._blamed.put(f"{self.commit.hexsha}\0{path}", found, len(found))
         return found
 
-    def definition_removed(self, path: str, name: str, since: str) -> tuple[str, str] | None:
+    def definition_removed(self, path: str, pattern: str, since: str) -> tuple[str, str] | None:
         """(sha, UTC day) of the newest commit in ``since``..this one whose diff of ``path`` adds or removes a
-        ``class``/``def`` line of ``name``; None when none does."""
+        line matching ``pattern`` (``-G``: an extended regex); None when none does."""
 
         def ask() -> list[str] | None:
-            pattern = f"(class|def) {re.escape(name)}[(:]"
             out = self.repo.git.log("-1", "--format=%H %ct", "-G", pattern, *DIFF_FLAGS,
                                     f"{since}..{self.commit.hexsha}", "--", path).split()  # fmt: skip
             return [out[0], time.strftime("%Y-%m-%d", time.gmtime(int(out[1])))] if len(out) == 2 else None
 
-        found = self._remembered("definition-removed", [since, self.commit.hexsha], [path, name], ask)
+        found = self._remembered("definition-removed", [since, self.commit.hexsha], [path, pattern], ask)
         return (found[0], found[1]) if found else None
 
     def changes_since(self, path: str, since: str, limit: int) -> list[tuple[str, str]]:

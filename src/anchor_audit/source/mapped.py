@@ -86,7 +86,7 @@ class MappedTree:
     def at_commit(self, sha: str) -> None:
         return None
 
-    def definition_removed(self, path: str, name: str, since: str) -> None:
+    def definition_removed(self, path: str, pattern: str, since: str) -> None:
         return None
 
     def changes_since(self, path: str, since: str, limit: int) -> None:

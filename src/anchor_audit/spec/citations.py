@@ -203,22 +203,31 @@ YAML_TARGET = re.compile(r"^\s*_target_\s*:\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*(?
 # A class's name written alone: two or more capitalised parts (`MeshContext`, `MoEFSDPSyncMixin`), not one word
 # (`Engine`), not a constant or an environment variable (`WORLD_SIZE`), not a builtin (`ValueError`).
 _CLASS_NAME = re.compile(r"_?[A-Z][a-z0-9]*[A-Z]\w*")
+# A module's constant (`SMALL_PRESET_V1`): capitals and digits in two or more parts; checked only where the package
+# assigns it, or did when its line was written (an environment variable of the same spelling never was).
+_CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BUILTINS = frozenset(dir(builtins))
 
 
 def _is_name(match: re.Match[str]) -> bool:
-    """A dotted name (`pkg.mod.Name`), a call (`make_batch()`) or a class's name: not a file name, not a word."""
+    """A dotted name (`pkg.mod.Name`), a call (`make_batch()`), a class's name or a constant's: not a file name,
+    not a word."""
     name = match.group("name")
     parts = name.split(".")
     if parts[-1] in _NOT_NAMES or PLACEHOLDER.search(name):
         return False
-    return len(parts) > 1 or match.group("call") is not None or is_class_name(name)
+    return len(parts) > 1 or match.group("call") is not None or is_class_name(name) or is_constant_name(name)
 
 
 def is_class_name(name: str) -> bool:
     """Whether a bare word reads as a class's name (see ``_CLASS_NAME``)."""
     return bool(_CLASS_NAME.fullmatch(name)) and not name.isupper() and any(c.islower() for c in name) \
         and name not in _BUILTINS  # fmt: skip
+
+
+def is_constant_name(name: str) -> bool:
+    """Whether a bare word reads as a module's constant (see ``_CONSTANT_NAME``)."""
+    return bool(_CONSTANT_NAME.fullmatch(name))
 
 
 def _targets(code: str, first_line: int) -> Iterator[Citation]:

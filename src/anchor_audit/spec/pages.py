@@ -284,7 +284,7 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
         return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags),
                            list(c.positionals)] for c in said]}  # fmt: skip
 
-    said = memo(content.key("page-links/6", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/7", name), read) if memo is not None else read()
     out = []
     for kind, text, target, line, fragment, repo, flags, positionals in said["links"]:
         citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name, flags=tuple(flags),

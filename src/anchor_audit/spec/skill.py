@@ -175,7 +175,7 @@ def _built(
             "citations_cut": cut,
         }
 
-    said = memo(content.key("skill-md/10", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/11", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,

@@ -1,0 +1,86 @@
+"""Where a bare name the prose cites is defined: ``make_batch()`` by a ``def`` or ``class``, ``MeshContext`` by a
+``class``, ``SMALL_PRESET_V1`` by an assignment at a line's start (a module's constant, or a class's).
+
+What is searched for is text (``def make_batch(``), so that a skill's names, and a catalog component's skills',
+are found in one ``git grep`` of a tree; a constant's assignment is also found in a longer name's
+(``UNTUNED_PRESET = ``), so the file is read to make sure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import PromiseStatus
+from ..source import SourceTree
+from ..source.listing import is_test
+from ..spec.citations import is_constant_name
+
+MAX_ASSIGNED_READ = 4  # files read for whether they assign a constant a search found in them
+
+
+def bare_searches(name: str, call: bool = True) -> list[str]:
+    """What is searched for a bare name: its definitions, and its private one's."""
+    public, private = definitions(name, call)
+    return public + private
+
+
+def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
+    """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
+    a name written alone (``MeshContext``), a class's; a constant's (``SMALL_PRESET_V1``), its assignment (found
+    in a longer name's too: :func:`assigned` reads the file)."""
+    if call:
+        return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
+    if is_constant_name(name):
+        return [f"{name} = ", f"{name}: "], []
+    return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
+
+
+def assigned(tree: SourceTree, paths: list[str], name: str) -> list[str]:
+    """Those of ``paths`` (the first few) whose file assigns the constant ``name`` at a line's start (indented in
+    a class), not a longer name ending in it."""
+    line = re.compile(rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+    out = []
+    for path in paths[:MAX_ASSIGNED_READ]:
+        try:
+            blob = tree.read(path)
+        except (NotCarried, UnreadableFile):
+            continue
+        if blob is not None and line.search(blob.text):
+            out.append(path)
+    return out
+
+
+def removal_pattern(name: str, call: bool) -> str:
+    """What ``git log -G`` looks for in a diff where ``name`` stops being defined (extended regex)."""
+    if not call and is_constant_name(name):
+        return f"^[[:space:]]*{re.escape(name)}[[:space:]]*[:=]"
+    return f"(class|def) {re.escape(name)}[(:]"
+
+
+def resolve_bare(
+    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True
+) -> tuple[PromiseStatus, str] | None:
+    """A bare name: found (in the package, only in its tests, only in private form), or None (not said: it may be
+    anyone's).  The texts of its definitions are searched for (a skill's names all in one search, ``searched``);
+    a file is read only for a constant's assignment."""
+    found: dict[str, list[str]] = {}
+    for text in bare_searches(name, call):
+        hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
+        if hits is None:
+            return None  # a tree that cannot be searched cheaply is not searched
+        found[text] = hits
+    public, private = definitions(name, call)
+    defined = sorted({path for text in public for path in found[text]})
+    if not call and is_constant_name(name):  # a test's constant is the tests' (a benchmark's list of backends)
+        defined = assigned(tree, defined, name)
+        return (PromiseStatus.EXISTS, defined[0]) if defined else None
+    package = [p for p in defined if not is_test(p)]
+    if package:
+        return PromiseStatus.EXISTS, package[0]
+    if defined:  # a test's helper of that name is not the package's function the prose means
+        return PromiseStatus.UNVERIFIABLE, f"defined only in tests ({defined[0]}), not in the package"
+    privately = sorted({path for text in private for path in found[text]})
+    if privately and not name.startswith("_"):
+        return PromiseStatus.PRIVATE, f"{privately[0]} has _{name}: the name became private"
+    return None

@@ -427,6 +427,32 @@ def test_init_drafts_a_gates_effects_not_its_local_names_and_a_raise_by_its_exce
     assert [e["status"] for c in claims for e in c["evidence"] if e["kind"] == "condition"] == ["different"]
 
 
+def test_init_drafts_no_statement_the_quote_elides_part_of_so_a_new_argument_breaks_nothing(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A quote showing a call with some of its arguments (``...`` for the others): the draft does not pin the whole
+    call as the code writes it (an argument added later would break the claim while the quote still holds), so
+    ``check`` on the draft says what ``check`` with no registry says."""
+    from .hostile.conftest import make_code_repo, make_skill
+
+    code = ("def init_groups(cfg):\n    create_groups(\n        tp=cfg.tp,\n        pp=cfg.pp,\n"
+            "        ep=cfg.ep,\n    )\n    cfg.ready = mark(cfg)\n")  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/groups.py": code})
+    quote = "```2:7:pkg/groups.py\ncreate_groups(\n    tp=cfg.tp,\n    ...\n    ep=cfg.ep,\n)\ncfg.ready = mark(cfg)\n```\n"
+    card = 'validated_on: "2026-01-01"\nvalidation_status:\n  group_init:\n    - code_verified  # groups.py:2-7\n'
+    make_skill(tmp_path / "skill", quote, card=card)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "skill", "--repo", str(repo.path), "--ref", "v1"]) == 0
+    draft = capsys.readouterr().out
+    assert 'has: ["cfg.ready = mark(cfg)"]' in draft and "create_groups(" not in draft.split("conditions:")[1]
+    (tmp_path / "anchors.yaml").write_text(draft)
+    repo.write("pkg/groups.py", code.replace("        pp=cfg.pp,\n", "        pp=cfg.pp,\n        cp=cfg.cp,\n"))
+    repo.commit("context parallel groups too", tag="v2", date="2026-02-01T00:00:00")
+    main(["check", "--ref", "v2", "--format", "json"])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified", claim["evidence"]
+
+
 def test_a_condition_wants_a_raise_by_its_exception_and_an_assert_by_its_test() -> None:
     import libcst as cst
 

@@ -1,14 +1,12 @@
 """Drafting a registry that runs: ``anchor-audit init SKILL_DIR > anchors.yaml && anchor-audit check``.
 
-For each card claim the draft lists the quotes that back it: those its
-card.yaml comments point at, else (a ``code_verified`` claim) those whose caption
-(the heading and lead-in above the fence) names it as ``check`` links them
-(:mod:`anchor_audit.checks.captions`), marked ``# proposed: confirm``.  For each quote of Python
-code it drafts a line-free condition from the code at the card's
-``validated_on`` commit (or the ref): the ``if`` the quote holds, with the
-simple statements of its branches, in the def or class it sits in; or the
-statements it ``has``.  Everything from the skill is written through the
-YAML serializer.
+For each card claim the draft lists the quotes that back it: those its card.yaml comments point at, else (a
+``code_verified`` claim) those whose caption (the heading and lead-in above the fence) names it as ``check``
+links them (:mod:`anchor_audit.checks.captions`), marked ``# proposed: confirm``.  For each quote of Python code
+it drafts a line-free condition from the code at the card's ``validated_on`` commit (or the ref): the ``if`` the
+quote holds, with the simple statements of its branches, in the def or class it sits in; or the statements it
+``has`` (those the quote writes whole, not a call it shows with ``...``).  Everything from the skill is written
+through the YAML serializer.
 """
 
 from __future__ import annotations
@@ -151,8 +149,10 @@ def _condition(quote: Quote, code: SourceTree) -> dict[str, Any] | None:
         if orelse:
             out["else"] = orelse
         return out
+    shown = _squeezed("\n".join(quote.body))
     statements = [s for s in _statements_in(module, span)
-                  if isinstance(s, (ast.Assign, ast.AnnAssign, ast.Expr)) and not _incidental(s)]  # fmt: skip
+                  if isinstance(s, (ast.Assign, ast.AnnAssign, ast.Expr)) and not _incidental(s)
+                  and _squeezed(ast.get_source_segment(source.text, s) or "") in shown]  # fmt: skip
     if not statements:
         return None
     scope = _scope_of(module, statements[0].lineno)
@@ -206,6 +206,13 @@ def _first_if(module: ast.Module, span: LineRange) -> tuple[str, ast.If | None]:
 def _else(node: ast.If) -> list[ast.stmt]:
     """An ``if``'s else branch, but not an ``elif`` (a gate of its own)."""
     return [] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else node.orelse
+
+
+def _squeezed(text: str) -> str:
+    """Code without its whitespace: a statement the quote writes whole is in the quote's, however it is wrapped;
+    one the quote elides part of (``create_groups(tp=..., ...)``) is not, and is not drafted (an argument added
+    later would break a claim the quote still holds)."""
+    return "".join(text.split())
 
 
 def _incidental(statement: ast.stmt) -> bool:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from anchor_audit.checks.captions import captioned, mentions, words
+from anchor_audit.checks.claimquotes import named_by_code
 from anchor_audit.checks.sentencewords import ABBREVIATIONS
 from anchor_audit.cli import main
 from anchor_audit.model import LineRange, Quote
@@ -50,6 +51,13 @@ def test_a_claim_is_linked_to_the_quotes_under_its_best_caption_only() -> None:
     assert captioned("tp_init", [_quote("TP setup:")]) == ()  # a short word has no longer form: one of two
 
 
+def test_a_caption_saying_what_the_claim_is_about_beats_one_saying_words_any_claim_may_say() -> None:
+    surface, runtime = _quote("LLM packed SFT config surface", 1), _quote("Packed THD runtime constraint", 2)
+    assert captioned("offline_packed_sft_runtime", [surface, runtime]) == (surface,)  # packed + sft beats packed
+    gate, tuning = _quote("MoE overlap validation", 1), _quote("MoE overlap tuning", 2)
+    assert captioned("moe_overlap_validation", [gate, tuning]) == (gate,)  # equals on moe + overlap: validation
+
+
 def test_lines_mention_a_claim_by_a_telling_word_a_longer_form_or_an_abbreviation() -> None:
     assert mentions("activation_offload_pp_constraint", "if self.cpu_offloading and pp > 1:", ABBREVIATIONS)
     assert mentions("tp_floor", "if c.tensor_model_parallel_size < 2:", ABBREVIATIONS)
@@ -83,3 +91,37 @@ def test_a_doc_only_claim_is_never_linked_by_a_caption(tmp_path: Path, capsys) -
     main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert (claim["verdict"], claim["evidence"]) == ("doc_only", [])
+
+
+def _code(body: str, line: int = 1) -> Quote:
+    return Quote("pkg/init.py", LineRange(line, line), tuple(body.split("\n")), line, "")
+
+
+def test_a_claim_no_caption_links_is_linked_to_the_quotes_whose_code_names_every_telling_word() -> None:
+    wiring = _code("init_groups(\n    tensor_model_parallel_size=cfg.tensor_model_parallel_size,\n"
+                   "    expert_model_parallel_size=cfg.expert_model_parallel_size,\n)", 1)
+    packing = _code("if cfg.context_parallel_size > 1 and cfg.enable_offline_packing:\n    raise ValueError", 2)
+    assert named_by_code("ep_expert_parallel", [wiring, packing]) == (wiring,)  # ep, expert, parallel
+    assert named_by_code("cp_and_packing_validation_rules", [wiring, packing]) == (packing,)  # "packing", "cp"
+    assert named_by_code("tp_config_and_runtime", [wiring, packing]) == (wiring,)  # one abbreviation: one setting
+    assert named_by_code("pp_interleaved_schedule", [wiring, packing]) == ()  # nothing says "interleaved"
+    assert named_by_code("offload_runtime", [wiring, packing]) == ()  # one word, no abbreviation: too little
+    many = [_code("cfg.expert_model_parallel_size = 2", n) for n in range(4)]
+    assert named_by_code("ep_expert_parallel", many) == ()  # four quotes name it: which one is a guess
+
+
+def test_a_claim_linked_by_what_its_quotes_code_names_is_judged_by_that_quote_and_says_how(
+    tmp_path: Path, capsys
+) -> None:
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  tp_overlap:\n    - code_verified\n'
+    skill = make_skill(tmp_path / "skill", "## Plan\n\nSee below:\n\n" + QUOTE, card=card)
+    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert (claim["verdict"], [e["ref"] for e in claim["evidence"]]) == ("code_verified", ["pkg/plan.py:3-6"])
+    repo.edit("pkg/plan.py", "cfg.tp > 1", "cfg.tp > 4")
+    repo.commit("tp > 4", date="2026-02-01T00:00:00")
+    assert main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)]) == 1
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "broken"
+    assert claim["evidence"][0]["detail"].startswith("linked by what its code names: ")

@@ -17,6 +17,7 @@ from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
 from ..checks.claimgates import gate_evidence
 from ..checks.claimnames import named_evidence, paths_named
+from ..checks.claimquotes import named_by_code
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -82,17 +83,21 @@ def _own_evidence(
         return None
     quotes = captioned(card.id, ctx.skill.quotes)
     if quotes:
-        return [_captioned_evidence(by_key[q.key], ctx) for q in quotes if q.key in by_key], []
+        return [_linked(by_key[q.key], ctx, f"by the caption {q.caption!r}") for q in quotes if q.key in by_key], []
     found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx)
+    if not found:
+        found = [_linked(by_key[q.key], ctx, "by what its code names") for q in named_by_code(card.id, ctx.skill.quotes)
+                 if q.key in by_key]  # fmt: skip
     return (found, []) if found else None
 
 
-def _captioned_evidence(match: QuoteMatch, ctx: Context) -> Evidence:
-    """A quote a claim is linked to by its caption: its evidence, saying how it was linked where it fails."""
+def _linked(match: QuoteMatch, ctx: Context, how: str) -> Evidence:
+    """A quote a claim is linked to by its caption or by what its code names: its evidence, saying how it was
+    linked where it fails."""
     found = quote_evidence(match, ctx)
     if found.ok:
         return found
-    return replace(found, detail=f"linked by the caption {match.quote.caption!r}: {found.detail}")
+    return replace(found, detail=f"linked {how}: {found.detail}")
 
 
 def with_file_claims(

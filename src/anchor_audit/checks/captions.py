@@ -8,8 +8,9 @@ words with the claim's id are its evidence:
 * at least two words in common (one, for an id of one word), singular and plural alike, case ignored, a longer
   form of an id's word of four letters or more as the word (``init``: "initialization"); an
   abbreviation the constraints' table knows counts as the words it stands for (``dp``: "data-parallel");
-* the best caption only: quotes under two different captions with the same count link nothing (which one the
-  claim means is a guess), and every quote under the best caption is linked.
+* the best caption only: the one that says most of the words naming what the claim is about, then most of those
+  any claim may say (``runtime``, ``validation``); quotes under two different captions with the same counts
+  link nothing (which one the claim means is a guess), and every quote under the best caption is linked.
 
 Words every caption or id may say ("the", "code") count for nothing.
 
@@ -58,14 +59,17 @@ def words(text: str) -> frozenset[str]:
 
 
 def captioned(claim_id: str, quotes: Sequence[Quote]) -> tuple[Quote, ...]:
-    """The quotes whose caption names ``claim_id`` best (none where no caption shares enough, or two differ)."""
+    """The quotes whose caption names ``claim_id`` best (none where no caption shares enough, or two differ): the
+    words that say what the claim is about first, those any claim may say (``runtime``) only between equals."""
     wanted = words(claim_id)
     need = min(2, len(wanted))
     if not need:
         return ()
-    scored = [(_shared(wanted, words(q.caption)), q) for q in quotes if q.caption]
-    best = max((n for n, _ in scored), default=0)
-    if best < need:
+    telling, generic = wanted - _GENERIC, wanted & _GENERIC
+    scored = [((_shared(telling, said), _shared(generic, said)), q) for q in quotes if q.caption
+              for said in [words(q.caption)]]  # fmt: skip
+    best = max((n for n, _ in scored), default=(0, 0))
+    if sum(best) < need:
         return ()
     chosen = tuple(q for n, q in scored if n == best)
     return chosen if len({q.caption for q in chosen}) == 1 else ()

@@ -80,9 +80,9 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     scored = []
     for thing in _named_things(tree, ctx, need):
         last = _last(thing)
-        if all(_says(w, last) for w in need):
+        if all(says(w, last) for w in need):
             others = len(_words(last) - wanted - own - words(claim_id))
-            scored.append(((sum(_says(w, last) for w in wanted), -others), thing))
+            scored.append(((sum(says(w, last) for w in wanted), -others), thing))
     best = max((score for score, _ in scored), default=None)
     chosen = [thing for score, thing in scored if score == best]
     files = {thing.path for thing in chosen if thing.is_file}
@@ -121,7 +121,7 @@ def _words(name: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _says(word: str, name: str) -> bool:
+def says(word: str, name: str) -> bool:
     """Whether ``name`` says ``word``: the word itself, a longer form, one of its stem, or what an abbreviation
     stands for (a definition's every name of an evidence file is asked of every claim's words: remembered)."""
     said = _words(name)
@@ -220,7 +220,7 @@ def paths_named(claim_id: str, paths: list[str]) -> list[str]:
     say the most of the claim's words (``nvrx_straggler_functional_test``:
     ``tests/functional/test_nvrx_straggler.py``); all of them where none says any."""
     wanted = words(claim_id)
-    scored = [(sum(any(_says(w, part) for part in _parts(path)) for w in wanted), path) for path in paths]
+    scored = [(sum(any(says(w, part) for part in _parts(path)) for w in wanted), path) for path in paths]
     best = max((score for score, _ in scored), default=0)
     return [path for score, path in scored if score == best] if best else list(paths)
 

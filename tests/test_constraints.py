@@ -125,7 +125,7 @@ def test_a_constraint_the_code_stops_enforcing_is_a_break_in_diff_and_a_row_of_m
     said = run_cli("diff", "v1", "v2", str(skill), "--repo", str(repo.path)).out.splitlines()[-1]
     assert said == "1 changes · 1 constraint held at v1 and breaks at v2 · exit 1"
     matrix = run_cli("matrix", str(skill), "--repo", str(repo.path)).out
-    assert "  constraint Overlapping needs tensor_model_parallel_size > 1.: holds for >=1,<2; broken from v2" in matrix
+    assert "  constraint 1: Overlapping needs tensor_model_parallel_size > 1.: holds for >=1,<2; broken from v2" in matrix
     assert "Tune launch settings by hand" not in matrix  # advice no gate decides is no row of the grid
     impact = run_cli("impact", "v1", "v2", str(skill), "--repo", str(repo.path), "--format", "json")
     assert impact.code == 1 and [i["kind"] for i in json.loads(impact.out)["impacts"]] == ["promise"]

@@ -203,3 +203,24 @@ def test_verbose_grids_every_row_and_the_default_only_claims(released, capsys) -
     assert any(line.startswith("quote pkg/plan.py:") for line in rows)  # a quote's row, its kind first, whole
     assert any(line.startswith("gate ") for line in rows)  # the claims are still there
     assert set(full.splitlines()) >= {line for line in short.splitlines() if line.startswith("  gate:")}
+
+
+def test_constraints_that_begin_alike_are_numbered_in_the_grid_and_below_it() -> None:
+    """Two decided constraints whose sentences share their first words would be one label cut to the claims' width:
+    each is numbered, in the grid and in its line below."""
+    from anchor_audit.model.versionspec import version_key
+    from anchor_audit.report.matrixview import render_matrix_terminal
+    from anchor_audit.runs.matrix import Matrix, Release, Row
+
+    releases = [Release(tag, sha * 40, version_key(tag), False) for tag, sha in (("v1.0.0", "a"), ("v2.0.0", "b"))]
+    rows = [Row("s", "claim", "gate", ("code_verified", "code_verified")),
+            Row("s", "reference", "constraint TP overlap requires sequence_parallel=True.", ("holds", "holds")),
+            Row("s", "reference", "constraint TP overlap requires Transformer Engine.", ("holds", "missing")),
+            Row("s", "reference", "constraint Tune it by hand.", ("unverifiable", "unverifiable"))]  # fmt: skip
+    out = io.StringIO()
+    render_matrix_terminal(Matrix("acme/code", releases, rows), out, color="never")
+    grid = [line.split("│")[0].strip() for line in out.getvalue().splitlines() if "│" in line]
+    assert grid == ["gate", "constraint 1", "constraint 2"]
+    below = [line.strip() for line in out.getvalue().splitlines() if line.startswith("  constraint")]
+    assert below == ["constraint 1: TP overlap requires sequence_parallel=True.: holds for >=1.0.0",
+                     "constraint 2: TP overlap requires Transformer Engine.: holds for >=1.0.0,<2.0.0; broken from v2.0.0"]

@@ -75,15 +75,21 @@ def _terminal(matrix: Matrix, console: Console, verbose: bool = False) -> None:
     if not tags or not matrix.rows:
         return
     one_skill = len({r.skill for r in matrix.rows}) == 1  # then a claim is named by its id alone
+    # A decided constraint is numbered (sentences often begin alike): "constraint 2" in the grid, whole below it.
+    number = {id(r): n for n, r in enumerate((r for r in _claims(matrix) if r.kind != "claim"), 1)}
+
+    def short(row: Row) -> str:
+        own = f"constraint {number[id(row)]}" if id(row) in number else row.key
+        return own if one_skill else f"{row.skill} {own}"
 
     def name(row: Row) -> str:
-        return row.key if one_skill else f"{row.skill} {row.key}"
+        return f"{short(row)}: {row.key.removeprefix('constraint ')}" if id(row) in number else short(row)
 
-    # The claims' names set the column's width; a constraint's sentence is cut to it (said whole below the grid).
+    # The claims' names set the column's width; anything longer is cut to it.
     rows = matrix.rows if verbose else _claims(matrix)
-    named = {id(r) for r in _claims(matrix)}  # a claim, or a constraint (its key says so): by its name alone
-    label = {id(r): name(r) if id(r) in named else f"{r.kind} {name(r)}" for r in rows}
-    width_of = rows if verbose else [r for r in rows if r.kind == "claim"]
+    named = {id(r) for r in _claims(matrix)}  # a claim, or a constraint (its number says so)
+    label = {id(r): short(r) if id(r) in named else f"{r.kind} {name(r)}" for r in rows}
+    width_of = rows if verbose else _claims(matrix)
     name_width = min(max((len(label[id(r)]) for r in width_of), default=24), 48)
     per_grid = max(1, (console.width - name_width - 4) // (max(len(t) for t in tags) + 3))
     for start in range(0, len(tags), per_grid):

@@ -108,6 +108,9 @@ def test_what_a_sentence_names_and_states() -> None:
     assert wanted("PP scheduling differs between setups.") == (frozenset(), frozenset())  # one word the code spells
     names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
     assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}
+    # the longer phrase first: "TP overlap" is not also "TP"; a version floor is the version as written
+    assert wanted("TP overlap requires TE >= 2.7.0.") == (frozenset({"tp_comm_overlap", "is_te_min_version"}),
+                                                         frozenset({"2.7.0"}))
 
 
 def test_a_constraint_the_code_stops_enforcing_is_a_break_in_diff_and_a_row_of_matrix(tmp_path: Path) -> None:
@@ -152,7 +155,7 @@ def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> Non
     import ast
     import textwrap
 
-    from anchor_audit.checks.constraints import _read_gates
+    from anchor_audit.checks.gates import _read_gates
 
     code = textwrap.dedent("""\
         def f(cfg):
@@ -182,4 +185,142 @@ def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> Non
     walked = [n.lineno for n in ast.walk(module) if isinstance(n, (ast.If, ast.While, ast.Assert))]
     rows = _read_gates(module)
     assert [row[0] for row in rows] == walked and len(walked) == 8
-    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True]  # chains by their last name
+    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, ""]  # chains by last name
+
+
+def test_a_gate_under_an_if_is_also_read_with_the_tests_that_lead_to_it() -> None:
+    """``if a:`` then ``assert b`` is the gate ``a and b`` too, after the file's own gates, with its own test kept;
+    an ``else`` reads ``not a``, an ``elif`` that does what the branch before it does (turns the overlap off)
+    does not; nothing is read across a def."""
+    import ast
+    import textwrap
+
+    from anchor_audit.checks.gates import _read_gates
+
+    code = textwrap.dedent("""\
+        def f(cfg):
+            if cfg.tp_overlap:
+                if cfg.tp < 2:
+                    cfg.tp_overlap = False
+                elif not cfg.sp:
+                    cfg.tp_overlap = False
+            else:
+                assert cfg.x
+            if cfg.delay or cfg.other:
+                def g():
+                    assert cfg.y
+                assert cfg.ep_overlap
+        """)
+    rows = _read_gates(ast.parse(code))
+    plain = [r for r in rows if not r[5]]
+    nested = [(r[0], r[1], r[5]) for r in rows if r[5]]
+    assert len(plain) == 7 and rows[: len(plain)] == plain  # the file's own gates first, as before
+    assert nested == [
+        (3, "cfg.tp_overlap and cfg.tp < 2", "cfg.tp < 2"),
+        (5, "cfg.tp_overlap and not cfg.sp", "not cfg.sp"),
+        (8, "not cfg.tp_overlap and cfg.x", "cfg.x"),
+        (12, "(cfg.delay or cfg.other) and cfg.ep_overlap", "cfg.ep_overlap"),
+    ]
+
+
+NESTED = '''\
+HAVE_TE = True
+
+
+def overlap(cfg):
+    if cfg.tp_comm_overlap:
+        if cfg.tensor_model_parallel_size < 2:
+            cfg.tp_comm_overlap = False
+        elif not cfg.sequence_parallel:
+            cfg.tp_comm_overlap = False
+        elif not HAVE_TE:
+            cfg.tp_comm_overlap = False
+    if cfg.delay_wgrad:
+        assert is_torch_min_version("2.6.0")
+        assert cfg.bf16 or cfg.fp16
+    if cfg.use_megatron_fsdp:
+        if cfg.use_torch_fsdp2:
+            raise ValueError("one FSDP at a time")
+        assert not cfg.use_tp_pp_dp_mapping
+    if cfg.cpu_offloading and cfg.pipeline_model_parallel_size > 1:
+        raise ValueError("no pipeline with offloading")
+    if cfg.cpu_offloading and cfg.recompute_granularity is not None:
+        raise ValueError("no recompute with offloading")
+'''
+NESTED_CARD = '''\
+validated_on: "2026-01-15"
+validation_status:
+  gate:
+    - doc_only
+evidence:
+  - pkg/overlap.py
+known_constraints:
+  - TP overlap requires sequence_parallel=True.
+  - TP overlap requires Transformer Engine to be available.
+  - Precision must be BF16 or FP16.
+  - PyTorch must be at least 2.6.0.
+  - Megatron FSDP and Torch FSDP2 are mutually exclusive.
+  - Megatron FSDP does not support use_tp_pp_dp_mapping.
+  - CPU offloading does not support PP>1 or activation recomputation.
+  - CPU offloading does not support PP>1, activation recomputation or FP16.
+'''
+
+
+def _nested_constraints(tmp_path: Path, capsys, later: str | None = None) -> dict[str, tuple[str, str]]:
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": NESTED})
+    if later is not None:
+        repo.write("pkg/overlap.py", later)
+        repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=NESTED_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    return {p["path"]: (p["status"], p["detail"]) for p in report["promises"] if p["kind"] == "constraint"}
+
+
+def test_a_constraint_is_decided_by_a_gate_read_with_the_ifs_that_lead_to_it_and_the_words_the_code_spells(
+    tmp_path: Path, capsys
+) -> None:
+    """"TP overlap" is ``tp_comm_overlap`` (not also "TP"), "PyTorch must be at least 2.6.0" is
+    ``is_torch_min_version("2.6.0")``, "BF16" is ``bf16``; each decided by a gate under an ``if``, read with it."""
+    said = _nested_constraints(tmp_path, capsys)
+    decided = {sentence: detail.split(" (")[0] for sentence, (status, detail) in said.items() if status == "holds"}
+    assert decided == {
+        "TP overlap requires sequence_parallel=True.": "decided by `cfg.tp_comm_overlap and not cfg.sequence_parallel`",
+        "TP overlap requires Transformer Engine to be available.": "decided by `cfg.tp_comm_overlap and not HAVE_TE`",
+        "Precision must be BF16 or FP16.": "decided by `cfg.bf16 or cfg.fp16`",
+        "PyTorch must be at least 2.6.0.": "decided by `is_torch_min_version('2.6.0')`",
+        "Megatron FSDP and Torch FSDP2 are mutually exclusive.": "decided by `cfg.use_megatron_fsdp and cfg.use_torch_fsdp2`",
+        "Megatron FSDP does not support use_tp_pp_dp_mapping.":
+            "decided by `cfg.use_megatron_fsdp and not cfg.use_tp_pp_dp_mapping`",
+        # one thing against several: a gate for each pair
+        "CPU offloading does not support PP>1 or activation recomputation.":
+            "decided by `cfg.cpu_offloading and cfg.pipeline_model_parallel_size > 1`",
+    }
+    both = said["CPU offloading does not support PP>1 or activation recomputation."][1]
+    assert "; decided by `cfg.cpu_offloading and cfg.recompute_granularity is not None`" in both
+    assert said["CPU offloading does not support PP>1, activation recomputation or FP16."][0] == "unverifiable"
+
+
+def test_a_nested_gate_moved_out_from_under_its_if_is_unverifiable_not_broken(tmp_path: Path, capsys) -> None:
+    """The FSDP checks move into a helper the ``if`` calls: the assert is still there, no longer under the test
+    that led to it, so the constraint is not called broken."""
+    moved = NESTED.replace(
+        "    if cfg.use_megatron_fsdp:\n        if cfg.use_torch_fsdp2:\n            raise ValueError(\"one FSDP at a time\")\n"
+        "        assert not cfg.use_tp_pp_dp_mapping\n",
+        "    if cfg.use_megatron_fsdp:\n        _fsdp_checks(cfg)\n\n\ndef _fsdp_checks(cfg):\n"
+        "    if cfg.use_torch_fsdp2:\n        raise ValueError(\"one FSDP at a time\")\n    assert not cfg.use_tp_pp_dp_mapping\n",
+    )
+    said = _nested_constraints(tmp_path, capsys, moved)
+    status, detail = said["Megatron FSDP does not support use_tp_pp_dp_mapping."]
+    assert status == "unverifiable"
+    assert detail.endswith("at the ref `not cfg.use_tp_pp_dp_mapping` is at pkg/overlap.py:22, not under the same tests: re-verify")
+    assert said["Megatron FSDP and Torch FSDP2 are mutually exclusive."][0] == "unverifiable"
+
+
+def test_a_sentence_against_several_things_is_broken_when_the_gate_of_one_of_them_is_gone(tmp_path: Path, capsys) -> None:
+    gone = NESTED.replace('    if cfg.cpu_offloading and cfg.recompute_granularity is not None:\n'
+                          '        raise ValueError("no recompute with offloading")\n', "")
+    said = _nested_constraints(tmp_path, capsys, gone)
+    status, detail = said["CPU offloading does not support PP>1 or activation recomputation."]
+    assert status == "missing"
+    assert detail.endswith("no gate names cpu_offloading, recompute_granularity at the ref")

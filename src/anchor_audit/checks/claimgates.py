@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from ..model import ConditionStatus, Evidence, EvidenceKind
 from .captions import words
-from .constraints import Gate, evidence_files, gates_in
+from .constraints import evidence_files
+from .gates import Gate, gates_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS
 
@@ -61,10 +62,10 @@ def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
         return []
     files = evidence_files(ctx.skill)
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    found = [g for g in gates_in(then, files, ctx) if g.guards and _names(g, wanted)]
+    found = [g for g in gates_in(then, files, ctx) if g.guards and not g.nested and _names(g, wanted)]
     if not found or len(found) > MAX_GATES:
         return []
-    now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards]
+    now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards and not g.nested]
     return [_at_ref(gate, now, wanted, day) for gate in found]
 
 

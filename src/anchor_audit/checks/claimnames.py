@@ -36,7 +36,8 @@ from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
 from ..source import SourceTree
 from .captions import words
 from .claimgates import telling
-from .constraints import definitions_in, evidence_files
+from .constraints import evidence_files
+from .gates import definitions_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS
 

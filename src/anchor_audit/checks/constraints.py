@@ -20,56 +20,18 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 
 from __future__ import annotations
 
-import ast
-import collections
-import functools
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
-from ..errors import NotCarried, UnreadableFile
-from ..match.quotefacts import loose_key, parsed_file
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
-from ..parse.index import INDEXES
-from ..source import SourceTree
 from ..source.listing import is_test
+from .gates import Gate, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
-from .sentencewords import SYNONYMS, wanted
+from .sentencewords import spelt_out, wanted
 
 MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
-
-
-@dataclass(frozen=True)
-class Gate:
-    path: str
-    line: int
-    text: str  # the test, as the code says it
-    names: frozenset[str]
-    constants: frozenset[str]
-    guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
-
-    @property
-    def loose(self) -> str:
-        """The test with each attribute chain's root made one (worked out only for a gate that is compared)."""
-        return _loose(self.text, True)
-
-    @property
-    def shape(self) -> str:
-        """The same, constants left out."""
-        return _loose(self.text, False)
-
-    @property
-    def said(self) -> str:
-        return f"`{self.text}` ({self.path}:{self.line})"
-
-
-@functools.lru_cache(maxsize=8192)
-def _loose(test: str, constants: bool) -> str:
-    """A gate's test as :func:`loose_key` writes it, by its text: a file's gates are compared for every sentence
-    and claim of every skill that reads the file, parsed once."""
-    return loose_key(ast.parse(test, mode="eval").body, constants=constants)
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
@@ -95,19 +57,19 @@ def evidence_files(skill: Skill) -> list[str]:
 _HOW = frozenset(
     "a an the to of and or not no is are be been must should requires require required requiring needs need only "
     "when if with without for by than greater less more at least most equal equals does do set enabled disabled "
-    "true false none it its available used".split()
+    "true false none it its available used contains contain mutually exclusive incompatible compatible support "
+    "supports supported unsupported cannot can together".split()
 )
 MAX_LEFT_WORDS = 1
 
 
-def _about(sentence: str, names: frozenset[str], gate: Gate) -> bool:
-    """Whether ``sentence`` says no more than ``gate`` decides: nothing it names beyond what the gate tests."""
+def _about(sentence: str, names: frozenset[str], gates: list[Gate]) -> bool:
+    """Whether ``sentence`` says no more than ``gates`` decide: nothing it names beyond what they test."""
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", bare)
-    spelt = {w.lower() for word in SYNONYMS for w in word.split()}
-    said = {c.lower() for c in gate.constants}
-    left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in spelt
-            and w.lower() not in said and w.split(".")[-1] not in names]  # fmt: skip
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare)[0])  # "TP overlap": what the code spells otherwise
+    said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
+    left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
+            and w.split(".")[-1] not in names]  # fmt: skip
     return len(left) <= MAX_LEFT_WORDS
 
 
@@ -128,30 +90,64 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
     gates = gates_in(then if then is not None else ctx.tree, files, ctx)
     decided = _best(gates, names, constants)
-    if decided is None:
+    parts = [decided] if decided is not None else _parts(gates, names, constants)
+    if not parts:
         narrower = _narrower(gates, names, constants)
         if narrower is not None:  # the code refuses only when something the sentence leaves out also holds
             also = ", ".join(sorted(narrower.names - names)[:3])
             return PromiseStatus.UNVERIFIABLE, (f"{narrower.said} tests {_names(names)} only together with {also}, "
                                                 "which the sentence leaves out: narrower than it says")  # fmt: skip
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
-    if not _about(sentence, names, decided):
-        return PromiseStatus.UNVERIFIABLE, (f"{decided.said} tests {_names(names)}, but the sentence says more than "
-                                            "it decides: re-verify")  # fmt: skip
-    now = gates_in(ctx.tree, files, ctx) if then is not None else None
-    if now is None:
-        return PromiseStatus.HOLDS, f"decided by {decided.said}"
+    if not _about(sentence, names, parts):
+        said = ", ".join(g.said for g in parts)
+        return PromiseStatus.UNVERIFIABLE, f"{said} tests {_names(names)}, but the sentence says more than it " \
+                                           "decides: re-verify"  # fmt: skip
+    if then is None:
+        return PromiseStatus.HOLDS, f"decided by {', '.join(g.said for g in parts)}"
+    now = gates_in(ctx.tree, files, ctx)
+    results = [_at_ref(gate, now, constants, day) for gate in parts]
+    for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE):
+        worst = next((detail for said, detail in results if said is status), None)
+        if worst is not None:
+            return status, worst
+    return PromiseStatus.HOLDS, "; ".join(detail for _, detail in results)
+
+
+def _at_ref(decided: Gate, now: list[Gate], constants: frozenset[str], day: str) -> tuple[PromiseStatus, str]:
+    """What became at the ref of the gate that decided a sentence (or one part of it) on ``day``."""
     same = next((g for g in now if g.loose == decided.loose), None)
     if same is not None:
         return PromiseStatus.HOLDS, f"decided by {same.said}, as on {day}"
     reshaped = next((g for g in now if g.shape == decided.shape), None)
     if reshaped is not None:
         return PromiseStatus.DIFFERS, f"decided on {day} by {decided.said}; at the ref the gate is {reshaped.said}"
-    other = _best(now, names, constants)
+    stated = frozenset(c for c in constants if _stated(c, decided.constants))
+    other = _best(now, decided.names, stated)
     if other is not None:
         return PromiseStatus.UNVERIFIABLE, (f"decided on {day} by {decided.said}, gone at the ref, where "
                                             f"{other.said} names the same: re-verify")  # fmt: skip
-    return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; no gate names {_names(names)} at the ref"
+    alone = next((g for g in now if decided.nested and loose(g.inner or g.text, True) == loose(decided.inner, True)),
+                 None)  # fmt: skip
+    if alone is not None:  # its own test is there, no longer under the same ifs: moved into a helper?
+        where = f"{alone.path}:{alone.line}"
+        return PromiseStatus.UNVERIFIABLE, (f"decided on {day} by {decided.said}; at the ref `{decided.inner}` is "
+                                            f"at {where}, not under the same tests: re-verify")  # fmt: skip
+    gone = f"no gate names {_names(decided.names)} at the ref"
+    return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; {gone}"
+
+
+def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> list[Gate]:
+    """A sentence that constrains one thing against several (``CPU offloading does not support PP>1 or activation
+    recomputation``): for some one of its names, a gate for each other, naming exactly the two, every constant
+    stated by one of them; none where the sentence names fewer than three things, or a pair has no gate."""
+    if len(names) < 3:
+        return []
+    for subject in sorted(names):
+        found = [_best(gates, frozenset({subject, other}), frozenset()) for other in sorted(names - {subject})]
+        chosen = [g for g in found if g is not None]
+        if len(chosen) == len(found) and all(any(_stated(c, g.constants) for g in chosen) for c in constants):
+            return chosen
+    return []
 
 
 def _names(names: frozenset[str]) -> str:
@@ -159,10 +155,12 @@ def _names(names: frozenset[str]) -> str:
 
 
 def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
-    """The first gate that conditions on exactly ``names`` and states every one of ``constants``.  A gate naming
+    """The first gate that conditions on exactly ``names`` and states every one of ``constants`` (a validation, one
+    that raises or asserts, before any other).  A gate naming
     only some is no decision (a gate of one of them alone may decide something else), nor one that also
     conditions on what the sentence leaves out (narrower than the sentence says)."""
-    return next((g for g in gates if names == g.names and all(_stated(c, g.constants) for c in constants)), None)
+    fits = [g for g in gates if names == g.names and all(_stated(c, g.constants) for c in constants)]
+    return next((g for g in fits if g.guards), fits[0] if fits else None)
 
 
 def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
@@ -171,124 +169,16 @@ def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:
-    """Whether a gate states ``constant`` (``~N``: N or a neighbour, a bound written from the other side)."""
+    """Whether a gate states ``constant`` (``~N``: N or a neighbour, a bound written from the other side; ``True``
+    or ``False`` also by a gate that tests truth, comparing with no other constant: ``not cfg.sequence_parallel``)."""
+    if constant in ("True", "False"):
+        return constant in stated or not (stated - {"True", "False", "None"})
     if not constant.startswith("~"):
         return constant in stated
     step, bare = (1 if constant[1] == "+" else -1), constant[2:]
     if re.fullmatch(r"-?\d+", bare):
         return bare in stated or str(int(bare) + step) in stated
     return bare in stated
-
-
-def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
-    """Every ``if``/``elif``/``while``/``assert`` test of ``files`` in ``tree`` (remembered by blob)."""
-    out: list[Gate] = []
-    for path in files:
-        try:
-            blob = tree.blob_id(path)
-        except (NotCarried, UnreadableFile):
-            continue
-        if blob is None:
-            continue
-        built = _BUILT_GATES.get((path, blob))
-        if built is None:
-            rows = ctx.memo(f"gates/4|{blob}", _reader(tree, path))["gates"]
-            built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards)
-                     for line, text, names, consts, guards in rows]  # fmt: skip
-            if len(_BUILT_GATES) >= MAX_BUILT_GATES:
-                _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
-            _BUILT_GATES[(path, blob)] = built
-        out += built
-    return out
-
-
-MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
-_BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
-
-
-def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
-    """The functions, classes, methods and class fields ``path`` defines in ``tree``, as ``C.name`` in a class
-    (remembered by blob with the file's gates: one parse for both)."""
-    try:
-        blob = tree.blob_id(path)
-    except (NotCarried, UnreadableFile, ValueError):
-        return []
-    if blob is None:
-        return []
-    defs: list[str] = ctx.memo(f"gates/4|{blob}", _reader(tree, path))["defs"]
-    return defs
-
-
-def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
-    def read() -> dict[str, Any]:
-        try:
-            source = tree.read(path)
-        except (NotCarried, UnreadableFile):
-            source = None
-        module = None if source is None else INDEXES.kept_tree(source) or parsed_file(source.text)
-        if module is None:
-            return {"gates": [], "defs": []}
-        return {"gates": _read_gates(module), "defs": list(dict.fromkeys(_qualnames(module.body, "")))}
-
-    return read
-
-
-def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
-    """``f``, ``C``, ``C.method`` and ``C.field`` for the definitions of a module's or a class's body."""
-    found: list[str] = []
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.append(outer + node.name)
-        if isinstance(node, ast.ClassDef):
-            found += _qualnames(node.body, f"{outer}{node.name}.")
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and outer:
-            found.append(outer + node.target.id)
-    return found
-
-
-def _read_gates(module: ast.Module | None) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for node in _statements_breadth_first(module) if module is not None else ():
-        if not isinstance(node, (ast.If, ast.While, ast.Assert)):
-            continue
-        test = node.test
-        names, consts = _leaves(test)
-        guards = isinstance(node, ast.Assert) or any(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body)
-        rows.append([node.lineno, ast.unparse(test), sorted(names), sorted(consts), guards])
-    return rows
-
-
-_HOLDS_STATEMENTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-
-
-def _statements_breadth_first(module: ast.Module) -> Iterator[ast.AST]:
-    """The statements of ``module`` (and the handlers and cases between them) in the order ``ast.walk`` gives
-    them, without walking the expressions, which are most of a file's nodes and hold no statement."""
-    queue: collections.deque[ast.AST] = collections.deque([module])
-    while queue:
-        node = queue.popleft()
-        yield node
-        for name in node._fields:  # in the fields' order, as ast.walk: a try's handlers before its else
-            if name in _HOLDS_STATEMENTS:
-                queue.extend(getattr(node, name, None) or ())
-
-
-def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
-    """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
-    each name that heads no chain; and the constants it compares with (one walk of the test)."""
-    attributes: list[ast.Attribute] = []
-    names: list[ast.Name] = []
-    consts: set[str] = set()
-    for node in ast.walk(test):
-        if isinstance(node, ast.Attribute):
-            attributes.append(node)
-        elif isinstance(node, ast.Name):
-            names.append(node)
-        elif isinstance(node, ast.Constant):
-            consts.add(str(node.value))
-    roots = {id(node.value) for node in attributes}
-    leaves = {n.attr for n in attributes if id(n) not in roots}
-    return leaves | {n.id for n in names if id(n) not in roots}, consts
 
 
 CONSTRAINT: Checker[Citation, list[PromiseResult]] = Checker(

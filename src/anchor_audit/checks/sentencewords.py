@@ -23,7 +23,34 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "distributed optimizer": ("use_distributed_optimizer",),
     "distributed-optimizer": ("use_distributed_optimizer",),
     "FSDP2": ("use_torch_fsdp2",),
+    "Torch FSDP2": ("use_torch_fsdp2",),
+    "Megatron FSDP": ("use_megatron_fsdp",),
+    "BF16": ("bf16",),
+    "FP16": ("fp16",),
+    "CPU offloading": ("cpu_offloading",),
+    "TP overlap": ("tp_comm_overlap",),
+    "TP communication overlap": ("tp_comm_overlap",),
+    "PP overlap": ("overlap_p2p_comm",),
+    "EP overlap": ("overlap_moe_expert_parallel_comm",),
+    "pipeline parallelism": ("pipeline_model_parallel_size",),
+    "virtual pipeline parallelism": ("virtual_pipeline_model_parallel_size",),
+    "tensor parallelism": ("tensor_model_parallel_size",),
+    "context parallelism": ("context_parallel_size",),
+    "expert parallelism": ("expert_model_parallel_size",),
+    "activation recomputation": ("recompute_granularity",),
+    "activation recompute": ("recompute_granularity",),
 }
+# A library's version floor as the code tests it: "PyTorch must be at least 2.6.0" is ``is_torch_min_version("2.6.0")``.
+VERSION_FLOORS: dict[str, str] = {
+    "PyTorch": "is_torch_min_version",
+    "torch": "is_torch_min_version",
+    "Transformer Engine": "is_te_min_version",
+    "TE": "is_te_min_version",
+}
+_FLOOR = re.compile(
+    rf"(?<![\w-])({'|'.join(re.escape(w) for w in VERSION_FLOORS)})(?: version)?\s*(?:must be|is|be)?\s*"
+    r"(?:>=|≥|at least)\s*(\d+\.\d+(?:\.\d+)?)"
+)
 # The short words of SYNONYMS as a claim id spells them (``tp``), for :func:`anchor_audit.checks.captions.mentions`.
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {w.lower(): spelt for w, spelt in SYNONYMS.items() if " " not in w}
 _IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\b")
@@ -38,6 +65,26 @@ def wanted(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
     """What a sentence names (identifiers, the last part of a dotted one too) and the literals it states (a whole
     number compared with ``<``/``>`` or "greater/less than" as ``~N``: itself or its neighbour decides it).  A
     sentence that names one thing only by a word the code spells otherwise ("PP") names too little to decide."""
+    names = _identifiers(sentence)
+    explicit = {n for n in names if len(n) > 2}
+    floors = _FLOOR.findall(sentence)
+    names |= {VERSION_FLOORS[library] for library, _ in floors}
+    explicit |= {VERSION_FLOORS[library] for library, _ in floors}  # a version floor names what it tests
+    names |= spelt_out(sentence)[1]
+    names = {n for n in names if len(n) > 2 and not _FILE.search(n)}  # a file it cites is where, not what
+    explicit = {n for n in explicit if not _FILE.search(n)}
+    if not explicit and len(names) < 2:
+        names = set()
+    constants = {_bound(op, n) for op, n in _LITERAL.findall(sentence)}
+    constants |= {_bound(_ORDER_WORDS.get(word.lower(), "="), n) for word, n in _WORD_LITERAL.findall(sentence)}
+    if floors:  # the version as the code writes it, not its first numbers as a bound
+        constants = {c for c in constants if not any(v.startswith(c.lstrip("~+-")) for _, v in floors)}
+        constants |= {version for _, version in floors}
+    return frozenset(names), frozenset(_spelt(c) for c in constants)
+
+
+def _identifiers(sentence: str) -> set[str]:
+    """The identifiers a sentence writes: with an underscore, or in backticks; a dotted one's last part too."""
     names: set[str] = set()
     for span, word in _IDENTIFIER.findall(sentence):
         for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span) if span else [word]:
@@ -45,18 +92,21 @@ def wanted(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
                 names.add(token)
         if word and "." in word:
             names.add(word.rsplit(".", 1)[1])
-    explicit = {n for n in names if len(n) > 2}
-    for word, spelt in SYNONYMS.items():
+    return names
+
+
+def spelt_out(sentence: str) -> tuple[str, frozenset[str]]:
+    """(``sentence`` with each phrase of :data:`SYNONYMS` and each version floor it uses blanked, the longest
+    phrase first, so that "TP overlap" is not also "TP"; the identifiers they stand for)."""
+    names: set[str] = set()
+    sentence = _FLOOR.sub(" ", sentence)
+    for word in sorted(SYNONYMS, key=len, reverse=True):
         flags = 0 if len(word) <= 5 else re.IGNORECASE
-        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", sentence, flags):
-            names.update(spelt)
-    names = {n for n in names if len(n) > 2 and not _FILE.search(n)}  # a file it cites is where, not what
-    explicit = {n for n in explicit if not _FILE.search(n)}
-    if not explicit and len(names) < 2:
-        names = set()
-    constants = {_bound(op, n) for op, n in _LITERAL.findall(sentence)}
-    constants |= {_bound(_ORDER_WORDS.get(word.lower(), "="), n) for word, n in _WORD_LITERAL.findall(sentence)}
-    return frozenset(names), frozenset(_spelt(c) for c in constants)
+        pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])", flags)
+        if pattern.search(sentence):
+            names.update(SYNONYMS[word])
+            sentence = pattern.sub(" ", sentence)
+    return sentence, frozenset(names)
 
 
 def _bound(op: str, value: str) -> str:

@@ -1,0 +1,230 @@
+"""The gates of a Python file: each ``if``, ``elif``, ``while`` and ``assert`` test, alone and read with the tests
+that lead to it (``if tp_overlap:`` then ``elif not sequence_parallel:``), and the definitions beside them.
+
+One parse of a file gives both, remembered by its blob: the known constraints are decided by these gates, the
+claims by the validations among them (:mod:`.claimgates`) and the definitions (:mod:`.claimnames`).
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from ..errors import NotCarried, UnreadableFile
+from ..match.quotefacts import loose_key, parsed_file
+from ..parse.index import INDEXES
+from ..source import SourceTree
+from .protocol import Context
+
+
+@dataclass(frozen=True)
+class Gate:
+    path: str
+    line: int
+    text: str  # the test, as the code says it
+    names: frozenset[str]
+    constants: frozenset[str]
+    guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
+    inner: str = ""  # where it is read with the tests of the ifs that enclose it (``text`` joins them), its own
+
+    @property
+    def nested(self) -> bool:
+        return bool(self.inner)
+
+    @property
+    def loose(self) -> str:
+        """The test with each attribute chain's root made one (worked out only for a gate that is compared)."""
+        return loose(self.text, True)
+
+    @property
+    def shape(self) -> str:
+        """The same, constants left out."""
+        return loose(self.text, False)
+
+    @property
+    def said(self) -> str:
+        return f"`{self.text}` ({self.path}:{self.line})"
+
+
+@functools.lru_cache(maxsize=8192)
+def loose(test: str, constants: bool) -> str:
+    """A gate's test as :func:`loose_key` writes it, by its text: a file's gates are compared for every sentence
+    and claim of every skill that reads the file, parsed once."""
+    return loose_key(ast.parse(test, mode="eval").body, constants=constants)
+
+
+def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
+    """Every ``if``/``elif``/``while``/``assert`` test of ``files`` in ``tree`` (remembered by blob)."""
+    out: list[Gate] = []
+    for path in files:
+        try:
+            blob = tree.blob_id(path)
+        except (NotCarried, UnreadableFile):
+            continue
+        if blob is None:
+            continue
+        built = _BUILT_GATES.get((path, blob))
+        if built is None:
+            rows = ctx.memo(f"gates/5|{blob}", _reader(tree, path))["gates"]
+            built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner)
+                     for line, text, names, consts, guards, inner in rows]  # fmt: skip
+            if len(_BUILT_GATES) >= MAX_BUILT_GATES:
+                _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
+            _BUILT_GATES[(path, blob)] = built
+        out += built
+    return out
+
+
+MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
+_BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
+
+
+def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
+    """The functions, classes, methods and class fields ``path`` defines in ``tree``, as ``C.name`` in a class
+    (remembered by blob with the file's gates: one parse for both)."""
+    try:
+        blob = tree.blob_id(path)
+    except (NotCarried, UnreadableFile, ValueError):
+        return []
+    if blob is None:
+        return []
+    defs: list[str] = ctx.memo(f"gates/5|{blob}", _reader(tree, path))["defs"]
+    return defs
+
+
+def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
+    def read() -> dict[str, Any]:
+        try:
+            source = tree.read(path)
+        except (NotCarried, UnreadableFile):
+            source = None
+        module = None if source is None else INDEXES.kept_tree(source) or parsed_file(source.text)
+        if module is None:
+            return {"gates": [], "defs": []}
+        return {"gates": _read_gates(module), "defs": list(dict.fromkeys(_qualnames(module.body, "")))}
+
+    return read
+
+
+def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
+    """``f``, ``C``, ``C.method`` and ``C.field`` for the definitions of a module's or a class's body."""
+    found: list[str] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(outer + node.name)
+        if isinstance(node, ast.ClassDef):
+            found += _qualnames(node.body, f"{outer}{node.name}.")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and outer:
+            found.append(outer + node.target.id)
+    return found
+
+
+def _read_gates(module: ast.Module | None) -> list[list[object]]:
+    """Each gate's row (line, test, names, constants, guards, ""), in breadth-first order; then, for each gate
+    under an ``if`` of its function (at most :data:`MAX_NESTING` deep), the row of the tests that lead to it
+    joined by ``and`` (``if tp_overlap:`` then ``elif not sequence_parallel:`` is the gate ``tp_overlap and not
+    sequence_parallel``), with its own test last (see :func:`_nested`)."""
+    rows: list[list[object]] = []
+    if module is None:
+        return rows
+    for node in _statements_breadth_first(module):
+        if isinstance(node, (ast.If, ast.While, ast.Assert)):
+            rows.append(_row(node.lineno, [node.test], _guards(node), False))
+    rows += [_row(gate.lineno, [*outer, gate.test], _guards(gate), True) for outer, gate in _nested(module.body, [])]
+    return rows
+
+
+MAX_NESTING = 3  # enclosing ifs whose tests a nested gate is read with
+
+
+def _row(line: int, tests: list[ast.expr], guards: bool, nested: bool) -> list[object]:
+    names: set[str] = set()
+    consts: set[str] = set()
+    for test in tests:
+        more = _leaves(test)
+        names |= more[0]
+        consts |= more[1]
+    text = " and ".join(f"({ast.unparse(t)})" if isinstance(t, ast.BoolOp) and len(tests) > 1 else ast.unparse(t)
+                        for t in tests)  # fmt: skip
+    return [line, text, sorted(names), sorted(consts), guards, ast.unparse(tests[-1]) if nested else ""]
+
+
+def _effects(body: list[ast.stmt]) -> frozenset[str]:
+    """What a branch does, as far as telling two apart goes: what it sets, and whether it raises or returns."""
+    out: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out.update(ast.unparse(t) for t in targets)
+        elif isinstance(node, (ast.Raise, ast.Assert)):
+            out.add("raise")
+        elif isinstance(node, ast.Return):
+            out.add("return")
+    return frozenset(out)
+
+
+def _guards(node: ast.stmt) -> bool:
+    """An assert, or an ``if``/``while`` whose body raises or asserts: a validation."""
+    body = getattr(node, "body", ())
+    return isinstance(node, ast.Assert) or any(isinstance(s, (ast.Raise, ast.Assert)) for s in body)
+
+
+Test = ast.If | ast.While | ast.Assert
+
+
+def _nested(body: list[ast.stmt], outer: list[ast.expr]) -> Iterator[tuple[list[ast.expr], Test]]:
+    """(the tests that lead to it in its function, outermost first; a gate) for each gate under at least one
+    ``if`` of its function: an enclosing ``if``'s test, or its negation for a gate of its ``else`` or ``elif``,
+    unless that ``elif`` does what the branch before it does (``if tp < 2: overlap = False`` then ``elif not sp:
+    overlap = False``: either turns the overlap off, so the second is read without the first)."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield from _nested(node.body, [])
+            continue
+        if isinstance(node, (ast.If, ast.While, ast.Assert)) and outer:
+            yield outer, node
+        if isinstance(node, ast.If):
+            yield from _nested(node.body, [*outer, node.test][-MAX_NESTING:])
+            elif_ = node.orelse[0] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else None
+            same = elif_ is not None and _effects(node.body) and _effects(node.body) == _effects(elif_.body)
+            otherwise = outer if same else [*outer, ast.UnaryOp(ast.Not(), node.test)][-MAX_NESTING:]
+            yield from _nested(node.orelse, otherwise)
+        else:
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                yield from _nested(getattr(node, name, None) or [], outer)
+
+
+_HOLDS_STATEMENTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _statements_breadth_first(module: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``module`` (and the handlers and cases between them) in the order ``ast.walk`` gives
+    them, without walking the expressions, which are most of a file's nodes and hold no statement."""
+    queue: collections.deque[ast.AST] = collections.deque([module])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in node._fields:  # in the fields' order, as ast.walk: a try's handlers before its else
+            if name in _HOLDS_STATEMENTS:
+                queue.extend(getattr(node, name, None) or ())
+
+
+def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
+    """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
+    each name that heads no chain; and the constants it compares with (one walk of the test)."""
+    attributes: list[ast.Attribute] = []
+    names: list[ast.Name] = []
+    consts: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute):
+            attributes.append(node)
+        elif isinstance(node, ast.Name):
+            names.append(node)
+        elif isinstance(node, ast.Constant):
+            consts.add(str(node.value))
+    roots = {id(node.value) for node in attributes}
+    leaves = {n.attr for n in attributes if id(n) not in roots}
+    return leaves | {n.id for n in names if id(n) not in roots}, consts

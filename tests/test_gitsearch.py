@@ -288,3 +288,24 @@ def test_a_path_holding_a_colon_keeps_its_search_hits(tmp_path) -> None:
     assert tree.search_many(["def build(", "class Planner:"], ".py") == {
         "def build(": ["conf/a:b.py"], "class Planner:": ["pkg/plain.py"]
     }
+
+
+def test_whole_words_are_found_as_words_and_each_skills_are_answered_from_every_skills_search(tmp_path) -> None:
+    """A whole-word search finds ``Planner`` in ``class Planner:`` but not inside ``PlannerBase`` or
+    ``build_Planner``; a search for some of the words a wider one asked is answered from it, with no git grep
+    (whole words never overlap in a line, so the answer is the same)."""
+    repo, shas = history(tmp_path)
+    repo.write("d/four.py", "build_Planner = PlannerBase\n")
+    tree = open_git(str(repo.path), repo.commit("words"))
+    every = tree.search_many(["Planner", "PlannerBase", "build", "other"], ".py", words=True)
+    assert every == {"Planner": [], "PlannerBase": ["c/deep/er/three.py", "d/four.py"],
+                     "build": ["a/one.py/inner.py"], "other": []}  # fmt: skip
+    trace = tmp_path / "trace"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        part = tree.search_many(["PlannerBase", "build"], ".py", words=True)
+    finally:
+        del os.environ["GIT_TRACE"]
+    assert "git grep" not in (trace.read_text() if trace.exists() else "")
+    assert part == open_git(str(repo.path), tree.info.commit).search_many(["PlannerBase", "build"], ".py", words=True)
+    assert part["PlannerBase"] == ["c/deep/er/three.py", "d/four.py"]

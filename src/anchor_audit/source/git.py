@@ -114,23 +114,23 @@ class GitTree:
     def search(self, text: str, suffix: str) -> list[str] | None:
         """Paths of files (ending in ``suffix``) at this commit that contain ``text``; None: not searched (a lean
         mirror: git would fetch every blob to grep it); :class:`BoundExceeded` past :data:`SEARCH_TIMEOUT`."""
-        found = self.search_many([text], suffix)
-        return None if found is None else found[text]
+        return (self.search_many([text], suffix) or {}).get(text)
 
-    def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]] | None:
+    def search_many(self, texts: list[str], suffix: str, words: bool = False) -> dict[str, list[str]] | None:
         """:meth:`search` for many texts in one ``git grep`` (``-o``: which text each file holds); a later
         commit of the repository asked the same is searched only in the files that changed (``gitsearch``)."""
         if is_partial(self.repo):
             return None
         if not texts:
             return {}
-        grep = functools.partial(git_grep, self.repo, self.commit.hexsha, suffix)
+        grep = functools.partial(git_grep, self.repo, self.commit.hexsha, suffix, words=words)
         root = self.commit.tree.binsha
         if self.history.memo is None:
-            return self._search.search_many(root, texts, suffix, grep)
+            return self._search.search_many(root, texts, suffix, grep, words)
         # A tree's content is its sha: the answer is remembered by it, across commits and runs.
-        key = "search|" + json.dumps([root.hex(), suffix, texts])
-        return self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep)})["found"]
+        key = "search|" + json.dumps([root.hex(), suffix, texts, *(["words"] if words else [])])
+        said = self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep, words)})
+        return said["found"]
 
     def expect_search(self, texts: list[str], suffix: str) -> None:
         if not is_partial(self.repo):  # a lean mirror is never searched (search_many)

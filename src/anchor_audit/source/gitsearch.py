@@ -64,13 +64,16 @@ class TreeSearch:
         if wanted:
             self._expected.setdefault(suffix, {}).setdefault(root, set()).update(wanted)
 
-    def search_many(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, list[str]]:
-        """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it."""
-        if all(_DEFINITION.fullmatch(text) for text in texts):
+    def search_many(
+        self, root: bytes, texts: list[str], suffix: str, grep: Grep, words: bool = False
+    ) -> dict[str, list[str]]:
+        """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it (with
+        ``words``: each an identifier, written as a whole word)."""
+        if all(_DEFINITION.fullmatch(text) for text in texts) and not words:
             known = self._defined(root, texts, suffix, grep)
             return {text: sorted(known[text]) for text in texts}
-        key = (tuple(texts), suffix)
-        last = self._last.get(key)
+        key = (tuple(texts), suffix + (" words" if words else ""))
+        last = self._last.get(key) or (self._wider(root, texts, key[1]) if words else None)
         found: dict[str, set[str]] | None = None
         if last is not None and last[0] != root:
             changed, removed = changes(self.trees, last[0], root, suffix)
@@ -86,6 +89,15 @@ class TreeSearch:
         while len(self._last) > MAX_REMEMBERED:
             del self._last[next(iter(self._last))]
         return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
+
+    def _wider(self, root: bytes, words: list[str], kind: str) -> tuple[bytes, dict[str, set[str]]] | None:
+        """The answer of a search of ``root`` for these whole words and more (a catalog component's, for all its
+        skills at once), if one is remembered: whole words never overlap in a line, so it is this search's."""
+        wanted = set(words)
+        for (asked, asked_kind), (at, found) in reversed(self._last.items()):
+            if at == root and asked_kind == kind and len(asked) > len(wanted) and wanted.issubset(asked):
+                return at, found
+        return None
 
     def _defined(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, set[str]]:
         """Where each definition asked so far lies at ``root`` (``texts`` among them): from the nearest tree an
@@ -202,11 +214,14 @@ def _compare(
                 removed.add(path)
 
 
-def git_grep(repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: list[str] | None) -> dict[str, set[str]]:
+def git_grep(
+    repo: git.Repo, sha: str, suffix: str, texts: list[str], paths: list[str] | None, words: bool = False
+) -> dict[str, set[str]]:
     """Path -> which of ``texts`` it holds, for the files ending in ``suffix`` of commit ``sha`` (``paths``: only
-    these, named literally), from one ``git grep -o`` (binary files skipped, as ``-I`` does)."""
+    these, named literally), from one ``git grep -o`` (binary files skipped, as ``-I`` does; ``words``: each text
+    an identifier, matched as a whole word)."""
     where = [f"*{suffix}"] if paths is None else [f":(literal){path}" for path in paths]
-    return _grep(repo, [sha], texts, where).get(sha, {})
+    return _grep(repo, [sha], texts, where, _words(texts) if words else None).get(sha, {})
 
 
 def git_grep_trees(
@@ -218,13 +233,15 @@ def git_grep_trees(
     return {bytes.fromhex(tree): hits for tree, hits in found.items()}
 
 
-def _grep(repo: git.Repo, trees: list[str], texts: list[str], where: list[str]) -> dict[str, dict[str, set[str]]]:
+def _grep(
+    repo: git.Repo, trees: list[str], texts: list[str], where: list[str], patterns: list[str] | None = None
+) -> dict[str, dict[str, set[str]]]:
     """Tree (as given) -> path -> which of ``texts`` it holds: one ``git grep -o`` of ``trees`` over ``where``,
     bounded by :data:`SEARCH_TIMEOUT` a tree (as many searches of one tree each would be)."""
     bound = SEARCH_TIMEOUT * len(trees)
     try:
         out = repo.git.grep(
-            "-o", "-z", "-I", "--no-color", *_patterns(texts), *trees, "--", *where,
+            "-o", "-z", "-I", "--no-color", *(patterns or _patterns(texts)), *trees, "--", *where,
             kill_after_timeout=bound, with_extended_output=False,
         )  # fmt: skip
     except git.GitCommandError as exc:
@@ -239,6 +256,15 @@ def _grep(repo: git.Repo, trees: list[str], texts: list[str], where: list[str]) 
             tree, _, path = at.partition(":")  # a tree's name holds no colon; a path may
             found.setdefault(tree, {}).setdefault(path, set()).add(text)
     return found
+
+
+def _words(names: list[str]) -> list[str]:
+    """``git grep``'s patterns for identifiers written as whole words: expressions of up to ``NAMES_AT_ONCE``
+    names each (``-w``: a match bounded by what is no word character)."""
+    if not all(re.fullmatch(r"\w+", name) for name in names):
+        raise ValueError("a whole-word search is for identifiers")
+    chunks = [names[i : i + NAMES_AT_ONCE] for i in range(0, len(names), NAMES_AT_ONCE)]
+    return ["-w", "-E", *(arg for chunk in chunks for arg in ("-e", f"({'|'.join(chunk)})"))]
 
 
 def _patterns(texts: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ is something this copy cannot show (unverifiable), never broken.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Sequence
 
 from ..errors import NotCarried
@@ -41,18 +42,19 @@ class MappedTree:
                 self._files[path] = decode(path, data, git_blob_sha(data))
         return self._files[path]
 
-    def search_many(self, texts: list[str], suffix: str) -> dict[str, list[str]]:
-        return {text: self.search(text, suffix) for text in texts}
+    def search_many(self, texts: list[str], suffix: str, words: bool = False) -> dict[str, list[str]]:
+        return {text: self.search(text, suffix, words) for text in texts}
 
-    def search(self, text: str, suffix: str) -> list[str]:
-        """Repository paths of the files ending in ``suffix`` that contain ``text``."""
+    def search(self, text: str, suffix: str, words: bool = False) -> list[str]:
+        """Repository paths of the files ending in ``suffix`` that contain ``text`` (``words``: as a whole word)."""
+        word = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)") if words else None
         found = []
         for wheel_prefix, repo_prefix in self._mapping:
             for name in sorted(self._members()):
                 if name.startswith(wheel_prefix) and name.endswith(suffix):
                     repo_path = repo_prefix + name[len(wheel_prefix) :]
                     source = self.read(repo_path)
-                    if source is not None and text in source.text:
+                    if source is not None and (word.search(source.text) if word else text in source.text):
                         found.append(repo_path)
         return found
 

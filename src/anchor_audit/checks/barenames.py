@@ -8,6 +8,7 @@ are found in one ``git grep`` of a tree; a constant's assignment is also found i
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..errors import NotCarried, UnreadableFile
@@ -27,8 +28,8 @@ def bare_searches(name: str, call: bool = True) -> list[str]:
 
 def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
     """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
-    a name written alone (``MeshContext``), a class's; a constant's (``SMALL_PRESET_V1``), its assignment (found
-    in a longer name's too: :func:`assigned` reads the file)."""
+    a name written alone (``MeshContext``), a class's; a constant's (``SMALL_PRESET_V1``), its assignment, found
+    in longer names too: :func:`defined_in` reads the file."""
     if call:
         return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
     if is_constant_name(name):
@@ -36,10 +37,26 @@ def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
     return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
 
 
-def assigned(tree: SourceTree, paths: list[str], name: str) -> list[str]:
-    """Those of ``paths`` (the first few) whose file assigns the constant ``name`` at a line's start (indented in
-    a class), not a longer name ending in it."""
-    line = re.compile(rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+def read_to_confirm(name: str, call: bool) -> bool:
+    """Whether a file a search finds for ``name`` must be read to know it defines it (a constant)."""
+    return _line(name, call) is not None
+
+
+@functools.lru_cache(maxsize=16384)
+def _line(name: str, call: bool) -> re.Pattern[str] | None:
+    """The line that defines a constant (assigned at a line's start, indented in a class); None for a call or a
+    class, whose search text says it all."""
+    if call or not is_constant_name(name):
+        return None
+    return re.compile(rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+
+
+def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool) -> list[str]:
+    """Those of ``paths`` (the first few) whose file defines the constant ``name`` (see :func:`_line`), not a
+    longer name ending in it."""
+    line = _line(name, call)
+    if line is None:
+        return paths
     out = []
     for path in paths[:MAX_ASSIGNED_READ]:
         try:
@@ -53,9 +70,10 @@ def assigned(tree: SourceTree, paths: list[str], name: str) -> list[str]:
 
 def removal_pattern(name: str, call: bool) -> str:
     """What ``git log -G`` looks for in a diff where ``name`` stops being defined (extended regex)."""
+    escaped = re.escape(name)
     if not call and is_constant_name(name):
-        return f"^[[:space:]]*{re.escape(name)}[[:space:]]*[:=]"
-    return f"(class|def) {re.escape(name)}[(:]"
+        return f"^[[:space:]]*{escaped}[[:space:]]*[:=]"
+    return f"(class|def) {escaped}[(:]"
 
 
 def resolve_bare(
@@ -72,8 +90,8 @@ def resolve_bare(
         found[text] = hits
     public, private = definitions(name, call)
     defined = sorted({path for text in public for path in found[text]})
-    if not call and is_constant_name(name):  # a test's constant is the tests' (a benchmark's list of backends)
-        defined = assigned(tree, defined, name)
+    if read_to_confirm(name, call):  # a test's constant is the tests' (a benchmark's list of backends)
+        defined = defined_in(tree, defined, name, call)
         return (PromiseStatus.EXISTS, defined[0]) if defined else None
     package = [p for p in defined if not is_test(p)]
     if package:

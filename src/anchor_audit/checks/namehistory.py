@@ -19,8 +19,7 @@ from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import Citation, PromiseStatus, ReferenceKind, Skill
 from ..source import SourceTree
 from ..source.listing import is_test
-from ..spec.citations import is_constant_name
-from .barenames import assigned, bare_searches, definitions, removal_pattern
+from .barenames import bare_searches, defined_in, definitions, read_to_confirm, removal_pattern
 
 Said = tuple[PromiseStatus, str]
 OwnLines = Callable[[str], "list[str] | None"]  # a file of the skill (``SKILL.md``, ``references/x.md``): its lines
@@ -42,8 +41,8 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
         for i, c in cited:
             paths = sorted({p for t in definitions(c.target, called(c))[0] for p in found.get(t, [])
                             if not is_test(p)})  # fmt: skip
-            if paths and is_constant_name(c.target) and not called(c):
-                paths = assigned(then, paths, c.target)
+            if paths and read_to_confirm(c.target, called(c)):
+                paths = defined_in(then, paths, c.target, called(c))
             if paths:
                 out[i] = _gone(c, tree, paths[0], sha, f"{then.info.date}), {written[(c.file, c.line)][1]}")
     return out
@@ -51,19 +50,18 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
 
 def _gone(c: Citation, tree: SourceTree, path: str, sha: str, when: str) -> Said:
     """A name ``path`` defined at ``sha`` that the package defines nowhere now: missing, with the commit that
-    removed it; a constant the package's code still names (assigned some other way?), unverifiable."""
-    then = f"{path} defined it at {sha[:10]} ({when}"
-    if is_constant_name(c.target) and not called(c):
-        try:
-            named = [p for p in tree.search(c.target, ".py") or [] if not is_test(p)] or None
-        except BoundExceeded:
-            named = ["the code"]  # not searched in time: not said gone
-        if named:
-            return PromiseStatus.UNVERIFIABLE, f"the package assigns it nowhere now, but {named[0]} still names it; " \
-                                               f"{then}: re-verify"  # fmt: skip
+    removed it."""
     removed = tree.definition_removed(path, removal_pattern(c.target, called(c)), sha)
-    detail = f"the package defines it nowhere now; {then}"
+    detail = f"the package defines it nowhere now; {path} defined it at {sha[:10]} ({when}"
     return PromiseStatus.MISSING, detail + (f"; removed in {removed[0][:10]} ({removed[1]})" if removed else "")
+
+
+def mention_searches(skill: Skill, searched: dict[str, list[str]]) -> list[str]:
+    """The constants ``skill`` cites that the package defines nowhere at the ref (``searched``: its definitions'
+    search), searched for as whole words: one the code still names (``PACKED, OTHER = 1, 2``, a key of a table,
+    an alias) is not said gone, and its line is not dated."""
+    return sorted({c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target
+                   and read_to_confirm(c.target, called(c)) and not _in_package(c, searched)})  # fmt: skip
 
 
 def expect_gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], own: OwnLines) -> None:
@@ -87,6 +85,14 @@ def _asked(
                and not _in_package(c, searched)]  # fmt: skip
     if not nowhere or not _is_a_package(tree):
         return {}, {}
+    mentions = mention_searches(skill, searched)
+    if mentions:
+        try:
+            named = tree.search_many(mentions, ".py", words=True)
+        except BoundExceeded:
+            named = None  # not searched in time: none is said gone
+        nowhere = [(i, c) for i, c in nowhere if c.target not in mentions or (named is not None and
+                   not named.get(c.target))]  # fmt: skip
     written: dict[tuple[str, int], tuple[str, str]] = {}
     for file in dict.fromkeys(c.file for _, c in nowhere):
         lines = [c.line for _, c in nowhere if c.file == file]
@@ -122,7 +128,7 @@ def _in_package(c: Citation, searched: dict[str, list[str]]) -> bool:
     """Whether the package (not its tests: a test's helper of that name is not what the prose means; a constant,
     its tests too) defines the name, or its private form, at the ref."""
     texts = bare_searches(c.target, called(c))
-    tests_too = is_constant_name(c.target) and not called(c)
+    tests_too = read_to_confirm(c.target, called(c))
     return any(tests_too or not is_test(path) for text in texts for path in searched.get(text, []))
 
 

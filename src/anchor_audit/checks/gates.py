@@ -130,26 +130,32 @@ def _read_gates(module: ast.Module | None) -> list[list[object]]:
     rows: list[list[object]] = []
     if module is None:
         return rows
+    read: dict[int, tuple[str, set[str], set[str]]] = {}  # a test's text and leaves, by the node: each read once
     for node in _statements_breadth_first(module):
         if isinstance(node, (ast.If, ast.While, ast.Assert)):
-            rows.append(_row(node.lineno, [node.test], _guards(node), False))
-    rows += [_row(gate.lineno, [*outer, gate.test], _guards(gate), True) for outer, gate in _nested(module.body, [])]
+            rows.append(_row(node.lineno, [node.test], _guards(node), False, read))
+    rows += [_row(gate.lineno, [*outer, gate.test], _guards(gate), True, read)
+             for outer, gate in _nested(module.body, [], {})]  # fmt: skip
     return rows
 
 
 MAX_NESTING = 3  # enclosing ifs whose tests a nested gate is read with
 
 
-def _row(line: int, tests: list[ast.expr], guards: bool, nested: bool) -> list[object]:
+def _row(
+    line: int, tests: list[ast.expr], guards: bool, nested: bool, read: dict[int, tuple[str, set[str], set[str]]]
+) -> list[object]:
     names: set[str] = set()
     consts: set[str] = set()
+    texts = []
     for test in tests:
-        more = _leaves(test)
-        names |= more[0]
-        consts |= more[1]
-    text = " and ".join(f"({ast.unparse(t)})" if isinstance(t, ast.BoolOp) and len(tests) > 1 else ast.unparse(t)
-                        for t in tests)  # fmt: skip
-    return [line, text, sorted(names), sorted(consts), guards, ast.unparse(tests[-1]) if nested else ""]
+        if id(test) not in read:
+            read[id(test)] = (ast.unparse(test), *_leaves(test))
+        text, more_names, more_consts = read[id(test)]
+        names |= more_names
+        consts |= more_consts
+        texts.append(f"({text})" if isinstance(test, ast.BoolOp) and len(tests) > 1 else text)
+    return [line, " and ".join(texts), sorted(names), sorted(consts), guards, texts[-1] if nested else ""]
 
 
 def _effects(body: list[ast.stmt]) -> frozenset[str]:
@@ -175,26 +181,29 @@ def _guards(node: ast.stmt) -> bool:
 Test = ast.If | ast.While | ast.Assert
 
 
-def _nested(body: list[ast.stmt], outer: list[ast.expr]) -> Iterator[tuple[list[ast.expr], Test]]:
+def _nested(
+    body: list[ast.stmt], outer: list[ast.expr], negations: dict[int, ast.expr]
+) -> Iterator[tuple[list[ast.expr], Test]]:
     """(the tests that lead to it in its function, outermost first; a gate) for each gate under at least one
     ``if`` of its function: an enclosing ``if``'s test, or its negation for a gate of its ``else`` or ``elif``,
     unless that ``elif`` does what the branch before it does (``if tp < 2: overlap = False`` then ``elif not sp:
-    overlap = False``: either turns the overlap off, so the second is read without the first)."""
+    overlap = False``: either turns the overlap off, so the second is read without the first).  ``negations``
+    keeps each negated test made, one per test, for as long as the caller reads them (a node is known by its id)."""
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield from _nested(node.body, [])
+            yield from _nested(node.body, [], negations)
             continue
         if isinstance(node, (ast.If, ast.While, ast.Assert)) and outer:
             yield outer, node
         if isinstance(node, ast.If):
-            yield from _nested(node.body, [*outer, node.test][-MAX_NESTING:])
+            yield from _nested(node.body, [*outer, node.test][-MAX_NESTING:], negations)
             elif_ = node.orelse[0] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else None
             same = elif_ is not None and _effects(node.body) and _effects(node.body) == _effects(elif_.body)
-            otherwise = outer if same else [*outer, ast.UnaryOp(ast.Not(), node.test)][-MAX_NESTING:]
-            yield from _nested(node.orelse, otherwise)
+            negated = negations.setdefault(id(node.test), ast.UnaryOp(ast.Not(), node.test))
+            yield from _nested(node.orelse, outer if same else [*outer, negated][-MAX_NESTING:], negations)
         else:
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                yield from _nested(getattr(node, name, None) or [], outer)
+                yield from _nested(getattr(node, name, None) or [], outer, negations)
 
 
 _HOLDS_STATEMENTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})

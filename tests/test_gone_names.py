@@ -177,3 +177,31 @@ def test_a_constant_the_package_assigned_when_the_line_was_written_and_assigns_n
         f"that line of skills/presets/SKILL.md was written; removed in {removed[:10]} (2026-04-01)"))
     assert "PACKED_PRESET" not in found  # still named by the code (assigned in a tuple): not said gone
     assert "TUNED_PRESET" not in found and "ACME_LOG_LEVEL" not in found
+
+
+def test_the_constants_of_many_skills_are_searched_for_in_their_past_trees_in_one_grep(tmp_path, capsys, monkeypatch):
+    """Two skills written at two commits cite constants the package removed since: their two trees are searched
+    for the constants' names, as whole words, in one ``git grep``, and each skill is told what it is alone."""
+    big = "---\nname: big\ndescription: a big preset\n---\n\nUse `BIG_PRESET_V2`.\n"
+    repo = _package(tmp_path, {"src/acme/presets.py": PRESETS, "skills/presets/SKILL.md": PRESETS_SKILL})
+    repo.commit("presets and their skill", date="2026-02-01T00:00:00")
+    repo.write("src/acme/presets.py", PRESETS + "BIG_PRESET_V2 = 3\n")
+    repo.write("skills/big/SKILL.md", big)
+    repo.commit("a big preset and its skill", date="2026-03-01T00:00:00")
+    repo.write("src/acme/presets.py", "BASE_LAYERS = 4\n")
+    repo.commit("presets go", date="2026-04-01T00:00:00")
+    alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in ("presets", "big")}
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", "--no-cache",
+                 "--in-repo", "skills/presets", "skills/big"])  # fmt: skip
+    monkeypatch.delenv("GIT_TRACE")
+    assert code == 1
+    together = {s["name"]: {p["path"]: (p["status"], p.get("detail", "")) for p in s["promises"] if p["kind"] == "symbol"}
+                for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
+    assert together == alone
+    assert together["big"]["BIG_PRESET_V2"][0] == together["presets"]["SMALL_PRESET_V1"][0] == "missing"
+    trees = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~2", "HEAD~1")]
+    words = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and " -w " in line
+             and trees[0] in line]  # fmt: skip
+    assert len(words) == 1 and trees[1] in words[0], words

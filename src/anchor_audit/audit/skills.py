@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
 from ..checks import CHECKERS
-from ..checks.namehistory import mention_searches
+from ..checks.barenames import search_all
 from ..checks.names import expect_names, name_searches
 from ..checks.promises import check_promises
 from ..checks.prose import check_citations
@@ -160,11 +160,7 @@ def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
     texts = sorted({text for skill in skills for text in name_searches(skill)})
     if len(skills) > 1 and texts:
         try:
-            searched = tree.search_many(texts, ".py")
-            # then the constants defined nowhere, as whole words: does the code still name them?
-            mentions = sorted({text for skill in skills for text in mention_searches(skill, searched or {})})
-            if mentions:
-                tree.search_many(mentions, ".py", words=True)
+            search_all(tree, texts)
         except BoundExceeded:
             pass  # each skill's own search says so, bounded as ever
 

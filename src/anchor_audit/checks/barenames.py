@@ -2,8 +2,8 @@
 ``class``, ``SMALL_PRESET_V1`` by an assignment at a line's start (a module's constant, or a class's).
 
 What is searched for is text (``def make_batch(``), so that a skill's names, and a catalog component's skills',
-are found in one ``git grep`` of a tree; a constant's assignment is also found in a longer name's
-(``UNTUNED_PRESET = ``), so the file is read to make sure.
+are found in one ``git grep`` of a tree; a constant by its name as a whole word, and the files that write it
+are read for its assignment (``UNTUNED_PRESET = 3`` does not assign ``TUNED_PRESET``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import is_constant_name
 
-MAX_ASSIGNED_READ = 4  # files read for whether they assign a constant a search found in them
+MAX_DEFINED_KEPT = 4096  # answers of defined_in kept, the oldest first out
+_DEFINED: dict[tuple[str | None, str, tuple[str, ...]], list[str]] = {}
 
 
 def bare_searches(name: str, call: bool = True) -> list[str]:
@@ -28,13 +29,32 @@ def bare_searches(name: str, call: bool = True) -> list[str]:
 
 def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
     """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
-    a name written alone (``MeshContext``), a class's; a constant's (``SMALL_PRESET_V1``), its assignment, found
-    in longer names too: :func:`defined_in` reads the file."""
+    a name written alone (``MeshContext``), a class's; a constant (``SMALL_PRESET_V1``), its name: the files that
+    write it are read for its assignment (:func:`defined_in`)."""
     if call:
         return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
     if is_constant_name(name):
-        return [f"{name} = ", f"{name}: "], []
+        return [name], []  # searched as a whole word (:func:`search_all`), then the files read
     return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def search_all(tree: SourceTree, texts: list[str]) -> dict[str, list[str]] | None:
+    """Where each text is written in the tree's Python files: a definition (``def make_batch(``) as written, a
+    constant's name as a whole word (whole words never overlap in a line, so many skills' share one search);
+    None where the tree cannot be searched cheaply."""
+    words = [text for text in texts if _WORD.fullmatch(text)]
+    rest = [text for text in texts if not _WORD.fullmatch(text)]
+    found = tree.search_many(rest, ".py") if rest else {}
+    named = tree.search_many(words, ".py", words=True) if words else {}
+    return None if found is None or named is None else {**found, **named}
+
+
+def expectable(texts: list[str]) -> list[str]:
+    """The definitions among ``texts``, which a tree may be told it will be asked (not a constant's words)."""
+    return [text for text in texts if not _WORD.fullmatch(text)]
 
 
 def read_to_confirm(name: str, call: bool) -> bool:
@@ -48,23 +68,30 @@ def _line(name: str, call: bool) -> re.Pattern[str] | None:
     class, whose search text says it all."""
     if call or not is_constant_name(name):
         return None
-    return re.compile(rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+    return re.compile(rf"^[ \t]*{re.escape(name)}(?:[ \t]*:[^=\n]*|[ \t]+)=(?!=)", re.MULTILINE)
 
 
 def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool) -> list[str]:
-    """Those of ``paths`` (the first few) whose file defines the constant ``name`` (see :func:`_line`), not a
-    longer name ending in it."""
+    """Those of ``paths`` whose file defines the constant ``name`` (see :func:`_line`: ``NAME = ...`` or ``NAME:
+    T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each answer remembered."""
     line = _line(name, call)
     if line is None:
         return paths
+    key = (tree.info.commit, name, tuple(paths))
+    if key[0] is not None and key in _DEFINED:
+        return _DEFINED[key]
     out = []
-    for path in paths[:MAX_ASSIGNED_READ]:
+    for path in paths:
         try:
             blob = tree.read(path)
         except (NotCarried, UnreadableFile):
             continue
         if blob is not None and line.search(blob.text):
             out.append(path)
+    if key[0] is not None:
+        if len(_DEFINED) >= MAX_DEFINED_KEPT:
+            _DEFINED.pop(next(iter(_DEFINED)))
+        _DEFINED[key] = out
     return out
 
 
@@ -84,7 +111,8 @@ def resolve_bare(
     a file is read only for a constant's assignment."""
     found: dict[str, list[str]] = {}
     for text in bare_searches(name, call):
-        hits = searched[text] if searched is not None and text in searched else tree.search(text, ".py")
+        answer = {text: searched[text]} if searched is not None and text in searched else search_all(tree, [text])
+        hits = None if answer is None else answer[text]
         if hits is None:
             return None  # a tree that cannot be searched cheaply is not searched
         found[text] = hits

@@ -15,11 +15,19 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import BoundExceeded, NotCarried, UnreadableFile
+from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, PromiseStatus, ReferenceKind, Skill
 from ..source import SourceTree
 from ..source.listing import is_test
-from .barenames import bare_searches, defined_in, definitions, read_to_confirm, removal_pattern
+from .barenames import (
+    bare_searches,
+    defined_in,
+    definitions,
+    expectable,
+    read_to_confirm,
+    removal_pattern,
+    search_all,
+)
 
 Said = tuple[PromiseStatus, str]
 OwnLines = Callable[[str], "list[str] | None"]  # a file of the skill (``SKILL.md``, ``references/x.md``): its lines
@@ -37,7 +45,7 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
         then = tree.at_commit(sha)
         if then is None or then.info.commit == tree.info.commit:
             continue
-        found = then.search_many(_wanted(cited), ".py") or {}
+        found = search_all(then, _wanted(cited)) or {}
         for i, c in cited:
             paths = sorted({p for t in definitions(c.target, called(c))[0] for p in found.get(t, [])
                             if not is_test(p)})  # fmt: skip
@@ -56,21 +64,15 @@ def _gone(c: Citation, tree: SourceTree, path: str, sha: str, when: str) -> Said
     return PromiseStatus.MISSING, detail + (f"; removed in {removed[0][:10]} ({removed[1]})" if removed else "")
 
 
-def mention_searches(skill: Skill, searched: dict[str, list[str]]) -> list[str]:
-    """The constants ``skill`` cites that the package defines nowhere at the ref (``searched``: its definitions'
-    search), searched for as whole words: one the code still names (``PACKED, OTHER = 1, 2``, a key of a table,
-    an alias) is not said gone, and its line is not dated."""
-    return sorted({c.target for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target
-                   and read_to_confirm(c.target, called(c)) and not _in_package(c, searched)})  # fmt: skip
-
-
 def expect_gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], own: OwnLines) -> None:
     """Tell the tree of each commit :func:`gone_names` will search (asked alike) what it will search it for, so
     that the trees of many skills' commits are searched together (:meth:`SourceTree.expect_search`)."""
     for sha, cited in _asked(skill, tree, searched, own)[1].items():
         then = tree.at_commit(sha)
         if then is not None and then.info.commit != tree.info.commit:
-            then.expect_search(_wanted(cited), ".py")
+            wanted = _wanted(cited)
+            then.expect_search(expectable(wanted), ".py")
+            then.expect_search([text for text in wanted if text not in expectable(wanted)], ".py", words=True)
 
 
 Cited = list[tuple[int, Citation]]  # (index in skill.citations, the citation)
@@ -85,14 +87,6 @@ def _asked(
                and not _in_package(c, searched)]  # fmt: skip
     if not nowhere or not _is_a_package(tree):
         return {}, {}
-    mentions = mention_searches(skill, searched)
-    if mentions:
-        try:
-            named = tree.search_many(mentions, ".py", words=True)
-        except BoundExceeded:
-            named = None  # not searched in time: none is said gone
-        nowhere = [(i, c) for i, c in nowhere if c.target not in mentions or (named is not None and
-                   not named.get(c.target))]  # fmt: skip
     written: dict[tuple[str, int], tuple[str, str]] = {}
     for file in dict.fromkeys(c.file for _, c in nowhere):
         lines = [c.line for _, c in nowhere if c.file == file]
@@ -125,8 +119,9 @@ def _is_a_package(tree: SourceTree) -> bool:
 
 
 def _in_package(c: Citation, searched: dict[str, list[str]]) -> bool:
-    """Whether the package (not its tests: a test's helper of that name is not what the prose means; a constant,
-    its tests too) defines the name, or its private form, at the ref."""
+    """Whether the package (not its tests: a test's helper of that name is not what the prose means) defines the
+    name, or its private form, at the ref; a constant, whether any Python file writes it (``PACKED, OTHER = 1,
+    2``, a key of a table, an alias: not said gone, and its line not dated)."""
     texts = bare_searches(c.target, called(c))
     tests_too = read_to_confirm(c.target, called(c))
     return any(tests_too or not is_test(path) for text in texts for path in searched.get(text, []))

@@ -23,7 +23,7 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
-from .barenames import bare_searches
+from .barenames import bare_searches, search_all
 from .namehistory import OwnLines, called, expect_gone_names, gone_names
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
@@ -31,9 +31,10 @@ from .symbols import resolve_name
 
 
 def name_searches(skill: Skill) -> list[str]:
-    """What is searched for the bare names ``skill`` cites (``def NAME(``, ``class NAME:``...), in one search: each
-    text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can overlap in a line, and one
-    ``git grep -o`` for any number of them, a whole repository's skills' at once, names every one it finds."""
+    """What is searched for the bare names ``skill`` cites (``def NAME(``, ``class NAME:``..., a constant's name),
+    in one search: each text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can
+    overlap in a line, and one ``git grep -o`` for any number of them, a whole repository's skills' at once,
+    names every one it finds; the constants' names, whole words, in one more."""
     names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
     return sorted({text for name, call in names for text in bare_searches(name, call)})
 
@@ -55,7 +56,7 @@ def names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | Non
     the search is over its bound (each name is then searched on its own, bounded as ever)."""
     bare = name_searches(skill)
     try:
-        return tree.search_many(bare, ".py") if bare else None
+        return search_all(tree, bare) if bare else None
     except BoundExceeded:
         return None
 

@@ -96,7 +96,7 @@ class SourceTree(Protocol):
         """Bring the files of ``paths`` in one go where reading them one by one would fetch each (a lean mirror)."""
         ...
 
-    def expect_search(self, texts: list[str], suffix: str) -> None:
+    def expect_search(self, texts: list[str], suffix: str, words: bool = False) -> None:
         """Texts :meth:`search_many` will be asked of this tree, so that one search serves it and the other trees
         expected of its repository (the commits a skill's lines were written at); nothing where searches are
         not gathered."""

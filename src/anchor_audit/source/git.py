@@ -132,9 +132,9 @@ class GitTree:
         said = self.history.memo(key, lambda: {"found": self._search.search_many(root, texts, suffix, grep, words)})
         return said["found"]
 
-    def expect_search(self, texts: list[str], suffix: str) -> None:
+    def expect_search(self, texts: list[str], suffix: str, words: bool = False) -> None:
         if not is_partial(self.repo):  # a lean mirror is never searched (search_many)
-            self._search.expect(self.commit.tree.binsha, texts, suffix)
+            self._search.expect(self.commit.tree.binsha, texts, suffix, words)
 
     def files_under(self, folder: str) -> list[str]:
         """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (walked in-process)."""

@@ -23,6 +23,8 @@ SEARCH_TIMEOUT = 20  # seconds one search (git grep over a tree) may take
 # stays short).
 MAX_CHANGED = 200
 _DEFINITION = re.compile(r"(?:def|class) \w+[(:]")  # a name's definition, as symbols searches it
+_IDENTIFIER = re.compile(r"\w+")  # a name asked as a whole word
+_WORDS = " words"  # after a suffix: the questions and answers of whole-word searches
 _PLAIN_DEFINITION = re.compile(r"(def|class) ([A-Za-z0-9_]+)[(:]")  # one whose name needs no locale to match
 FIXED_AT_MOST = 16  # texts searched as fixed strings all the same (as fast as an expression up to about here)
 NAMES_AT_ONCE = 1_000  # names in one expression (the fastest chunk, measured at 250 to 2,000)
@@ -30,7 +32,7 @@ MAX_EXPRESSION_CHARS = 60_000  # and characters: the kernel refuses one argument
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
-TreesGrep = Callable[[list[bytes], list[str], str], dict[bytes, dict[str, set[str]]]]  # roots, texts, suffix -> ...
+TreesGrep = Callable[..., dict[bytes, dict[str, set[str]]]]  # roots, texts, suffix[, words] -> root -> path -> texts
 EXPECTED_AT_ONCE = 16  # trees one search serves together (an expected tree past it is searched when asked)
 MAX_EXPECTED_INDEXES = 64  # expected trees' indexes kept (apart from a walk's, which they never push out)
 MAX_DEFINITIONS = 20_000  # definitions an index follows at once (past it, the next tree's starts again)
@@ -51,12 +53,17 @@ class TreeSearch:
         self._expected: dict[str, dict[bytes, set[str]]] = {}  # suffix -> root -> definitions it will be asked
         self._searched_expected: dict[str, dict[bytes, dict[str, set[str]]]] = {}  # suffix -> root -> index
 
-    def expect(self, root: bytes, texts: list[str], suffix: str) -> None:
+    def expect(self, root: bytes, texts: list[str], suffix: str, words: bool = False) -> None:
         """The definitions the tree ``root`` will be asked for (a name's past, at the commit that wrote the line
         citing it): the first expected tree asked is searched in one ``git grep`` together with the others, each
         for all the definitions expected of any (what each tree holds is git's answer for that tree, whoever
-        asked).  Nothing is searched until a tree is asked: a run whose answers are remembered searches none."""
-        if self._grep_trees is None or not all(_DEFINITION.fullmatch(text) for text in texts):
+        asked).  Nothing is searched until a tree is asked: a run whose answers are remembered searches none.
+        With ``words``, the texts are identifiers asked as whole words (a constant's name), searched alike."""
+        if self._grep_trees is None or not all((_IDENTIFIER if words else _DEFINITION).fullmatch(t) for t in texts):
+            return
+        if words:
+            expected = self._expected.setdefault(suffix + _WORDS, {}).setdefault(root, set())
+            expected.update(t for t in texts if t not in self._searched_expected.get(suffix + _WORDS, {}).get(root, {}))
             return
         walked = next((index for at, index in self._definitions.get(suffix, []) if at == root), {})
         known = self._searched_expected.get(suffix, {}).get(root) or walked
@@ -72,7 +79,17 @@ class TreeSearch:
         if all(_DEFINITION.fullmatch(text) for text in texts) and not words:
             known = self._defined(root, texts, suffix, grep)
             return {text: sorted(known[text]) for text in texts}
-        key = (tuple(texts), suffix + (" words" if words else ""))
+        if words:
+            index = self._expected_index(root, suffix + _WORDS)
+            if index is not None and all(text in index for text in texts):
+                return {text: sorted(index[text]) for text in texts}
+        found = self._as_asked(root, texts, suffix, grep, words)
+        return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
+
+    def _as_asked(self, root: bytes, texts: list[str], suffix: str, grep: Grep, words: bool) -> dict[str, set[str]]:
+        """Path -> which of ``texts`` it holds at ``root``: the last answer to the same question (or, for whole
+        words, to a wider one), its changed files searched again where it was of another tree; else a search."""
+        key = (tuple(texts), suffix + (_WORDS if words else ""))
         last = self._last.get(key) or (self._wider(root, texts, key[1]) if words else None)
         found: dict[str, set[str]] | None = None
         if last is not None and last[0] != root:
@@ -88,7 +105,7 @@ class TreeSearch:
         self._last[key] = (root, found)
         while len(self._last) > MAX_REMEMBERED:
             del self._last[next(iter(self._last))]
-        return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
+        return found
 
     def _wider(self, root: bytes, words: list[str], kind: str) -> tuple[bytes, dict[str, set[str]]] | None:
         """The answer of a search of ``root`` for these whole words and more (a catalog component's, for all its
@@ -138,20 +155,22 @@ class TreeSearch:
                     here[text].add(path)
         return here
 
-    def _expected_index(self, root: bytes, suffix: str) -> dict[str, set[str]] | None:
+    def _expected_index(self, root: bytes, kind: str) -> dict[str, set[str]] | None:
         """The index of an expected tree: searched, with up to ``EXPECTED_AT_ONCE - 1`` other expected trees, in
         one ``git grep`` for every definition expected of any of them, when the first of them is asked.  None
         where ``root`` was not expected, or was the only tree expected, or the search ran past its bound (each
-        is then searched as any tree is)."""
-        indexes = self._searched_expected.setdefault(suffix, {})
-        expected = self._expected.get(suffix, {})
+        is then searched as any tree is).  ``kind``: the suffix, and whether whole words were expected."""
+        indexes = self._searched_expected.setdefault(kind, {})
+        expected = self._expected.get(kind, {})
         if root in expected and len(expected) == 1:  # no other tree to share a search with: as if never expected
             del expected[root]
         elif root in expected and self._grep_trees is not None:
             roots = [root] + [at for at in expected if at != root][: EXPECTED_AT_ONCE - 1]
             texts = sorted(set().union(*(expected.pop(at) for at in roots)))
             try:
-                found = self._grep_trees(roots, texts, suffix)
+                suffix = kind.removesuffix(_WORDS)
+                words = (True,) if kind.endswith(_WORDS) else ()
+                found = self._grep_trees(roots, texts, suffix, *words)
             except BoundExceeded:
                 return None
             for at in roots:
@@ -225,11 +244,11 @@ def git_grep(
 
 
 def git_grep_trees(
-    repo: git.Repo, roots: list[bytes], texts: list[str], suffix: str
+    repo: git.Repo, roots: list[bytes], texts: list[str], suffix: str, words: bool = False
 ) -> dict[bytes, dict[str, set[str]]]:
     """For each tree of ``roots``: path -> which of ``texts`` it holds, for its files ending in ``suffix``, from
-    one ``git grep -o`` over all of the trees (git names each hit by its tree)."""
-    found = _grep(repo, [root.hex() for root in roots], texts, [f"*{suffix}"])
+    one ``git grep -o`` over all of the trees (git names each hit by its tree; ``words``: as whole words)."""
+    found = _grep(repo, [root.hex() for root in roots], texts, [f"*{suffix}"], _words(texts) if words else None)
     return {bytes.fromhex(tree): hits for tree, hits in found.items()}
 
 

@@ -70,7 +70,7 @@ class MappedTree:
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to bring: a packaged copy is read whole from disk."""
 
-    def expect_search(self, texts: list[str], suffix: str) -> None:
+    def expect_search(self, texts: list[str], suffix: str, words: bool = False) -> None:
         """Nothing to gather: a packaged copy is searched in memory."""
 
     def submodule_files(self) -> list[str]:

@@ -17,8 +17,8 @@ from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import is_constant_name
 
-MAX_DEFINED_KEPT = 4096  # answers of defined_in kept, the oldest first out
-_DEFINED: dict[tuple[str | None, str, tuple[str, ...]], list[str]] = {}
+MAX_DEFINED_KEPT = 65536  # (blob, constant) answers of defined_in kept, the oldest first out
+_DEFINED: dict[tuple[str, str], bool] = {}
 
 
 def bare_searches(name: str, call: bool = True) -> list[str]:
@@ -73,25 +73,28 @@ def _line(name: str, call: bool) -> re.Pattern[str] | None:
 
 def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool) -> list[str]:
     """Those of ``paths`` whose file defines the constant ``name`` (see :func:`_line`: ``NAME = ...`` or ``NAME:
-    T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each answer remembered."""
+    T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each file's answer remembered
+    by its blob, so a history reads a file again only where it changed."""
     line = _line(name, call)
     if line is None:
         return paths
-    key = (tree.info.commit, name, tuple(paths))
-    if key[0] is not None and key in _DEFINED:
-        return _DEFINED[key]
     out = []
     for path in paths:
         try:
-            blob = tree.read(path)
-        except (NotCarried, UnreadableFile):
+            blob = tree.blob_id(path)
+            if blob is None or (blob, name) not in _DEFINED:
+                source = tree.read(path)
+                said = source is not None and bool(line.search(source.text))
+                if blob is None:
+                    out += [path] if said else []
+                    continue
+                if len(_DEFINED) >= MAX_DEFINED_KEPT:
+                    _DEFINED.pop(next(iter(_DEFINED)))
+                _DEFINED[(blob, name)] = said
+        except (NotCarried, UnreadableFile, ValueError):
             continue
-        if blob is not None and line.search(blob.text):
+        if _DEFINED[(blob, name)]:
             out.append(path)
-    if key[0] is not None:
-        if len(_DEFINED) >= MAX_DEFINED_KEPT:
-            _DEFINED.pop(next(iter(_DEFINED)))
-        _DEFINED[key] = out
     return out
 
 

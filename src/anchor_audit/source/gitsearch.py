@@ -61,36 +61,29 @@ class TreeSearch:
         With ``words``, the texts are identifiers asked as whole words (a constant's name), searched alike."""
         if self._grep_trees is None or not all((_IDENTIFIER if words else _DEFINITION).fullmatch(t) for t in texts):
             return
-        if words:
-            expected = self._expected.setdefault(suffix + _WORDS, {}).setdefault(root, set())
-            expected.update(t for t in texts if t not in self._searched_expected.get(suffix + _WORDS, {}).get(root, {}))
-            return
-        walked = next((index for at, index in self._definitions.get(suffix, []) if at == root), {})
-        known = self._searched_expected.get(suffix, {}).get(root) or walked
+        kind = suffix + _WORDS if words else suffix
+        walked = next((index for at, index in self._definitions.get(kind, []) if at == root), {})
+        known = self._searched_expected.get(kind, {}).get(root) or walked
         wanted = {text for text in texts if text not in known}
         if wanted:
-            self._expected.setdefault(suffix, {}).setdefault(root, set()).update(wanted)
+            self._expected.setdefault(kind, {}).setdefault(root, set()).update(wanted)
 
     def search_many(
         self, root: bytes, texts: list[str], suffix: str, grep: Grep, words: bool = False
     ) -> dict[str, list[str]]:
         """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it (with
         ``words``: each an identifier, written as a whole word)."""
-        if all(_DEFINITION.fullmatch(text) for text in texts) and not words:
-            known = self._defined(root, texts, suffix, grep)
+        if words or all(_DEFINITION.fullmatch(text) for text in texts):  # none can hide another in a line
+            known = self._defined(root, texts, suffix, grep, suffix + _WORDS if words else suffix)
             return {text: sorted(known[text]) for text in texts}
-        if words:
-            index = self._expected_index(root, suffix + _WORDS)
-            if index is not None and all(text in index for text in texts):
-                return {text: sorted(index[text]) for text in texts}
-        found = self._as_asked(root, texts, suffix, grep, words)
+        found = self._as_asked(root, texts, suffix, grep)
         return {text: sorted(path for path, hits in found.items() if text in hits) for text in texts}
 
-    def _as_asked(self, root: bytes, texts: list[str], suffix: str, grep: Grep, words: bool) -> dict[str, set[str]]:
-        """Path -> which of ``texts`` it holds at ``root``: the last answer to the same question (or, for whole
-        words, to a wider one), its changed files searched again where it was of another tree; else a search."""
-        key = (tuple(texts), suffix + (_WORDS if words else ""))
-        last = self._last.get(key) or (self._wider(root, texts, key[1]) if words else None)
+    def _as_asked(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, set[str]]:
+        """Path -> which of ``texts`` it holds at ``root``: the last answer to the same question, its changed files
+        searched again where it was of another tree; else a search of the whole tree."""
+        key = (tuple(texts), suffix)
+        last = self._last.get(key)
         found: dict[str, set[str]] | None = None
         if last is not None and last[0] != root:
             changed, removed = changes(self.trees, last[0], root, suffix)
@@ -107,28 +100,23 @@ class TreeSearch:
             del self._last[next(iter(self._last))]
         return found
 
-    def _wider(self, root: bytes, words: list[str], kind: str) -> tuple[bytes, dict[str, set[str]]] | None:
-        """The answer of a search of ``root`` for these whole words and more (a catalog component's, for all its
-        skills at once), if one is remembered: whole words never overlap in a line, so it is this search's."""
-        wanted = set(words)
-        for (asked, asked_kind), (at, found) in reversed(self._last.items()):
-            if at == root and asked_kind == kind and len(asked) > len(wanted) and wanted.issubset(asked):
-                return at, found
-        return None
-
-    def _defined(self, root: bytes, texts: list[str], suffix: str, grep: Grep) -> dict[str, set[str]]:
+    def _defined(
+        self, root: bytes, texts: list[str], suffix: str, grep: Grep, kind: str | None = None
+    ) -> dict[str, set[str]]:
         """Where each definition asked so far lies at ``root`` (``texts`` among them): from the nearest tree an
         index was kept at (a history, an impact and a name's past ask of commits far apart), by a search of the
         files changed since for every definition it holds, and a search of the whole tree for the definitions new
         to it.  Definitions may share one ``git grep -o``: each begins with ``def`` or ``class`` and ends at ``(``
         or ``:``, so no two overlap in a line and none hides another (texts that can, such as quoted lines, are
-        searched as asked, above)."""
-        states = self._definitions.setdefault(suffix, [])
+        searched as asked, above).  Identifiers asked as whole words never overlap either: ``kind`` keeps their
+        indexes apart (the suffix and " words")."""
+        kind = kind or suffix
+        states = self._definitions.setdefault(kind, [])
         here = next((known for at, known in states if at == root), None)
         if here is None:
-            here = self._expected_index(root, suffix)
+            here = self._expected_index(root, kind)
         else:  # a walk's index has it: what it lacks is searched below, with no other tree
-            self._expected.get(suffix, {}).pop(root, None)
+            self._expected.get(kind, {}).pop(root, None)
         if here is None:
             nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
             for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest

@@ -43,10 +43,14 @@ def quote_evidence(match: QuoteMatch, ctx: Context, key: str | None = None) -> E
         return Evidence(EvidenceKind.QUOTE, key, True, match.status, match.detail, match.location)
     if isinstance(match, Unchecked):
         return Evidence(EvidenceKind.QUOTE, key, False, match.status, match.detail)
-    try:
-        return _by_behaviour(match, ctx, key)
-    except (NotCarried, UnreadableFile) as exc:
-        return Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE, str(exc))
+    if (match.quote, key) not in ctx.judged:  # a quote several claims rest on is judged once
+        try:
+            ctx.judged[(match.quote, key)] = _by_behaviour(match, ctx, key)
+        except (NotCarried, UnreadableFile) as exc:
+            ctx.judged[(match.quote, key)] = Evidence(EvidenceKind.QUOTE, key, False, AnchorStatus.UNVERIFIABLE,
+                                                          str(exc))  # fmt: skip
+    found: Evidence = ctx.judged[(match.quote, key)]
+    return found
 
 
 @dataclass(frozen=True)

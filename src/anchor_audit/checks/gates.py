@@ -158,6 +158,12 @@ def _row(
     return [line, " and ".join(texts), sorted(names), sorted(consts), guards, texts[-1] if nested else ""]
 
 
+def _decides(node: ast.If | ast.While | ast.Assert) -> bool:
+    """Whether a gate does something itself (asserts, raises, sets, returns) rather than only lead to others,
+    which are read with it."""
+    return isinstance(node, ast.Assert) or bool(_effects(node.body))
+
+
 def _effects(body: list[ast.stmt]) -> frozenset[str]:
     """What a branch does, as far as telling two apart goes: what it sets, and whether it raises or returns."""
     out: set[str] = set()
@@ -184,16 +190,17 @@ Test = ast.If | ast.While | ast.Assert
 def _nested(
     body: list[ast.stmt], outer: list[ast.expr], negations: dict[int, ast.expr]
 ) -> Iterator[tuple[list[ast.expr], Test]]:
-    """(the tests that lead to it in its function, outermost first; a gate) for each gate under at least one
-    ``if`` of its function: an enclosing ``if``'s test, or its negation for a gate of its ``else`` or ``elif``,
-    unless that ``elif`` does what the branch before it does (``if tp < 2: overlap = False`` then ``elif not sp:
-    overlap = False``: either turns the overlap off, so the second is read without the first).  ``negations``
-    keeps each negated test made, one per test, for as long as the caller reads them (a node is known by its id)."""
+    """(the tests that lead to it in its function, outermost first; a gate) for each gate that does something
+    (:func:`_decides`) under at least one ``if`` of its function: an enclosing ``if``'s test, or its negation
+    for a gate of its ``else`` or ``elif``, unless that ``elif`` does what the branch before it does (``if tp <
+    2: overlap = False`` then ``elif not sp: overlap = False``: either turns the overlap off, so the second is
+    read without the first).  ``negations`` keeps each negated test made, one per test, for as long as the
+    caller reads them (a node is known by its id)."""
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield from _nested(node.body, [], negations)
             continue
-        if isinstance(node, (ast.If, ast.While, ast.Assert)) and outer:
+        if isinstance(node, (ast.If, ast.While, ast.Assert)) and outer and _decides(node):
             yield outer, node
         if isinstance(node, ast.If):
             yield from _nested(node.body, [*outer, node.test][-MAX_NESTING:], negations)

@@ -10,7 +10,7 @@ tree's listing, the run's memo, and the judge's two content-keyed checks.  The t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
 
 from ..model import (
     Citation,
@@ -59,6 +59,7 @@ class Context:
     gone: dict[Citation, tuple[PromiseStatus, str]] = field(default_factory=dict)  # names gone since written
     commands: tuple[Citation, ...] = ()  # the commands of the prose (where a stated default is looked up)
     validated: Callable[[], SourceTree | None] = lambda: None  # the tree of the card's validation day, if known
+    judged: dict[tuple[Any, str], Any] = field(default_factory=dict)  # a quote judged as a claim's evidence, by key
 
     @property
     def skill_md(self) -> str:

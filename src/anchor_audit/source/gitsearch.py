@@ -52,6 +52,7 @@ class TreeSearch:
         self._definitions: dict[str, list[tuple[bytes, dict[str, set[str]]]]] = {}  # suffix -> [(root, text -> paths)]
         self._expected: dict[str, dict[bytes, set[str]]] = {}  # suffix -> root -> definitions it will be asked
         self._searched_expected: dict[str, dict[bytes, dict[str, set[str]]]] = {}  # suffix -> root -> index
+        self._changed: dict[tuple[bytes, bytes, str, int], tuple[set[str], set[str]]] = {}  # see _changes
 
     def expect(self, root: bytes, texts: list[str], suffix: str, words: bool = False) -> None:
         """The definitions the tree ``root`` will be asked for (a name's past, at the commit that wrote the line
@@ -121,7 +122,7 @@ class TreeSearch:
             nearest: tuple[dict[str, set[str]], set[str], set[str]] | None = None
             for at, known in reversed(states):  # the most recent first: a walk's last commit is most often nearest
                 most = MAX_CHANGED if nearest is None else len(nearest[1]) - 1  # no farther than the nearest yet
-                changed, removed = changes(self.trees, at, root, suffix, most)
+                changed, removed = self._changes(at, root, suffix, most)
                 if len(changed) <= most:
                     nearest = known, changed, removed
                 if len(changed) <= NEAR_ENOUGH:
@@ -142,6 +143,16 @@ class TreeSearch:
                 for text in hits:
                     here[text].add(path)
         return here
+
+    def _changes(self, at: bytes, root: bytes, suffix: str, most: int) -> tuple[set[str], set[str]]:
+        """:func:`changes`, each answer remembered: the definitions' and the whole words' indexes of one walk ask
+        the same."""
+        key = (at, root, suffix, most)
+        if key not in self._changed:
+            if len(self._changed) >= MAX_INDEXES * 4:
+                del self._changed[next(iter(self._changed))]
+            self._changed[key] = changes(self.trees, at, root, suffix, most)
+        return self._changed[key]
 
     def _expected_index(self, root: bytes, kind: str) -> dict[str, set[str]] | None:
         """The index of an expected tree: searched, with up to ``EXPECTED_AT_ONCE - 1`` other expected trees, in

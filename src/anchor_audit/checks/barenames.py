@@ -9,6 +9,7 @@ are read for its assignment (``UNTUNED_PRESET = 3`` does not assign ``TUNED_PRES
 from __future__ import annotations
 
 import functools
+import json
 import re
 
 from ..errors import NotCarried, UnreadableFile
@@ -16,6 +17,7 @@ from ..model import PromiseStatus
 from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import is_constant_name
+from ..store.memo import Memo, no_memo
 
 MAX_DEFINED_KEPT = 65536  # (blob, constant) answers of defined_in kept, the oldest first out
 _DEFINED: dict[tuple[str, str], bool] = {}
@@ -71,28 +73,45 @@ def _line(name: str, call: bool) -> re.Pattern[str] | None:
     return re.compile(rf"^[ \t]*{re.escape(name)}(?:[ \t]*:[^=\n]*|[ \t]+)=(?!=)", re.MULTILINE)
 
 
-def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool) -> list[str]:
+def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool, memo: Memo = no_memo) -> list[str]:
     """Those of ``paths`` whose file defines the constant ``name`` (see :func:`_line`: ``NAME = ...`` or ``NAME:
     T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each file's answer remembered
-    by its blob, so a history reads a file again only where it changed."""
+    by its blob (in this process, and across runs by ``memo``), so a history or an edited skill reads a file
+    again only where it changed."""
     line = _line(name, call)
     if line is None:
         return paths
-    out = []
+    blobs = []
     for path in paths:
         try:
-            blob = tree.blob_id(path)
-            if blob is None or (blob, name) not in _DEFINED:
-                source = tree.read(path)
-                said = source is not None and bool(line.search(source.text))
-                if blob is None:
-                    out += [path] if said else []
-                    continue
-                if len(_DEFINED) >= MAX_DEFINED_KEPT:
-                    _DEFINED.pop(next(iter(_DEFINED)))
-                _DEFINED[(blob, name)] = said
+            blobs.append(tree.blob_id(path))
         except (NotCarried, UnreadableFile, ValueError):
-            continue
+            blobs.append(None)
+    if None in blobs:
+        return _read_for(tree, paths, blobs, name, line)
+    key = "defined-in/1|" + json.dumps([name, blobs])
+    read = lambda: {"at": [paths.index(p) for p in _read_for(tree, paths, blobs, name, line)]}  # noqa: E731
+    said: list[int] = memo(key, read)["at"]
+    return [paths[i] for i in said]
+
+
+def _read_for(
+    tree: SourceTree, paths: list[str], blobs: list[str | None], name: str, line: re.Pattern[str]
+) -> list[str]:
+    out = []
+    for path, blob in zip(paths, blobs, strict=True):
+        if blob is None or (blob, name) not in _DEFINED:
+            try:
+                source = tree.read(path)
+            except (NotCarried, UnreadableFile):
+                continue
+            said = source is not None and bool(line.search(source.text))
+            if blob is None:
+                out += [path] if said else []
+                continue
+            if len(_DEFINED) >= MAX_DEFINED_KEPT:
+                _DEFINED.pop(next(iter(_DEFINED)))
+            _DEFINED[(blob, name)] = said
         if _DEFINED[(blob, name)]:
             out.append(path)
     return out
@@ -107,7 +126,7 @@ def removal_pattern(name: str, call: bool) -> str:
 
 
 def resolve_bare(
-    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True
+    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True, memo: Memo = no_memo
 ) -> tuple[PromiseStatus, str] | None:
     """A bare name: found (in the package, only in its tests, only in private form), or None (not said: it may be
     anyone's).  The texts of its definitions are searched for (a skill's names all in one search, ``searched``);
@@ -122,7 +141,7 @@ def resolve_bare(
     public, private = definitions(name, call)
     defined = sorted({path for text in public for path in found[text]})
     if read_to_confirm(name, call):  # a test's constant is the tests' (a benchmark's list of backends)
-        defined = defined_in(tree, defined, name, call)
+        defined = defined_in(tree, defined, name, call, memo)
         return (PromiseStatus.EXISTS, defined[0]) if defined else None
     package = [p for p in defined if not is_test(p)]
     if package:

@@ -101,7 +101,7 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     the ref has it nowhere or only in tests)."""
     said = ctx.gone.get(c)
     if said is None:
-        said = resolve_name(c.target, called(c), ctx.tree, ctx.searched)
+        said = resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
             said = unverified_on_a_page(said[1])

@@ -310,7 +310,7 @@ def _params(node: ast.FunctionDef) -> dict[str, int]:
 
 
 def resolve_name(
-    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None
+    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None, memo: Memo = no_memo
 ) -> tuple[PromiseStatus, str] | None:
     """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
     package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
@@ -320,7 +320,7 @@ def resolve_name(
     """
     parts = name.split(".")
     if len(parts) == 1:
-        return resolve_bare(parts[0], tree, searched, call)
+        return resolve_bare(parts[0], tree, searched, call, memo)
     ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
     if parts[0] in sys.stdlib_module_names or not ours:
         return None  # another package's name, or an object's attribute chain: not this repository's citation

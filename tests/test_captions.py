@@ -68,20 +68,25 @@ def test_lines_mention_a_claim_by_a_telling_word_a_longer_form_or_an_abbreviatio
 def test_a_claim_linked_by_its_caption_is_judged_by_that_quote_and_says_how_it_was_linked(
     tmp_path: Path, capsys
 ) -> None:
+    claim = _held_then_broken(tmp_path, capsys, "overlap_gate", "## The overlap gate\n\nOverlap only with TP:\n\n")
+    assert claim["evidence"][0]["detail"].startswith("linked by the caption 'The overlap gate Overlap only with TP:': ")
+
+
+def _held_then_broken(tmp_path: Path, capsys, claim_id: str, above: str) -> dict:
+    """A skill whose one quote (under ``above``) is its only evidence for ``claim_id``: the claim holds at v1, and
+    is broken once the gate's constant changes after the card's day; the broken claim."""
     repo = make_code_repo(tmp_path / "code")
-    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  overlap_gate:\n    - code_verified\n'
-    body = "## The overlap gate\n\nOverlap only with TP:\n\n" + QUOTE
-    skill = make_skill(tmp_path / "skill", body, card=card)
+    card = f'validated_on: "2026-01-10"\nvalidation_status:\n  {claim_id}:\n    - code_verified\n'
+    skill = make_skill(tmp_path / "skill", above + QUOTE, card=card)
     assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert (claim["verdict"], [e["ref"] for e in claim["evidence"]]) == ("code_verified", ["pkg/plan.py:3-6"])
-    # The gate's constant changes after the card's day: the linked quote breaks the claim, and says how it links.
     repo.edit("pkg/plan.py", "cfg.tp > 1", "cfg.tp > 4")
     repo.commit("tp > 4", date="2026-02-01T00:00:00")
     assert main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)]) == 1
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert claim["verdict"] == "broken"
-    assert claim["evidence"][0]["detail"].startswith("linked by the caption 'The overlap gate Overlap only with TP:': ")
+    return claim
 
 
 def test_a_doc_only_claim_is_never_linked_by_a_caption(tmp_path: Path, capsys) -> None:
@@ -113,15 +118,5 @@ def test_a_claim_no_caption_links_is_linked_to_the_quotes_whose_code_names_every
 def test_a_claim_linked_by_what_its_quotes_code_names_is_judged_by_that_quote_and_says_how(
     tmp_path: Path, capsys
 ) -> None:
-    repo = make_code_repo(tmp_path / "code")
-    card = 'validated_on: "2026-01-10"\nvalidation_status:\n  tp_overlap:\n    - code_verified\n'
-    skill = make_skill(tmp_path / "skill", "## Plan\n\nSee below:\n\n" + QUOTE, card=card)
-    assert main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)]) == 0
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
-    assert (claim["verdict"], [e["ref"] for e in claim["evidence"]]) == ("code_verified", ["pkg/plan.py:3-6"])
-    repo.edit("pkg/plan.py", "cfg.tp > 1", "cfg.tp > 4")
-    repo.commit("tp > 4", date="2026-02-01T00:00:00")
-    assert main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)]) == 1
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
-    assert claim["verdict"] == "broken"
+    claim = _held_then_broken(tmp_path, capsys, "tp_overlap", "## Plan\n\nSee below:\n\n")
     assert claim["evidence"][0]["detail"].startswith("linked by what its code names: ")

@@ -24,7 +24,7 @@ def overlap(cfg):
     if cfg.use_flash and cfg.num_layers > 4:
         cfg.fused = True
 '''
-CARD = '''\
+CARD_HEAD = '''\
 validated_on: "2026-01-15"
 validation_status:
   gate:
@@ -32,6 +32,8 @@ validation_status:
 evidence:
   - pkg/overlap.py
 known_constraints:
+'''
+CARD = CARD_HEAD + '''\
   - Overlapping needs tensor_model_parallel_size > 1.
   - TP overlapping needs TE.
   - Packed fine-tuning runs need micro_batch_size == 1.
@@ -40,12 +42,15 @@ known_constraints:
 '''
 
 
-def _constraints(tmp_path: Path, capsys, later: str | None = None) -> dict[str, dict]:
-    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP})
+def _constraints(
+    tmp_path: Path, capsys, later: str | None = None, code: str = OVERLAP, card: str = CARD
+) -> dict[str, dict]:
+    """Each constraint of ``card``'s result, by its sentence, with ``code`` as pkg/overlap.py (then ``later``)."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": code})
     if later is not None:
         repo.write("pkg/overlap.py", later)
         repo.commit("later", date="2026-02-01T00:00:00")
-    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=CARD)
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=card)
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     data = json.loads(capsys.readouterr().out)
     (report,) = data["skills"]
@@ -247,14 +252,7 @@ def overlap(cfg):
     if cfg.cpu_offloading and cfg.recompute_granularity is not None:
         raise ValueError("no recompute with offloading")
 '''
-NESTED_CARD = '''\
-validated_on: "2026-01-15"
-validation_status:
-  gate:
-    - doc_only
-evidence:
-  - pkg/overlap.py
-known_constraints:
+NESTED_CARD = CARD_HEAD + '''\
   - TP overlap requires sequence_parallel=True.
   - TP overlap requires Transformer Engine to be available.
   - Precision must be BF16 or FP16.
@@ -267,14 +265,8 @@ known_constraints:
 
 
 def _nested_constraints(tmp_path: Path, capsys, later: str | None = None) -> dict[str, tuple[str, str]]:
-    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": NESTED})
-    if later is not None:
-        repo.write("pkg/overlap.py", later)
-        repo.commit("later", date="2026-02-01T00:00:00")
-    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=NESTED_CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (report,) = json.loads(capsys.readouterr().out)["skills"]
-    return {p["path"]: (p["status"], p["detail"]) for p in report["promises"] if p["kind"] == "constraint"}
+    found = _constraints(tmp_path, capsys, later, NESTED, NESTED_CARD)
+    return {sentence: (p["status"], p["detail"]) for sentence, p in found.items()}
 
 
 def test_a_constraint_is_decided_by_a_gate_read_with_the_ifs_that_lead_to_it_and_the_words_the_code_spells(

@@ -55,6 +55,20 @@ def symbols(repo: GitRepo, capsys, *where: str) -> dict[str, tuple[str, str]]:
     return {p["path"]: (p["status"], p.get("detail", "")) for p in skill["promises"] if p["kind"] == "symbol"}
 
 
+def _alone_and_together(repo: GitRepo, capsys, monkeypatch, tmp_path, names: tuple[str, str]) -> tuple[dict, dict, str]:
+    """Each skill's symbols checked alone, then both in one run with git traced: (alone, together, the trace)."""
+    alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in names}
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", "--no-cache",
+                 "--in-repo", *(f"skills/{name}" for name in names)])  # fmt: skip
+    monkeypatch.delenv("GIT_TRACE")
+    assert code == 1
+    together = {s["name"]: {p["path"]: (p["status"], p.get("detail", "")) for p in s["promises"] if p["kind"] == "symbol"}
+                for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
+    return alone, together, trace.read_text()
+
+
 def test_a_name_gone_since_the_skill_was_written_is_missing_with_the_commit_that_removed_it(tmp_path, capsys) -> None:
     repo = repository(tmp_path)
     removed = git(repo.path, "rev-parse", "HEAD~1")
@@ -87,19 +101,11 @@ def test_the_commits_many_skills_were_written_at_are_searched_in_one_grep_each_a
     """Each skill's names are looked for in the tree of the commit that wrote its lines; a run of many skills
     tells those trees beforehand, and the first asked is searched with the others in one ``git grep``."""
     repo = repository(tmp_path, planner=True)
-    alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in ("builder", "planner")}
-    trace = tmp_path / "trace"
-    monkeypatch.setenv("GIT_TRACE", str(trace))
-    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", "--no-cache",
-                 "--in-repo", "skills/builder", "skills/planner"])  # fmt: skip
-    monkeypatch.delenv("GIT_TRACE")
-    assert code == 1
-    together = {s["name"]: {p["path"]: (p["status"], p.get("detail", "")) for p in s["promises"] if p["kind"] == "symbol"}
-                for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
+    alone, together, trace = _alone_and_together(repo, capsys, monkeypatch, tmp_path, ("builder", "planner"))
     assert together == alone
     assert together["planner"]["build_scheduler()"][0] == together["builder"]["CombinedProjectionMixin"][0] == "missing"
     written = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~3", "HEAD~2")]
-    past = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and written[0] in line]
+    past = [line for line in trace.splitlines() if "built-in: git grep" in line and written[0] in line]
     assert len(past) == 1 and written[1] in past[0], past
 
 
@@ -190,18 +196,10 @@ def test_the_constants_of_many_skills_are_searched_for_in_their_past_trees_in_on
     repo.commit("a big preset and its skill", date="2026-03-01T00:00:00")
     repo.write("src/acme/presets.py", "BASE_LAYERS = 4\n")
     repo.commit("presets go", date="2026-04-01T00:00:00")
-    alone = {name: symbols(repo, capsys, "--in-repo", f"skills/{name}") for name in ("presets", "big")}
-    trace = tmp_path / "trace"
-    monkeypatch.setenv("GIT_TRACE", str(trace))
-    code = main(["check", "--repo", str(repo.path), "--ref", "main", "--format", "json", "-q", "--no-cache",
-                 "--in-repo", "skills/presets", "skills/big"])  # fmt: skip
-    monkeypatch.delenv("GIT_TRACE")
-    assert code == 1
-    together = {s["name"]: {p["path"]: (p["status"], p.get("detail", "")) for p in s["promises"] if p["kind"] == "symbol"}
-                for s in json.loads(capsys.readouterr().out)["skills"]}  # fmt: skip
+    alone, together, trace = _alone_and_together(repo, capsys, monkeypatch, tmp_path, ("presets", "big"))
     assert together == alone
     assert together["big"]["BIG_PRESET_V2"][0] == together["presets"]["SMALL_PRESET_V1"][0] == "missing"
     trees = [git(repo.path, "rev-parse", f"{rev}^{{tree}}").strip() for rev in ("HEAD~2", "HEAD~1")]
-    words = [line for line in trace.read_text().splitlines() if "built-in: git grep" in line and " -w " in line
+    words = [line for line in trace.splitlines() if "built-in: git grep" in line and " -w " in line
              and trees[0] in line]  # fmt: skip
     assert len(words) == 1 and trees[1] in words[0], words

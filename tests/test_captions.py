@@ -52,10 +52,10 @@ def test_a_claim_is_linked_to_the_quotes_under_its_best_caption_only() -> None:
 
 
 def test_a_caption_saying_what_the_claim_is_about_beats_one_saying_words_any_claim_may_say() -> None:
-    surface, runtime = _quote("LLM packed SFT config surface", 1), _quote("Packed THD runtime constraint", 2)
-    assert captioned("offline_packed_sft_runtime", [surface, runtime]) == (surface,)  # packed + sft beats packed
-    gate, tuning = _quote("MoE overlap validation", 1), _quote("MoE overlap tuning", 2)
-    assert captioned("moe_overlap_validation", [gate, tuning]) == (gate,)  # equals on moe + overlap: validation
+    options, limits = _quote("Shard loader options", 1), _quote("Shard runtime limits", 2)
+    assert captioned("offline_shard_loader_runtime", [options, limits]) == (options,)  # shard + loader beats shard
+    gate, tuning = _quote("Cache eviction validation", 1), _quote("Cache eviction tuning", 2)
+    assert captioned("cache_eviction_validation", [gate, tuning]) == (gate,)  # equals on cache + eviction
 
 
 def test_lines_mention_a_claim_by_a_telling_word_a_longer_form_or_an_abbreviation() -> None:
@@ -106,13 +106,13 @@ def test_a_claim_no_caption_links_is_linked_to_the_quotes_whose_code_names_every
     wiring = _code("init_groups(\n    tensor_model_parallel_size=cfg.tensor_model_parallel_size,\n"
                    "    expert_model_parallel_size=cfg.expert_model_parallel_size,\n)", 1)
     packing = _code("if cfg.context_parallel_size > 1 and cfg.enable_offline_packing:\n    raise ValueError", 2)
-    assert named_by_code("ep_expert_parallel", [wiring, packing]) == (wiring,)  # ep, expert, parallel
-    assert named_by_code("cp_and_packing_validation_rules", [wiring, packing]) == (packing,)  # "packing", "cp"
-    assert named_by_code("tp_config_and_runtime", [wiring, packing]) == (wiring,)  # one abbreviation: one setting
-    assert named_by_code("pp_interleaved_schedule", [wiring, packing]) == ()  # nothing says "interleaved"
+    assert named_by_code("ep_expert_groups", [wiring, packing]) == (wiring,)  # ep, expert, groups
+    assert named_by_code("cp_packing_checks", [wiring, packing]) == (packing,)  # "packing", "cp"
+    assert named_by_code("tp_setting_runtime", [wiring, packing]) == (wiring,)  # one abbreviation: one setting
+    assert named_by_code("pp_interleaved_order", [wiring, packing]) == ()  # nothing says "interleaved"
     assert named_by_code("offload_runtime", [wiring, packing]) == ()  # one word, no abbreviation: too little
     many = [_code("cfg.expert_model_parallel_size = 2", n) for n in range(4)]
-    assert named_by_code("ep_expert_parallel", many) == ()  # four quotes name it: which one is a guess
+    assert named_by_code("ep_expert_groups", many) == ()  # four quotes name it: which one is a guess
 
 
 def test_a_claim_linked_by_what_its_quotes_code_names_is_judged_by_that_quote_and_says_how(

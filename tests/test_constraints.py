@@ -114,7 +114,7 @@ def test_what_a_sentence_names_and_states() -> None:
     names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
     assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}
     # the longer phrase first: "TP overlap" is not also "TP"; a version floor is the version as written
-    assert wanted("TP overlap requires TE >= 2.7.0.") == (frozenset({"tp_comm_overlap", "is_te_min_version"}),
+    assert wanted("TP overlap needs TE >= 2.7.0.") == (frozenset({"tp_comm_overlap", "is_te_min_version"}),
                                                          frozenset({"2.7.0"}))
 
 
@@ -253,14 +253,14 @@ def overlap(cfg):
         raise ValueError("no recompute with offloading")
 '''
 NESTED_CARD = CARD_HEAD + '''\
-  - TP overlap requires sequence_parallel=True.
-  - TP overlap requires Transformer Engine to be available.
-  - Precision must be BF16 or FP16.
-  - PyTorch must be at least 2.6.0.
-  - Megatron FSDP and Torch FSDP2 are mutually exclusive.
-  - Megatron FSDP does not support use_tp_pp_dp_mapping.
-  - CPU offloading does not support PP>1 or activation recomputation.
-  - CPU offloading does not support PP>1, activation recomputation or FP16.
+  - TP overlap needs sequence_parallel=True.
+  - TP overlap needs Transformer Engine available.
+  - Use BF16 or FP16 only.
+  - PyTorch >= 2.6.0 is needed.
+  - Megatron FSDP and Torch FSDP2 cannot be used together.
+  - Megatron FSDP cannot be used with use_tp_pp_dp_mapping.
+  - CPU offloading cannot be used with PP>1 or activation recomputation.
+  - CPU offloading cannot be used with PP>1, activation recomputation or FP16.
 '''
 
 
@@ -272,25 +272,25 @@ def _nested_constraints(tmp_path: Path, capsys, later: str | None = None) -> dic
 def test_a_constraint_is_decided_by_a_gate_read_with_the_ifs_that_lead_to_it_and_the_words_the_code_spells(
     tmp_path: Path, capsys
 ) -> None:
-    """"TP overlap" is ``tp_comm_overlap`` (not also "TP"), "PyTorch must be at least 2.6.0" is
+    """"TP overlap" is ``tp_comm_overlap`` (not also "TP"), "PyTorch >= 2.6.0" is
     ``is_torch_min_version("2.6.0")``, "BF16" is ``bf16``; each decided by a gate under an ``if``, read with it."""
     said = _nested_constraints(tmp_path, capsys)
     decided = {sentence: detail.split(" (")[0] for sentence, (status, detail) in said.items() if status == "holds"}
     assert decided == {
-        "TP overlap requires sequence_parallel=True.": "decided by `cfg.tp_comm_overlap and not cfg.sequence_parallel`",
-        "TP overlap requires Transformer Engine to be available.": "decided by `cfg.tp_comm_overlap and not HAVE_TE`",
-        "Precision must be BF16 or FP16.": "decided by `cfg.bf16 or cfg.fp16`",
-        "PyTorch must be at least 2.6.0.": "decided by `is_torch_min_version('2.6.0')`",
-        "Megatron FSDP and Torch FSDP2 are mutually exclusive.": "decided by `cfg.use_megatron_fsdp and cfg.use_torch_fsdp2`",
-        "Megatron FSDP does not support use_tp_pp_dp_mapping.":
+        "TP overlap needs sequence_parallel=True.": "decided by `cfg.tp_comm_overlap and not cfg.sequence_parallel`",
+        "TP overlap needs Transformer Engine available.": "decided by `cfg.tp_comm_overlap and not HAVE_TE`",
+        "Use BF16 or FP16 only.": "decided by `cfg.bf16 or cfg.fp16`",
+        "PyTorch >= 2.6.0 is needed.": "decided by `is_torch_min_version('2.6.0')`",
+        "Megatron FSDP and Torch FSDP2 cannot be used together.": "decided by `cfg.use_megatron_fsdp and cfg.use_torch_fsdp2`",
+        "Megatron FSDP cannot be used with use_tp_pp_dp_mapping.":
             "decided by `cfg.use_megatron_fsdp and not cfg.use_tp_pp_dp_mapping`",
         # one thing against several: a gate for each pair
-        "CPU offloading does not support PP>1 or activation recomputation.":
+        "CPU offloading cannot be used with PP>1 or activation recomputation.":
             "decided by `cfg.cpu_offloading and cfg.pipeline_model_parallel_size > 1`",
     }
-    both = said["CPU offloading does not support PP>1 or activation recomputation."][1]
+    both = said["CPU offloading cannot be used with PP>1 or activation recomputation."][1]
     assert "; decided by `cfg.cpu_offloading and cfg.recompute_granularity is not None`" in both
-    assert said["CPU offloading does not support PP>1, activation recomputation or FP16."][0] == "unverifiable"
+    assert said["CPU offloading cannot be used with PP>1, activation recomputation or FP16."][0] == "unverifiable"
 
 
 def test_a_nested_gate_moved_out_from_under_its_if_is_unverifiable_not_broken(tmp_path: Path, capsys) -> None:
@@ -303,16 +303,16 @@ def test_a_nested_gate_moved_out_from_under_its_if_is_unverifiable_not_broken(tm
         "    if cfg.use_torch_fsdp2:\n        raise ValueError(\"one FSDP at a time\")\n    assert not cfg.use_tp_pp_dp_mapping\n",
     )
     said = _nested_constraints(tmp_path, capsys, moved)
-    status, detail = said["Megatron FSDP does not support use_tp_pp_dp_mapping."]
+    status, detail = said["Megatron FSDP cannot be used with use_tp_pp_dp_mapping."]
     assert status == "unverifiable"
     assert detail.endswith("at the ref `not cfg.use_tp_pp_dp_mapping` is at pkg/overlap.py:22, not under the same tests: re-verify")
-    assert said["Megatron FSDP and Torch FSDP2 are mutually exclusive."][0] == "unverifiable"
+    assert said["Megatron FSDP and Torch FSDP2 cannot be used together."][0] == "unverifiable"
 
 
 def test_a_sentence_against_several_things_is_broken_when_the_gate_of_one_of_them_is_gone(tmp_path: Path, capsys) -> None:
     gone = NESTED.replace('    if cfg.cpu_offloading and cfg.recompute_granularity is not None:\n'
                           '        raise ValueError("no recompute with offloading")\n', "")
     said = _nested_constraints(tmp_path, capsys, gone)
-    status, detail = said["CPU offloading does not support PP>1 or activation recomputation."]
+    status, detail = said["CPU offloading cannot be used with PP>1 or activation recomputation."]
     assert status == "missing"
     assert detail.endswith("no gate names cpu_offloading, recompute_granularity at the ref")

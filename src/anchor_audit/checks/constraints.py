@@ -137,7 +137,7 @@ def _at_ref(decided: Gate, now: list[Gate], constants: frozenset[str], day: str)
 
 
 def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> list[Gate]:
-    """A sentence that constrains one thing against several (``CPU offloading does not support PP>1 or activation
+    """A sentence that constrains one thing against several (``offloading cannot be used with PP>1 or activation
     recomputation``): for some one of its names, a gate for each other, naming exactly the two, every constant
     stated by one of them; none where the sentence names fewer than three things, or a pair has no gate."""
     if len(names) < 3:

@@ -40,7 +40,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "activation recomputation": ("recompute_granularity",),
     "activation recompute": ("recompute_granularity",),
 }
-# A library's version floor as the code tests it: "PyTorch must be at least 2.6.0" is ``is_torch_min_version("2.6.0")``.
+# A library's version floor as the code tests it: "PyTorch >= 2.6.0 is needed": ``is_torch_min_version("2.6.0")``.
 VERSION_FLOORS: dict[str, str] = {
     "PyTorch": "is_torch_min_version",
     "torch": "is_torch_min_version",

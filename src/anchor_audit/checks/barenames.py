@@ -47,16 +47,22 @@ def search_all(tree: SourceTree, texts: list[str]) -> dict[str, list[str]] | Non
     """Where each text is written in the tree's Python files: a definition (``def make_batch(``) as written, a
     constant's name as a whole word (whole words never overlap in a line, so many skills' share one search);
     None where the tree cannot be searched cheaply."""
-    words = [text for text in texts if _WORD.fullmatch(text)]
-    rest = [text for text in texts if not _WORD.fullmatch(text)]
+    rest, words = split_words(texts)
     found = tree.search_many(rest, ".py") if rest else {}
     named = tree.search_many(words, ".py", words=True) if words else {}
     return None if found is None or named is None else {**found, **named}
 
 
-def expectable(texts: list[str]) -> list[str]:
-    """The definitions among ``texts``, which a tree may be told it will be asked (not a constant's words)."""
-    return [text for text in texts if not _WORD.fullmatch(text)]
+def expect_all(tree: SourceTree, texts: list[str]) -> None:
+    """Tell ``tree`` it will be asked :func:`search_all` of ``texts``, the definitions and the words apart."""
+    rest, words = split_words(texts)
+    tree.expect_search(rest, ".py")
+    tree.expect_search(words, ".py", words=True)
+
+
+def split_words(texts: list[str]) -> tuple[list[str], list[str]]:
+    """(the texts searched as written: definitions; those searched as whole words: a constant's name)."""
+    return [text for text in texts if not _WORD.fullmatch(text)], [text for text in texts if _WORD.fullmatch(text)]
 
 
 def read_to_confirm(name: str, call: bool) -> bool:

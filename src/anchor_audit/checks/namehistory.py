@@ -23,7 +23,7 @@ from .barenames import (
     bare_searches,
     defined_in,
     definitions,
-    expectable,
+    expect_all,
     read_to_confirm,
     removal_pattern,
     search_all,
@@ -70,9 +70,7 @@ def expect_gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[s
     for sha, cited in _asked(skill, tree, searched, own)[1].items():
         then = tree.at_commit(sha)
         if then is not None and then.info.commit != tree.info.commit:
-            wanted = _wanted(cited)
-            then.expect_search(expectable(wanted), ".py")
-            then.expect_search([text for text in wanted if text not in expectable(wanted)], ".py", words=True)
+            expect_all(then, _wanted(cited))
 
 
 Cited = list[tuple[int, Citation]]  # (index in skill.citations, the citation)

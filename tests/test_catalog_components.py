@@ -277,18 +277,22 @@ def test_a_skill_whose_repository_cannot_be_reached_still_has_its_own_links_chec
     catalog = tmp_path / "catalog"
     (catalog / "components.d").mkdir(parents=True)
     _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
-    body = "See [the guide](references/guide.md), [a missing page](references/nope.md) and [up](../other/SKILL.md).\n"
+    body = ("See [the guide](references/guide.md), [a missing page](references/nope.md), [a sibling](../other/SKILL.md),"
+            " [the root's guide](../../docs/guide.md) and [above the catalog](../../../x.md).\n")
     skill = make_skill(catalog / "skills" / "gone-skill", body)
     (skill / "references").mkdir()
     (skill / "references" / "guide.md").write_text("# Guide\n\n[back](../SKILL.md#nowhere)\n")
+    make_skill(catalog / "skills" / "other", "# other\n")
     code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     assert code == 1
-    assert report["skipped"].endswith("; only the checks that need no code ran: the links inside its folder")
+    assert report["skipped"].endswith("; only the checks that need no code ran: its links, in the catalog")
     assert [(p["path"], p["status"]) for p in report["promises"]] == [
-        ("references/guide.md", "exists"), ("references/nope.md", "missing"), ("SKILL.md#nowhere", "missing")
-    ]  # the link above the folder needs the repository: not checked
-    assert sorted(f["code"] for f in report["findings"]) == ["AA302", "AA407", "AA407"]
+        ("references/guide.md", "exists"), ("references/nope.md", "missing"), ("../other/SKILL.md", "exists"),
+        ("../../docs/guide.md", "missing"), ("../../../x.md", "missing"), ("SKILL.md#nowhere", "missing"),
+    ]  # a link out of the folder is broken in this copy wherever the repository has its target
+    assert "whether its repository has it is not known" in report["promises"][3]["detail"]
+    assert sorted(f["code"] for f in report["findings"]) == ["AA302", *["AA407"] * 4]
 
 
 def test_a_skill_whose_repository_cannot_be_reached_still_has_its_unreached_pages_said(tmp_path: Path, capsys) -> None:

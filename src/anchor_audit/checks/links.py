@@ -122,19 +122,26 @@ def heading_slugs(markdown: str) -> frozenset[str]:
 
 
 def folder_links(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
-    """The links of a skill whose code cannot be had (its repository unreachable) that need none: those whose
-    target stays inside the skill's folder, checked on disk, their anchors too (``shown``: the folder as reports
-    name it)."""
+    """The links of a catalog's copy whose code cannot be had (its repository unreachable), which need none: each
+    is followed in the copy (never above the catalog, ``skill.disk_root``), its anchor too.  One out of the
+    skill's folder that the catalog does not have is broken in this copy wherever the repository has its target,
+    as with a copy whose repository could be read (``shown``: the folder as reports name it)."""
     out = []
     for c in skill.citations:
-        if c.kind is not ReferenceKind.LINK or not c.target or leaves(c.target):
+        if c.kind is not ReferenceKind.LINK or not c.target:
             continue
-        if on_disk(skill, c.target, skill.disk):
+        if on_disk(skill, c.target, skill.disk_root):
             status, path, detail = _anchor(c, c.target, read_disk(skill, c.target) if c.fragment else None)
+        elif leaves(c.target):
+            status, path, detail = PromiseStatus.MISSING, c.target, _NOT_IN_COPY
         else:
             status, path, detail = PromiseStatus.MISSING, c.target, "not in the skill's folder"
         out.append(PromiseResult(PromiseKind.LINK, path, status, f"{shown.rstrip('/')}/{c.file}", c.line, detail))
     return tuple(out)
+
+
+_NOT_IN_COPY = ("not in the catalog: the link leaves the skill's folder, and whether its repository has it is not"
+                " known (it could not be reached)")
 
 
 def _slug_into(slugs: set[str], seen: dict[str, int], text: str) -> None:

@@ -116,7 +116,7 @@ def expected_cost(root: Path, item: CatalogSkill) -> float:
     return 1.0 + 2.0 * fences + card / 1000
 
 
-def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
+def _unreached(root: Path, real_root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
     """A skill whose repository could not be had: skipped, with the checks that need no code (the links inside its
     folder, scanned from its pages as the other pages are, not parsed whole), and the skip says so."""
     shown = f"skills/{item.catalog_dir}"
@@ -124,17 +124,17 @@ def _unreached(root: Path, item: CatalogSkill, judge: Judge, why: str | None) ->
     if not (folder / "SKILL.md").is_file():
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
     try:
-        real = refuse_links_out(folder, root.resolve(), shown, ["skills", *item.catalog_dir.split("/")])
+        real = refuse_links_out(folder, real_root, shown, ["skills", *item.catalog_dir.split("/")])
         text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8", "replace")
     except (AuditError, OSError):  # what cannot be read is said when the repository can be reached
         return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
     pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
     memo = judge.memo.remember
     citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
-    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real),
+    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
                   repo_folder=item.path.strip("/"))  # fmt: skip
     links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
-    ran = [what for what, found in (("the links inside its folder", links), ("its pages no link reaches", unreached))
+    ran = [what for what, found in (("its links, in the catalog", links), ("its pages no link reaches", unreached))
            if found]  # fmt: skip
     said = f"{why}; only the checks that need no code ran: {' and '.join(ran)}" if ran else why
     return SkillReport(item.catalog_dir, shown, (), (), promises=links + unreached, skipped=said)
@@ -176,7 +176,7 @@ class _Audits:
     def one(self, i: int) -> SkillReport:
         item, tree, info, siblings = self.work[i]
         if tree is None or not isinstance(info, SourceInfo):
-            return _unreached(self.root, item, self.judge, info if isinstance(info, str) else None)
+            return _unreached(self.root, self.real_root, item, self.judge, info if isinstance(info, str) else None)
         skill = self.loaded.pop(i) if i in self.loaded else self._load(item)
         if isinstance(skill, SpecError):
             return SkillReport(item.catalog_dir, f"skills/{item.catalog_dir}", (), (), error=str(skill), source=info)

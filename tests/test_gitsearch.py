@@ -309,3 +309,37 @@ def test_whole_words_are_found_as_words_and_each_skills_are_answered_from_every_
     assert "git grep" not in (trace.read_text() if trace.exists() else "")
     assert part == open_git(str(repo.path), tree.info.commit).search_many(["PlannerBase", "build"], ".py", words=True)
     assert part["PlannerBase"] == ["c/deep/er/three.py", "d/four.py"]
+
+
+def _traced(tmp_path, ask) -> tuple[object, int]:
+    """What ``ask()`` answers, and how many ``git grep`` processes it started."""
+    trace = tmp_path / f"trace{len(list(tmp_path.glob('trace*')))}"
+    os.environ["GIT_TRACE"] = str(trace)
+    try:
+        answer = ask()
+    finally:
+        del os.environ["GIT_TRACE"]
+    return answer, len(_greps(trace))
+
+
+def test_definitions_and_whole_words_asked_together_share_one_search_with_the_answers_of_two(tmp_path) -> None:
+    """Definitions beside whole words are one ``git grep``: a definition's match holds its name, so a name asked
+    both ways (``class LIMIT:`` and ``LIMIT``) is found both ways; a word that could take the start of a
+    definition's match (``subclass``) has the two searched apart.  Each answer is the separate searches' own."""
+    repo = empty_repo(tmp_path / "code")
+    repo.write("a.py", "class LIMIT:\n    pass\ndef build(x): return MAX_RANK\n")
+    repo.write("b.py", "subclass Planner(x)\nMAX_RANKS = 2\nclass Planner:\n")
+    repo.write("c.py", "MAX_RANK = 4  # def build(\n")
+    (repo.path / "d.py").write_bytes("caféLIMIT = 1\n".encode() + b"\xff MAX_RANK\n")  # git's words: ASCII's
+    tree = open_git(str(repo.path), repo.commit("names"))
+    definitions, words = ["class LIMIT:", "def build(", "class Planner(", "class Planner:"], ["LIMIT", "MAX_RANK"]
+    apart = {**tree.search_many(definitions, ".py"), **tree.search_many(words, ".py", words=True)}
+    assert apart == {"class LIMIT:": ["a.py"], "def build(": ["a.py", "c.py"], "class Planner(": ["b.py"],
+                     "class Planner:": ["b.py"], "LIMIT": ["a.py", "d.py"], "MAX_RANK": ["a.py", "c.py", "d.py"]}  # fmt: skip
+    together, greps = _traced(tmp_path, lambda: open_git(str(repo.path), "HEAD").search_many(
+        definitions + words, ".py", words=True))  # fmt: skip
+    assert (together, greps) == (apart, 1)
+    overlapping = [*definitions, "subclass"]
+    together, greps = _traced(tmp_path, lambda: open_git(str(repo.path), "HEAD").search_many(
+        overlapping + words, ".py", words=True))  # fmt: skip
+    assert (together, greps) == ({**apart, "subclass": ["b.py"]}, 2)

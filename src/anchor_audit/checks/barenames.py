@@ -40,29 +40,16 @@ def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
     return [f"class {name}(", f"class {name}:"], [f"class _{name}(", f"class _{name}:"]
 
 
-_WORD = re.compile(r"\w+")
-
-
 def search_all(tree: SourceTree, texts: list[str]) -> dict[str, list[str]] | None:
     """Where each text is written in the tree's Python files: a definition (``def make_batch(``) as written, a
-    constant's name as a whole word (whole words never overlap in a line, so many skills' share one search);
-    None where the tree cannot be searched cheaply."""
-    rest, words = split_words(texts)
-    found = tree.search_many(rest, ".py") if rest else {}
-    named = tree.search_many(words, ".py", words=True) if words else {}
-    return None if found is None or named is None else {**found, **named}
+    constant's name as a whole word, in one search (whole words overlap neither each other nor a definition
+    but where it holds them whole, so many skills' share it); None where the tree cannot be searched cheaply."""
+    return tree.search_many(texts, ".py", words=True) if texts else {}
 
 
 def expect_all(tree: SourceTree, texts: list[str]) -> None:
-    """Tell ``tree`` it will be asked :func:`search_all` of ``texts``, the definitions and the words apart."""
-    rest, words = split_words(texts)
-    tree.expect_search(rest, ".py")
-    tree.expect_search(words, ".py", words=True)
-
-
-def split_words(texts: list[str]) -> tuple[list[str], list[str]]:
-    """(the texts searched as written: definitions; those searched as whole words: a constant's name)."""
-    return [text for text in texts if not _WORD.fullmatch(text)], [text for text in texts if _WORD.fullmatch(text)]
+    """Tell ``tree`` it will be asked :func:`search_all` of ``texts``."""
+    tree.expect_search(texts, ".py", words=True)
 
 
 def read_to_confirm(name: str, call: bool) -> bool:

@@ -77,9 +77,9 @@ class SourceTree(Protocol):
         ...
 
     def search_many(self, texts: list[str], suffix: str, words: bool = False) -> dict[str, list[str]] | None:
-        """For each of ``texts``, the paths of files ending in ``suffix`` that contain it (``words``: each an
-        identifier, written as a whole word): one search, not one per text (a skill's names); None: this tree
-        cannot be searched cheaply."""
+        """For each of ``texts``, the paths of files ending in ``suffix`` that contain it (``words``: each of them
+        that is an identifier, written as a whole word): one search, not one per text (a skill's names); None:
+        this tree cannot be searched cheaply."""
         ...
 
     def files_under(self, folder: str) -> list[str]:

@@ -59,8 +59,11 @@ class TreeSearch:
         citing it): the first expected tree asked is searched in one ``git grep`` together with the others, each
         for all the definitions expected of any (what each tree holds is git's answer for that tree, whoever
         asked).  Nothing is searched until a tree is asked: a run whose answers are remembered searches none.
-        With ``words``, the texts are identifiers asked as whole words (a constant's name), searched alike."""
-        if self._grep_trees is None or not all((_IDENTIFIER if words else _DEFINITION).fullmatch(t) for t in texts):
+        With ``words``, the texts that are identifiers are asked as whole words (a constant's name), beside the
+        definitions."""
+        if self._grep_trees is None or not all(
+            _DEFINITION.fullmatch(t) or (words and _IDENTIFIER.fullmatch(t)) for t in texts
+        ):
             return
         kind = suffix + _WORDS if words else suffix
         walked = next((index for at, index in self._definitions.get(kind, []) if at == root), {})
@@ -73,8 +76,9 @@ class TreeSearch:
         self, root: bytes, texts: list[str], suffix: str, grep: Grep, words: bool = False
     ) -> dict[str, list[str]]:
         """For each of ``texts``, the paths of files ending in ``suffix`` under the tree ``root`` that hold it (with
-        ``words``: each an identifier, written as a whole word)."""
-        if words or all(_DEFINITION.fullmatch(text) for text in texts):  # none can hide another in a line
+        ``words``: each identifier among them written as a whole word, each other text a definition)."""
+        if all(_DEFINITION.fullmatch(text) or (words and _IDENTIFIER.fullmatch(text)) for text in texts):
+            # none can hide another in a line
             known = self._defined(root, texts, suffix, grep, suffix + _WORDS if words else suffix)
             return {text: sorted(known[text]) for text in texts}
         found = self._as_asked(root, texts, suffix, grep)
@@ -109,8 +113,9 @@ class TreeSearch:
         files changed since for every definition it holds, and a search of the whole tree for the definitions new
         to it.  Definitions may share one ``git grep -o``: each begins with ``def`` or ``class`` and ends at ``(``
         or ``:``, so no two overlap in a line and none hides another (texts that can, such as quoted lines, are
-        searched as asked, above).  Identifiers asked as whole words never overlap either: ``kind`` keeps their
-        indexes apart (the suffix and " words")."""
+        searched as asked, above).  Identifiers asked as whole words overlap neither each other nor a definition
+        but where it holds them whole (:func:`_search`): ``kind`` keeps the indexes of searches with and without
+        words apart (the suffix, and " words")."""
         kind = kind or suffix
         states = self._definitions.setdefault(kind, [])
         here = next((known for at, known in states if at == root), None)
@@ -239,23 +244,52 @@ def git_grep(
     these, named literally), from one ``git grep -o`` (binary files skipped, as ``-I`` does; ``words``: each text
     an identifier, matched as a whole word)."""
     where = [f"*{suffix}"] if paths is None else [f":(literal){path}" for path in paths]
-    return _grep(repo, [sha], texts, where, _words(texts) if words else None).get(sha, {})
+    return _search(repo, [sha], texts, where, words).get(sha, {})
 
 
 def git_grep_trees(
     repo: git.Repo, roots: list[bytes], texts: list[str], suffix: str, words: bool = False
 ) -> dict[bytes, dict[str, set[str]]]:
     """For each tree of ``roots``: path -> which of ``texts`` it holds, for its files ending in ``suffix``, from
-    one ``git grep -o`` over all of the trees (git names each hit by its tree; ``words``: as whole words)."""
-    found = _grep(repo, [root.hex() for root in roots], texts, [f"*{suffix}"], _words(texts) if words else None)
+    one ``git grep -o`` over all of the trees (git names each hit by its tree; ``words``: identifiers as whole
+    words)."""
+    found = _search(repo, [root.hex() for root in roots], texts, [f"*{suffix}"], words)
     return {bytes.fromhex(tree): hits for tree, hits in found.items()}
 
 
-def _grep(
-    repo: git.Repo, trees: list[str], texts: list[str], where: list[str], patterns: list[str] | None = None
+def _search(
+    repo: git.Repo, trees: list[str], texts: list[str], where: list[str], words: bool
 ) -> dict[str, dict[str, set[str]]]:
+    """:func:`_grep` of ``texts``; with ``words``, those that are identifiers matched as whole words and the
+    others as definitions, in one ``git grep`` where no word can take the start of a definition's match (one
+    ending in ``def`` or ``class``: ``subclass`` in ``subclass Planner(``), else in two.  A definition's match
+    holds its name whole, so a name asked both ways is answered both ways from it."""
+    names = [text for text in texts if _IDENTIFIER.fullmatch(text)] if words else []
+    written = [text for text in texts if text not in set(names)]
+    if not names:
+        return _grep(repo, trees, written, where)
+    if not written:
+        return _grep(repo, trees, names, where, _words(names))
+    if not all(_PLAIN_DEFINITION.fullmatch(text) for text in written) or any(
+        name.endswith(("def", "class")) for name in names
+    ):
+        found = _grep(repo, trees, written, where)
+        for tree, paths in _grep(repo, trees, names, where, _words(names)).items():
+            for path, hits in paths.items():
+                found.setdefault(tree, {}).setdefault(path, set()).update(hits)
+        return found
+    # GitPython runs git with LC_ALL=C, where \< and \> bound ASCII words, as -w does (a test holds them to it)
+    bounded = (arg for chunk in _chunks(names) for arg in ("-e", rf"\<({'|'.join(chunk)})\>"))
+    return _grep(repo, trees, texts, where, ["-E", *_definition_patterns(written), *bounded], frozenset(names))
+
+
+def _grep(
+    repo: git.Repo, trees: list[str], texts: list[str], where: list[str], patterns: list[str] | None = None,
+    names: frozenset[str] = frozenset(),
+) -> dict[str, dict[str, set[str]]]:  # fmt: skip
     """Tree (as given) -> path -> which of ``texts`` it holds: one ``git grep -o`` of ``trees`` over ``where``,
-    bounded by :data:`SEARCH_TIMEOUT` a tree (as many searches of one tree each would be)."""
+    bounded by :data:`SEARCH_TIMEOUT` a tree (as many searches of one tree each would be).  ``names``: words
+    asked beside definitions, each also found where a definition's match (``class LIMIT:``) is its name."""
     bound = SEARCH_TIMEOUT * len(trees)
     try:
         out = repo.git.grep(
@@ -270,9 +304,11 @@ def _grep(
     found: dict[str, dict[str, set[str]]] = {}
     for record in out.split("\n"):
         at, _, text = record.partition("\0")
-        if ":" in at and text in asked:
+        named = text[text.find(" ") + 1 : -1] if names and " " in text else None
+        if ":" in at and (text in asked or named in names):
             tree, _, path = at.partition(":")  # a tree's name holds no colon; a path may
-            found.setdefault(tree, {}).setdefault(path, set()).add(text)
+            hits = found.setdefault(tree, {}).setdefault(path, set())
+            hits.update(hit for hit in (text, named) if hit in asked)
     return found
 
 
@@ -281,8 +317,7 @@ def _words(names: list[str]) -> list[str]:
     names each (``-w``: a match bounded by what is no word character)."""
     if not all(re.fullmatch(r"\w+", name) for name in names):
         raise ValueError("a whole-word search is for identifiers")
-    chunks = [names[i : i + NAMES_AT_ONCE] for i in range(0, len(names), NAMES_AT_ONCE)]
-    return ["-w", "-E", *(arg for chunk in chunks for arg in ("-e", f"({'|'.join(chunk)})"))]
+    return ["-w", "-E", *(arg for chunk in _chunks(names) for arg in ("-e", f"({'|'.join(chunk)})"))]
 
 
 def _patterns(texts: list[str]) -> list[str]:
@@ -292,17 +327,29 @@ def _patterns(texts: list[str]) -> list[str]:
     expression may match a kind of definition not asked (``def X(`` where ``class X(`` was), which the caller
     drops; none hides another (each starts at its keyword and ends at ``(`` or ``:``).  A few, and anything else,
     are searched as fixed strings."""
-    parts = [_PLAIN_DEFINITION.fullmatch(text) for text in texts]
-    if len(texts) <= FIXED_AT_MOST or not all(parts):
+    if len(texts) <= FIXED_AT_MOST or not all(_PLAIN_DEFINITION.fullmatch(text) for text in texts):
         return ["-F", *(arg for text in texts for arg in ("-e", text))]
-    names = sorted({part.group(2) for part in parts if part})
-    kinds = "|".join(sorted({part.group(1) for part in parts if part}))
+    return ["-E", *_definition_patterns(texts)]
+
+
+def _definition_patterns(texts: list[str]) -> list[str]:
+    """The ``-e`` expressions of plain definitions (``def build(``, ``class Planner:``): their keywords, then
+    their names in chunks (:func:`_chunks`), then ``(`` or ``:``."""
+    parts = [part for part in map(_PLAIN_DEFINITION.fullmatch, texts) if part]
+    kinds = "|".join(sorted({part.group(1) for part in parts}))
+    chunks = _chunks(sorted({part.group(2) for part in parts}))
+    return [arg for chunk in chunks for arg in ("-e", f"({kinds}) ({'|'.join(chunk)})[(:]")]
+
+
+def _chunks(names: list[str]) -> list[list[str]]:
+    """``names`` in chunks of up to ``NAMES_AT_ONCE`` names and ``MAX_EXPRESSION_CHARS`` characters, one
+    expression each."""
     chunks: list[list[str]] = [[]]
     size = 0
     for name in names:
-        if len(chunks[-1]) >= NAMES_AT_ONCE or size + len(name) > MAX_EXPRESSION_CHARS:
+        if chunks[-1] and (len(chunks[-1]) >= NAMES_AT_ONCE or size + len(name) > MAX_EXPRESSION_CHARS):
             chunks.append([])
             size = 0
         chunks[-1].append(name)
         size += len(name) + 1
-    return ["-E", *(arg for chunk in chunks for arg in ("-e", f"({kinds}) ({'|'.join(chunk)})[(:]"))]
+    return chunks

@@ -46,8 +46,9 @@ class MappedTree:
         return {text: self.search(text, suffix, words) for text in texts}
 
     def search(self, text: str, suffix: str, words: bool = False) -> list[str]:
-        """Repository paths of the files ending in ``suffix`` that contain ``text`` (``words``: as a whole word)."""
-        word = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)") if words else None
+        """Repository paths of the files ending in ``suffix`` that contain ``text`` (``words``: an identifier as a
+        whole word)."""
+        word = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)") if words and re.fullmatch(r"\w+", text) else None
         found = []
         for wheel_prefix, repo_prefix in self._mapping:
             for name in sorted(self._members()):

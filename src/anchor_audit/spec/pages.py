@@ -49,8 +49,9 @@ _KINDS = (ReferenceKind.LINK, ReferenceKind.REPO_LINK, ReferenceKind.PATH, Refer
           ReferenceKind.NAME)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LINE_NUMBER = re.compile(r"\w:\d")
-_NEWLINE = re.compile("\n")  # what every line citation of prose holds (``plan.py:9``)
+_LINE_NUMBER = re.compile(r"\w:\d")  # what every line citation of prose holds (``plan.py:9``)
+_NEWLINE = re.compile("\n")
+_NOT_NEWLINE = re.compile("[^\n]")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([ \t]*(<[^>\n]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.MULTILINE)
@@ -164,11 +165,12 @@ def _block_citations(first: int, block: str) -> list[Citation]:
         return first + bisect.bisect_left(breaks, at)
 
     out: list[Citation] = []
-    spans = list(_CODE_SPAN.finditer(block))
-    bare = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), block)  # a code span may span lines
-    found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)]
-    found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)]
-    found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)]
+    # Most paragraphs hold none of what each expression needs (a backtick, "](", "<", "]:"): it is not tried there.
+    spans = list(_CODE_SPAN.finditer(block)) if "`" in block else []
+    bare = _CODE_SPAN.sub(_blank, block) if spans else block
+    found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(bare)] if "](" in bare else []
+    found += [(m.start(1), m.group(1)) for m in _HTML.finditer(bare)] if "<" in bare else []
+    found += [(m.start(1), m.group(1)) for m in _DEFINITION.finditer(bare)] if "]:" in bare else []
     for at, target in sorted(found):
         out += link_citations(target.strip("<>"), line_of(at))
     if _LINE_NUMBER.search(bare):  # most paragraphs cite no line: the citation's pattern is not tried there
@@ -182,6 +184,12 @@ def _block_citations(first: int, block: str) -> list[Citation]:
             if not made_here(block[starts:ends], span.group(0), span.start() - starts):
                 out += [replace(c, line=line) for c in cited]
     return out
+
+
+def _blank(span: re.Match[str]) -> str:
+    """A code span as spaces, its line ends kept (a span may run over lines)."""
+    text = span.group(0)
+    return " " * len(text) if "\n" not in text else _NOT_NEWLINE.sub(" ", text)
 
 
 def _blocks(lines: list[str]) -> Iterator[tuple[int, str | None, str]]:

@@ -6,7 +6,11 @@ import json
 import os
 from pathlib import Path
 
+from anchor_audit.checks.names import spec_key
 from anchor_audit.cli import main
+from anchor_audit.model import PromiseStatus
+from anchor_audit.spec.card import Content
+from anchor_audit.spec.pages import MAX_SCHEMA_KEYS, _schema
 
 from .hostile.conftest import make_code_repo, make_skill
 
@@ -181,3 +185,16 @@ def test_the_commands_of_a_pages_shell_blocks_are_checked_and_a_program_not_here
     ], commands
     (absent,) = [p for p in data["skills"][0]["promises"] if p["path"] == "python -m pkg.tools.absent"]
     assert absent["detail"] == "no module pkg.tools.absent here (its package pkg is); named in a page, not in SKILL.md: re-verify"
+
+
+def test_a_spec_key_the_schema_lacks_names_what_its_level_has_and_a_schema_is_read_once_a_bound(tmp_path) -> None:
+    """The result of a key no schema of the skill has says which keys its nearest level lists (the agent picks
+    the right one); a schema of more keys than the bound is read up to it, never past."""
+    keys = (("train", "s.json"), ("train.num_gpus", "s.json"), ("train.seed", "s.json"), ("train.amp", "t.json"))
+    assert spec_key("train.num_nodes", False, keys) == (
+        PromiseStatus.UNVERIFIABLE, "not a key of the schemas the skill ships (`train` has amp, num_gpus, seed)")
+    assert spec_key("train.seed", False, keys) == (PromiseStatus.EXISTS, "a key of s.json")
+    assert spec_key("train.seed", True, keys) is None and spec_key("model.seed", False, keys) is None  # a call; not a spec
+    wide = {"properties": {f"k{i}": {"default": {"a": 1, "b": {"c": 2}}} for i in range(MAX_SCHEMA_KEYS)}}
+    said = _schema("wide.schema.json", Content.of(json.dumps(wide)), None)
+    assert len(said["keys"]) == MAX_SCHEMA_KEYS and said["keys"][:4] == ["k0", "k0.a", "k0.b", "k0.b.c"]

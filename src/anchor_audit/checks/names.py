@@ -8,7 +8,7 @@ catalog's skills, once for all the skills of a component.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import (
@@ -99,7 +99,7 @@ _NOT_THERE = (PromiseStatus.MISSING, PromiseStatus.PRIVATE)
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
-    said = ctx.gone.get(c)
+    said = ctx.gone.get(c) or spec_key(c.target, called(c), ctx.skill.schema_keys)
     if said is None:
         said = resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
@@ -107,6 +107,31 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
             said = unverified_on_a_page(said[1])
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
+
+
+MAX_KEYS_SHOWN = 8  # a missing key's siblings a result names
+
+
+def spec_key(name: str, call: bool, keys: Sequence[tuple[str, str]]) -> tuple[PromiseStatus, str] | None:
+    """A dotted name whose first part is a top-level key of a JSON schema the skill ships (``train.num_gpus``,
+    ``schemas/train.schema.json``) is a key of that spec, not a Python name: there if a schema has it, else
+    unverifiable (the skill may name a key of another version to tell the agent to drop it), with the keys the
+    nearest level it reaches has.  None for any other name, and where that level lists no keys (an open
+    collection: the schema does not say)."""
+    parts = name.split(".")
+    if call or len(parts) < 2 or not any(key == parts[0] for key, _ in keys):
+        return None
+    files = sorted({file for key, file in keys if key == name})
+    if files:
+        more = f" (and {len(files) - 1} more)" if len(files) > 1 else ""
+        return PromiseStatus.EXISTS, f"a key of {files[0]}{more}"
+    known = {key for key, _ in keys}
+    level = next(".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1) if ".".join(parts[:i]) in known)
+    under = sorted({key[len(level) + 1 :].split(".")[0] for key in known if key.startswith(level + ".")})
+    if not under:
+        return None
+    shown = ", ".join(under[:MAX_KEYS_SHOWN]) + (", ..." if len(under) > MAX_KEYS_SHOWN else "")
+    return PromiseStatus.UNVERIFIABLE, f"not a key of the schemas the skill ships (`{level}` has {shown})"
 
 
 NAME: Checker[Citation, list[PromiseResult]] = Checker(

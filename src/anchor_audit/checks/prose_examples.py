@@ -32,6 +32,9 @@ class CitationExample:
 _TRAIN_SCHEMA = json.dumps({"properties": {"train": {"properties": {
     "strategy": {"type": "string", "default": "ddp"}, "num_gpus": {"type": "integer", "default": 1},
     "sync_bn": {"type": "boolean", "default": False}}}}})  # fmt: skip
+_SPEC_SCHEMA = json.dumps({"properties": {"train": {"properties": {
+    "num_gpus": {"type": "integer"}, "sources": {"type": "object", "default": {"image_dir": "", "json_file": ""}},
+    "plugins": {"type": "collection"}}}}})  # fmt: skip
 _CLONES, _RUN = "```bash\ngit clone --depth 1 https://github.com/", ".git\n```\n\nRun `src/acme/launcher/ppo_loop.py`\n"
 EXAMPLES = [
     CitationExample(
@@ -323,10 +326,24 @@ EXAMPLES = [
         "| `train.num_gpus` | GPUs | 1 |\n| `train.sync_bn` | sync norms | configurable |\n"
         "| `model.depth` | layers | 12 |\n",
         (
+            (SYMBOL, "train.strategy", EXISTS),  # a key of the schema
             (COMMAND, "train.strategy default auto", DIFFERS),  # the schema says ddp
-            (COMMAND, "train.num_gpus default 1", HOLDS),  # `train.sync_bn`: words; `model.depth`: no schema has it
+            (SYMBOL, "train.num_gpus", EXISTS),
+            (COMMAND, "train.num_gpus default 1", HOLDS),
+            (SYMBOL, "train.sync_bn", EXISTS),  # its default, "configurable": words; `model.depth`: no schema has it
         ),
         skill_files={"schemas/train.schema.json": _TRAIN_SCHEMA},
+    ),
+    CitationExample(
+        "the keys of a spec, against the JSON schema the skill ships: one it has, one it does not",
+        "Set `train.num_gpus`; drop `train.num_nodes`, which this version does not read. The file `train.yaml`.\n"
+        "Point `train.sources.image_dir` at the images; `train.plugins.anything` is free.\n",
+        (
+            (SYMBOL, "train.num_gpus", EXISTS),
+            (SYMBOL, "train.num_nodes", UNVERIFIABLE),
+            (SYMBOL, "train.sources.image_dir", EXISTS),  # a key only the object's default shows
+        ),  # `train.plugins` lists no keys: the schema does not say
+        skill_files={"schemas/train.schema.json": _SPEC_SCHEMA},
     ),
     CitationExample("a Python floor the code raised", "Needs Python 3.10+.\n", ((VERSION, "python>=3.10", DIFFERS),)),
     CitationExample("a Python floor that holds", "Needs Python >= 3.11.\n", ((VERSION, "python>=3.11", HOLDS),)),

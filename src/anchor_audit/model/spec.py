@@ -228,6 +228,7 @@ class Skill:
     citations_cut: bool = False  # its prose cites more than anchor-audit reads (a generated page): the rest unread
     clones: tuple[str, ...] = ()  # the repositories its shell blocks clone (`git clone URL`): it works in them too
     schema_defaults: tuple[tuple[str, str, str], ...] = ()  # (key, file, JSON value) its *.schema.json files give
+    schema_keys: tuple[tuple[str, str], ...] = ()  # (dotted key, file) of every property its *.schema.json files name
     tree_pages: tuple[tuple[str, Callable[[], str]], ...] = ()  # read from a tree: its Markdown pages, read if asked
     pages_cut: tuple[str, ...] = ()  # its pages that cite more than anchor-audit reads: the rest unread
 

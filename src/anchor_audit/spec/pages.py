@@ -218,7 +218,7 @@ def _blocks(lines: list[str]) -> Iterator[tuple[int, str | None, str]]:
         yield start, None, "\n".join(run)
 
 
-MAX_SCHEMA_KEYS = 4096  # defaults read from one schema file
+MAX_SCHEMA_KEYS = 4096  # keys read from one schema file
 MAX_SCHEMA_DEPTH = 16
 
 
@@ -234,45 +234,56 @@ def with_folder(skill: Skill, files: list[tuple[str, Content]], memo: Memo | Non
     citations = tuple(c for _, said in read for c in said[:MAX_CITATIONS])
     cut = tuple(name for name, said in read if len(said) > MAX_CITATIONS)
     markdown = tuple((name, text.load) for name, text in files if name.endswith(".md")) if keep_pages else ()
-    return replace(skill, citations=skill.citations + citations, schema_defaults=schema_defaults(files, memo),
+    shipped = [(name, text) for name, text in files if name.endswith(".schema.json")][:MAX_SCHEMAS]
+    schemas = [(name, _schema(name, text, memo)) for name, text in shipped]
+    defaults = tuple((key, name, value) for name, said in schemas for key, value in said["defaults"])
+    keys = tuple((key, name) for name, said in schemas for key in said["keys"])
+    return replace(skill, citations=skill.citations + citations, schema_defaults=defaults, schema_keys=keys,
                    tree_pages=markdown, pages_cut=cut)  # fmt: skip
 
 
-def schema_defaults(files: list[tuple[str, Content]], memo: Memo | None) -> tuple[tuple[str, str, str], ...]:
-    """The defaults the JSON schemas among a skill's ``files`` give (the first :data:`MAX_SCHEMAS`)."""
-    schemas = [(name, text) for name, text in files if name.endswith(".schema.json")][:MAX_SCHEMAS]
-    return tuple(d for name, text in schemas for d in _schema_defaults(name, text, memo))
-
-
-def _schema_defaults(name: str, content: Content, memo: Memo | None) -> tuple[tuple[str, str, str], ...]:
-    """The defaults a JSON schema the skill ships (``schemas/train.schema.json``) gives its keys: (dotted key,
-    the file, the default as JSON) for each property with a scalar ``default``, nested ``properties`` walked."""
+def _schema(name: str, content: Content, memo: Memo | None) -> dict[str, Any]:
+    """What a JSON schema the skill ships (``schemas/train.schema.json``) says of its keys: ``keys``, the dotted
+    key of every property (nested ``properties`` walked; an object's whose only its ``default`` shows, from it),
+    and ``defaults``, (dotted key, the default as JSON) for each with a scalar ``default``."""
 
     def read() -> dict[str, Any]:
         try:
             schema = json.loads(content.load())
         except (ValueError, RecursionError):
-            return {"defaults": []}
+            return {"defaults": [], "keys": []}
         found: list[list[str]] = []
-        _walk_schema(schema, "", found, 0)
-        return {"defaults": found}
+        keys: list[str] = []
+        _walk_schema(schema, "", found, keys, 0)
+        return {"defaults": found, "keys": keys}
 
-    said = memo(content.key("schema-defaults/1", name), read) if memo is not None else read()
-    return tuple((key, name, value) for key, value in said["defaults"])
+    return memo(content.key("schema-keys/1", name), read) if memo is not None else read()
 
 
-def _walk_schema(schema: object, prefix: str, found: list[list[str]], depth: int) -> None:
+def _walk_schema(schema: object, prefix: str, found: list[list[str]], keys: list[str], depth: int) -> None:
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict) or depth > MAX_SCHEMA_DEPTH:
         return
     for key, value in properties.items():
-        if len(found) >= MAX_SCHEMA_KEYS or not isinstance(value, dict):
+        if len(keys) >= MAX_SCHEMA_KEYS or not isinstance(value, dict):
             continue
         dotted = f"{prefix}.{key}" if prefix else str(key)
+        keys.append(dotted)
         default = value.get("default", ...)
         if default is None or isinstance(default, (str, int, float, bool)):
             found.append([dotted, json.dumps(default)])
-        _walk_schema(value, dotted, found, depth + 1)
+        elif isinstance(default, dict) and not isinstance(value.get("properties"), dict):
+            _default_keys(default, dotted, keys, depth + 1)  # an object whose keys only its default shows
+        _walk_schema(value, dotted, found, keys, depth + 1)
+
+
+def _default_keys(default: dict[str, Any], prefix: str, keys: list[str], depth: int) -> None:
+    for key, value in default.items():
+        if len(keys) >= MAX_SCHEMA_KEYS or depth > MAX_SCHEMA_DEPTH:
+            return
+        keys.append(f"{prefix}.{key}")
+        if isinstance(value, dict):
+            _default_keys(value, f"{prefix}.{key}", keys, depth + 1)
 
 
 def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Citation, ...]:

@@ -309,3 +309,38 @@ def test_a_skill_whose_repository_cannot_be_reached_still_has_its_unreached_page
     assert report["skipped"].endswith("; only the checks that need no code ran: its pages no link reaches")
     assert [(p["path"], p["status"], p["file"]) for p in report["promises"]] == [
         ("references/left.md", "unreached", "skills/gone-skill/references/left.md")]  # fmt: skip
+
+
+def test_a_folder_no_component_names_still_has_its_links_checked_in_the_catalog(tmp_path: Path, capsys,
+                                                                               monkeypatch) -> None:
+    """A folder the catalog keeps on purpose (an exception file names it) is published all the same: the checks
+    that need no code run on it, as on a skipped skill's, and a broken link of it fails the run."""
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    make_skill(catalog / "skills" / "gone-skill", "See [this page](SKILL.md).\n")
+    kept = make_skill(catalog / "skills" / "kept", "See [the guide](guide.md), [gone](nope.md), [up](../../ci/x.md).\n")
+    (kept / "guide.md").write_text("# Guide\n")
+    (catalog / "catalog-exceptions.yml").write_text("exceptions:\n  - dir: kept\n    reason: ours\n")
+    code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'x'}"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (folder,) = report["unlisted"]
+    assert [(p["path"], p["status"], p["file"]) for p in folder["promises"]] == [
+        ("guide.md", "exists", "skills/kept/SKILL.md"), ("nope.md", "missing", "skills/kept/SKILL.md"),
+        ("../../ci/x.md", "missing", "skills/kept/SKILL.md")]  # fmt: skip
+    assert report["summary"]["findings"]["AA407"] == 2 and report["summary"]["promises"]["link"]["missing"] == 2
+    assert report["summary"]["findings"]["AA304"] == 1
+    main(["check", "--catalog", str(catalog), "--mirror", f"nobody/gone={tmp_path / 'x'}"])
+    shown = capsys.readouterr().out.splitlines()  # a catalog this small: each skill, and each such folder, shown
+    kept = shown.index("kept  skills/kept")
+    assert shown[kept + 1] == "skipped: no components.d entry names it; listed in catalog-exceptions.yml: ours; " \
+                              "only the checks that need no code ran"  # fmt: skip
+    assert shown[kept + 3] == ("  link ../../ci/x.md (skills/kept/SKILL.md:6): missing: not in the catalog: the link "
+                               "leaves the skill's folder")  # fmt: skip
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [(f"skills/g{i}", f"g{i}") for i in range(6)])
+    for i in range(6):
+        make_skill(catalog / "skills" / f"g{i}", "See [this page](SKILL.md).\n")
+    monkeypatch.setenv("COLUMNS", "300")
+    main(["check", "--catalog", str(catalog), "--mirror", f"nobody/gone={tmp_path / 'x'}"])  # the catalog's view
+    assert "): gone-skill, kept; the checks that need no code ran on them: 2 links broken" in capsys.readouterr().out

@@ -132,14 +132,15 @@ def folder_links(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
             continue
         if on_disk(skill, c.target, skill.disk_root):
             status, path, detail = _anchor(c, c.target, read_disk(skill, c.target) if c.fragment else None)
-        elif leaves(c.target):
-            status, path, detail = PromiseStatus.MISSING, c.target, _NOT_IN_COPY
+        elif leaves(c.target):  # a folder no component names has no repository to ask
+            status, path, detail = PromiseStatus.MISSING, c.target, _NOT_IN_COPY if skill.repo_folder else _LEAVES
         else:
             status, path, detail = PromiseStatus.MISSING, c.target, "not in the skill's folder"
         out.append(PromiseResult(PromiseKind.LINK, path, status, f"{shown.rstrip('/')}/{c.file}", c.line, detail))
     return tuple(out)
 
 
+_LEAVES = "not in the catalog: the link leaves the skill's folder"
 _NOT_IN_COPY = ("not in the catalog: the link leaves the skill's folder, and whether its repository has it is not"
                 " known (it could not be reached)")
 

@@ -26,6 +26,7 @@ from ..model import (
     QuoteMatch,
     Relocated,
     SkillReport,
+    UnlistedFolder,
     Verdict,
     contradiction_lines,
 )
@@ -146,13 +147,13 @@ def skill_findings(skill: SkillReport) -> list[Finding]:
     for promise in skill.promises:
         if promise.renamed is not None and skill.folder_rename is not None:
             continue  # said once, by the folder rename's finding
-        out += _promise_finding(skill, promise)
+        out += _promise_finding(skill.name, promise)
     if skill.owners is not None:  # every format that shows a finding can say whom to ask
         out = [replace(f, owners=skill.owners.said) for f in out]
     return out
 
 
-def _promise_finding(skill: SkillReport, promise: PromiseResult) -> list[Finding]:
+def _promise_finding(skill: str, promise: PromiseResult) -> list[Finding]:
     """A promise's finding, if it fails or cannot be checked (its code by kind and status)."""
     code = _promise_code(promise.kind, promise.status)
     if code is None:
@@ -162,7 +163,7 @@ def _promise_finding(skill: SkillReport, promise: PromiseResult) -> list[Finding
     else:
         verb = "differs" if promise.status is PromiseStatus.DIFFERS else f"is {promise.status}"
         message = f"{promise.kind} {promise.path} {verb}" + (f": {promise.detail}" if promise.detail else "")
-    return [Finding(code, skill.name, f"{promise.kind}:{promise.path}", message, promise.file, promise.line)]
+    return [Finding(code, skill, f"{promise.kind}:{promise.path}", message, promise.file, promise.line)]
 
 
 def _all_findings(report: AuditReport) -> list[Finding]:
@@ -170,10 +171,17 @@ def _all_findings(report: AuditReport) -> list[Finding]:
     for skill in report.skills:
         out += skill_findings(skill)
     for folder in report.unlisted:
-        listed = f"; listed in {folder.listed_in}" + (f": {folder.reason}" if folder.reason else "")
-        message = f"not audited: no components.d entry names it{listed if folder.listed_in else ''}"
+        message = f"not audited: {unlisted_words(folder)}"
         out.append(Finding("AA304", folder.name, "unlisted", message, f"skills/{folder.name}/SKILL.md", 1))
+        out += [f for promise in folder.promises for f in _promise_finding(folder.name, promise)]
     return out
+
+
+def unlisted_words(folder: UnlistedFolder) -> str:
+    """Why a catalog's folder is not audited, and which checks ran on it all the same."""
+    listed = f"; listed in {folder.listed_in}" + (f": {folder.reason}" if folder.reason else "")
+    ran = "; only the checks that need no code ran" if folder.promises else ""
+    return f"no components.d entry names it{listed if folder.listed_in else ''}{ran}"
 
 
 def _line_of(message: str) -> int:

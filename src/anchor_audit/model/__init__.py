@@ -20,11 +20,11 @@ from .facts import (
     Contradiction,
     FolderRename,
     Owners,
-    UnlistedFolder,
     ValidationDay,
     VersionContradiction,
     contradiction_lines,
 )
+from .promiseresults import PromiseResult, UnlistedFolder
 from .references import Citation, Reference, ReferenceKind, Tail
 from .results import (
     QUOTE_TYPES,
@@ -40,7 +40,6 @@ from .results import (
     Missing,
     Moved,
     Policy,
-    PromiseResult,
     QuoteMatch,
     Relocated,
     SkillReport,

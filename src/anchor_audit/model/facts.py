@@ -87,15 +87,6 @@ UNRESOLVED = " could not be resolved"
 
 
 @dataclass(frozen=True)
-class UnlistedFolder:
-    """A folder of the catalog's skills/ that no component names: not audited, and why."""
-
-    name: str
-    listed_in: str | None = None  # the exception file that names it (catalog-exceptions.yml), if any
-    reason: str | None = None  # the reason that file gives, if any
-
-
-@dataclass(frozen=True)
 class Owners:
     """Who can heal a skill at its source: ``names`` as the source gives them (``@org/team``; a commit author's
     name), and where they come from (``.github/CODEOWNERS:12``, ``recent commits to skills/x``)."""

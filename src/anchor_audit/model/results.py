@@ -4,25 +4,24 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Iterator
 
 from .facts import (
     ComponentInfo,
     Contradiction,
     FolderRename,
     Owners,
-    UnlistedFolder,
     ValidationDay,
     VersionContradiction,
     contradiction_lines,
 )
+from .promiseresults import PromiseResult, UnlistedFolder
 from .spec import Condition, LineRange, Quote
 from .status import (
     AnchorStatus,
     ConditionStatus,
     EvidenceKind,
     Mismatch,
-    PromiseKind,
     PromiseStatus,
     RegistryStatus,
     SourceKind,
@@ -227,23 +226,6 @@ class ClaimVerdict:
 
 
 @dataclass(frozen=True)
-class PromiseResult:
-    """What became of a checkable promise that is not a quote: an evidence path, an @path, a test count."""
-
-    kind: PromiseKind
-    path: str  # the repository path promised
-    status: PromiseStatus
-    file: str  # the skill file making the promise, as reports show it
-    line: int
-    detail: str = ""
-    promised: int | None = None  # tests: the N of "N passed"
-    found: int | None = None  # tests: the test items the file defines at the ref
-    heal: str | None = None  # a missing path: the one path that stands in its place, which fix writes
-    renamed: tuple[str, str] | None = None  # the skill's name as the path has it, and the form the code has
-    now: str | None = None  # a missing path: where its file is at the ref (moved, or written with the skill's name)
-
-
-@dataclass(frozen=True)
 class SkillReport:
     name: str
     path: str
@@ -377,6 +359,13 @@ class AuditReport:
     reasons: tuple[tuple[str, str], ...] = ()  # (finding key, why the baseline accepts it)
     components: tuple[ComponentInfo, ...] = ()  # a catalog's components (none for one repository)
     unlisted: tuple[UnlistedFolder, ...] = ()  # a catalog's folders no component names
+
+    def every_promise(self) -> Iterator[PromiseResult]:
+        """The promises of every skill, then those of the catalog's folders no component names."""
+        for skill in self.skills:
+            yield from skill.promises
+        for folder in self.unlisted:
+            yield from folder.promises
 
     def anchor_counts(self) -> dict[str, int]:
         counts = Counter(m.status.value for s in self.skills for m in s.anchors)

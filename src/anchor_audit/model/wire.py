@@ -16,7 +16,7 @@ import sys
 from pathlib import Path, PurePath
 from typing import Any
 
-_MODULES = ("facts", "references", "results", "spec", "status")
+_MODULES = ("facts", "promiseresults", "references", "results", "spec", "status")
 
 
 def _classes() -> dict[str, type]:

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..findings import Finding, counts_as_drift, findings
 from ..findings.severity import NAMED_CLASSES, left_out, rank, severity
-from ..model import AuditReport, SkillReport
+from ..model import AuditReport, PromiseStatus, SkillReport
 from ..text.escape import printable
 from .catalogwords import (
     ComponentCounts,
@@ -110,7 +110,9 @@ def _skips(console: Console, report: AuditReport) -> None:
         files = ", ".join(f"{n} listed in {where}" if where != "no exception file" else f"{n} in none"
                           for where, n in by_file.most_common())  # fmt: skip
         folders = ", ".join(u.name for u in report.unlisted)
-        console.print(Text(printable(f"not audited, no component names them ({files}): {folders}"), style="dim"))
+        broken = sum(1 for u in report.unlisted for p in u.promises if p.status is PromiseStatus.MISSING)
+        links = f"; the checks that need no code ran on them: {count(broken, 'link')} broken" if broken else ""
+        console.print(Text(printable(f"not audited, no component names them ({files}): {folders}{links}"), style="dim"))
 
 
 def _drifting(

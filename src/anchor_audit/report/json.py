@@ -65,7 +65,10 @@ def _component(info: ComponentInfo) -> dict[str, Any]:
 
 
 def _unlisted(folder: UnlistedFolder) -> dict[str, Any]:
-    return {"name": folder.name, "listed_in": folder.listed_in, "reason": folder.reason}
+    out: dict[str, Any] = {"name": folder.name, "listed_in": folder.listed_in, "reason": folder.reason}
+    if folder.promises:
+        out["promises"] = [_promise(p) for p in folder.promises]
+    return out
 
 
 def _sync(sync: SyncFacts) -> dict[str, Any]:
@@ -85,7 +88,7 @@ def _summary(report: AuditReport, found: list[Finding]) -> dict[str, Any]:
     """Everything that drives the exit code, counted: quotes and claims by status, promises by kind and status,
     the skills audited, skipped and unreadable, out-of-sync files, findings by code, accepted and drifting."""
     promises: dict[str, dict[str, int]] = {}
-    for p in (p for s in report.skills for p in s.promises):
+    for p in report.every_promise():
         promises.setdefault(p.kind.value, {}).setdefault(p.status.value, 0)
         promises[p.kind.value][p.status.value] += 1
     return {

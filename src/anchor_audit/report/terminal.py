@@ -14,7 +14,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import counts_as_drift, exit_code, exit_words, findings
+from ..findings import counts_as_drift, exit_code, exit_words, findings, unlisted_words
 from ..model import (
     AnchorStatus,
     AuditReport,
@@ -126,6 +126,10 @@ class TerminalRenderer:
         else:
             for skill in report.skills:
                 self._skill(console, skill)
+            for folder in (u for u in report.unlisted if u.promises):  # shown as a skipped skill is
+                said = SkillReport(folder.name, f"skills/{folder.name}", (), (), promises=folder.promises,
+                                   skipped=unlisted_words(folder))  # fmt: skip
+                self._skill(console, said)
         for f in findings(report):
             if f.key in report.accepted:  # counted apart: drift that a person accepted, with their reason
                 reason = dict(report.reasons).get(f.key, "")
@@ -357,7 +361,7 @@ def summary_line(report: AuditReport) -> str:
 
 def _reference_counts(report: AuditReport) -> dict[str, int]:
     """The skills' promises (paths, links, names, commands, ...) by what became of them: ``hold`` first."""
-    statuses = Counter("hold" if p.status.ok else p.status.value for s in report.skills for p in s.promises)
+    statuses = Counter("hold" if p.status.ok else p.status.value for p in report.every_promise())
     return {k: statuses[k] for k in ("hold", *sorted(k for k in statuses if k != "hold")) if statuses[k]}
 
 

@@ -24,7 +24,18 @@ from ..audit.skills import audit_skill, expect_names_past, presearch, spread
 from ..checks.links import folder_links
 from ..checks.orphans import folder_pages
 from ..errors import AuditError, SpecError
-from ..model import UNRESOLVED, AuditReport, ComponentInfo, Skill, SkillReport, SourceInfo, SourceKind, Spec
+from ..model import (
+    UNRESOLVED,
+    AuditReport,
+    ComponentInfo,
+    PromiseResult,
+    Skill,
+    SkillReport,
+    SourceInfo,
+    SourceKind,
+    Spec,
+    UnlistedFolder,
+)
 from ..source import Progress, SourceTree, no_progress
 from ..source import url_key as repo_key
 from ..source.githistory import folder_dates
@@ -92,7 +103,7 @@ def audit_catalog(
         reports += mine
     source = SourceInfo(repo=str(root), ref="components.d", commit=None, kind=SourceKind.CATALOG)
     report = AuditReport(source, tuple(reports), tuple(warnings), components=tuple(infos),
-                         unlisted=tuple(unlisted_folders(root, components)))  # fmt: skip
+                         unlisted=unlisted_checked(root, unlisted_folders(root, components), judge))  # fmt: skip
     return CatalogRun(report, skip_lines(infos), tuple(tree for tree, _ in opened if tree is not None))
 
 
@@ -117,27 +128,45 @@ def expected_cost(root: Path, item: CatalogSkill) -> float:
 
 
 def _unreached(root: Path, real_root: Path, item: CatalogSkill, judge: Judge, why: str | None) -> SkillReport:
-    """A skill whose repository could not be had: skipped, with the checks that need no code (the links inside its
-    folder, scanned from its pages as the other pages are, not parsed whole), and the skip says so."""
+    """A skill whose repository could not be had: skipped, with the checks that need no code, and the skip says
+    which ran."""
     shown = f"skills/{item.catalog_dir}"
-    folder = root / "skills" / item.catalog_dir
+    promises, ran = _without_code(root, real_root, item.catalog_dir, item.path.strip("/"), judge)
+    said = f"{why}; only the checks that need no code ran: {ran}" if ran else why
+    return SkillReport(item.catalog_dir, shown, (), (), promises=promises, skipped=said)
+
+
+def _without_code(
+    root: Path, real_root: Path, catalog_dir: str, upstream: str | None, judge: Judge
+) -> tuple[tuple[PromiseResult, ...], str]:
+    """The checks of a catalog's folder that need no code (its links, scanned from its pages as the other pages
+    are, not parsed whole, and followed in the catalog; its pages no link reaches), and which of them found
+    something to check; nothing where its SKILL.md cannot be read (said where its repository can be reached)."""
+    shown = f"skills/{catalog_dir}"
+    folder = root / "skills" / catalog_dir
     if not (folder / "SKILL.md").is_file():
-        return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
+        return (), ""
     try:
-        real = refuse_links_out(folder, real_root, shown, ["skills", *item.catalog_dir.split("/")])
+        real = refuse_links_out(folder, real_root, shown, ["skills", *catalog_dir.split("/")])
         text = read_input(folder / "SKILL.md", MAX_SKILL_BYTES, "a skill file").decode("utf-8", "replace")
-    except (AuditError, OSError):  # what cannot be read is said when the repository can be reached
-        return SkillReport(item.catalog_dir, shown, (), (), skipped=why)
+    except (AuditError, OSError):
+        return (), ""
     pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
     memo = judge.memo.remember
     citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
-    skill = Skill(item.catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
-                  repo_folder=item.path.strip("/"))  # fmt: skip
+    skill = Skill(catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
+                  repo_folder=upstream)  # fmt: skip
     links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
     ran = [what for what, found in (("its links, in the catalog", links), ("its pages no link reaches", unreached))
            if found]  # fmt: skip
-    said = f"{why}; only the checks that need no code ran: {' and '.join(ran)}" if ran else why
-    return SkillReport(item.catalog_dir, shown, (), (), promises=links + unreached, skipped=said)
+    return links + unreached, " and ".join(ran)
+
+
+def unlisted_checked(root: Path, folders: list[UnlistedFolder], judge: Judge) -> tuple[UnlistedFolder, ...]:
+    """The folders no component names, each with the checks that need no code run on it: the catalog publishes
+    them all the same."""
+    real_root = root.resolve()
+    return tuple(replace(f, promises=_without_code(root, real_root, f.name, None, judge)[0]) for f in folders)
 
 
 # A skill, its code and where that came from, and its siblings' folders; or, for a component that could not be had,

@@ -198,3 +198,29 @@ def test_a_spec_key_the_schema_lacks_names_what_its_level_has_and_a_schema_is_re
     wide = {"properties": {f"k{i}": {"default": {"a": 1, "b": {"c": 2}}} for i in range(MAX_SCHEMA_KEYS)}}
     said = _schema("wide.schema.json", Content.of(json.dumps(wide)), None)
     assert len(said["keys"]) == MAX_SCHEMA_KEYS and said["keys"][:4] == ["k0", "k0.a", "k0.b", "k0.b.c"]
+
+
+def test_a_line_citation_of_the_skills_own_file_holds_the_names_its_line_gives(tmp_path: Path, capsys) -> None:
+    """A page's row cites ``job.py:3`` beside `` `mpi4py` ``: the cited lines must hold it (a line that no
+    longer does differs, naming the line that does); a name the file never writes says nothing of it; of two
+    files of the skill with that name, the one whose cited lines hold the name is meant."""
+    skill = "skills/demo/"
+    report = ("# Report\n\n| where | what |\n|---|---|\n| `job.py:3` | the `mpi4py` import |\n"
+              "| `job.py:5` | `np.vectorize` in a loop |\n| `job.py:4` | see `legate_run` |\n"
+              "| `twin.py:2` | the `mpi4py` import |\n| `twin.py:1` | the `sys` import |\n")  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {
+        f"{skill}SKILL.md": "---\nname: demo\ndescription: d\n---\n\nSee [the report](assets/report.md).\n",
+        f"{skill}assets/report.md": report,
+        f"{skill}assets/job.py": '"""Job."""\nimport numpy as np\nimport mpi4py\nx = 1\ny = 2\nf = np.vectorize(abs)\n',
+        f"{skill}assets/examples/twin.py": "import os\nimport sys\n",
+        f"{skill}evals/twin.py": "import os\nimport mpi4py\nimport sys\n",
+    })  # fmt: skip
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--in-repo", "--format", "json", skill])
+    data = json.loads(capsys.readouterr().out)
+    lines = {p["path"]: (p["status"], p["detail"]) for p in data["skills"][0]["promises"] if p["kind"] == "lines"}
+    assert lines["job.py:3"] == ("exists", "skills/demo/assets/job.py")
+    assert lines["job.py:5"] == ("differs", "skills/demo/assets/job.py:5 holds none of np.vectorize; line 6 does")
+    assert lines["job.py:4"][0] == "exists"  # `legate_run`: a name job.py never writes
+    assert lines["twin.py:2"] == ("exists", "skills/demo/evals/twin.py")  # not its namesake in assets/examples/
+    assert lines["twin.py:1"] == ("differs", "none of the 2 files named twin.py holds sys there: "
+                                  "skills/demo/assets/examples/twin.py at line 2, skills/demo/evals/twin.py at line 3")

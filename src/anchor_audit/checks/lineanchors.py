@@ -77,9 +77,14 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     shown = f"{c.target}:{c.fragment}"
     own = _in_skill_folder(c, ctx) if on_a_page(c) else None
     if own is not None:  # a page citing the skill's own file: written with it, not against the validation day
-        start, _, end = c.fragment.partition("-")
-        status, detail, _ = _range_only(own, LineRange(int(start), int(end or start)), ctx.tree, c.target)
+        cited = _range(c)
+        status, detail, _ = _range_only(own, cited, ctx.tree, c.target)
+        if status is PromiseStatus.EXISTS:
+            status, detail = _names_held(own, cited, c.names, ctx.tree) or (status, detail)
         return [PromiseResult(PromiseKind.LINES, shown, status, ctx.file(c.file), c.line, detail)]
+    stale = _stale_in_every_namesake(c, ctx) if on_a_page(c) and c.names else None
+    if stale is not None:
+        return [PromiseResult(PromiseKind.LINES, shown, PromiseStatus.DIFFERS, ctx.file(c.file), c.line, stale)]
     status, _, detail = path_in_prose(c.target, ctx.skill, ctx.tree, ctx.listing)
     if on_a_page(c) and of_another_tree(status, detail):
         return []  # a page about another project's files: nothing said of this one
@@ -101,8 +106,62 @@ def _in_skill_folder(c: Citation, ctx: Context) -> str | None:
     for path in (posixpath.normpath(f"{folder}/{page_folder}/{c.target}"), f"{folder}/{c.target}"):
         if path.startswith(f"{folder}/") and ctx.tree.blob_id(path) is not None:
             return path
-    mine = [p for p in ctx.listing.ending_in("/" + c.target) if p.startswith(f"{folder}/")]
+    mine = _namesakes(c, ctx)
+    if len(mine) > 1 and c.names:  # namesakes: the one whose cited lines hold what the line names
+        mine = [p for p in mine if _named_lines(p, _range(c), c.names, ctx.tree)[0]]
     return mine[0] if len(mine) == 1 else None
+
+
+def _namesakes(c: Citation, ctx: Context) -> list[str]:
+    folder = (ctx.skill.repo_folder or "").strip("/")
+    return [p for p in ctx.listing.ending_in("/" + c.target) if p.startswith(f"{folder}/")] if folder else []
+
+
+def _stale_in_every_namesake(c: Citation, ctx: Context) -> str | None:
+    """Where the skill's folder has several files of the cited name and none holds what the citation's line names
+    at the cited lines, though each writes it elsewhere: whichever is meant, the citation is stale."""
+    found = [(p, _named_lines(p, _range(c), c.names, ctx.tree)) for p in _namesakes(c, ctx)]
+    if len(found) < 2 or any(held or where is None for _, (held, where) in found):
+        return None
+    at = ", ".join(f"{p} at line {where}" for p, (_, where) in found[:3])
+    return f"none of the {len(found)} files named {c.target} holds {', '.join(c.names[:3])} there: {at}"
+
+
+def _range(c: Citation) -> LineRange:
+    start, _, end = c.fragment.partition("-")
+    return LineRange(int(start), int(end or start))
+
+
+def _names_held(
+    path: str, cited: LineRange, names: tuple[str, ...], tree: SourceTree
+) -> tuple[PromiseStatus, str] | None:
+    """None where the cited lines of ``path`` hold one of the names the citation's line gives (a report's row:
+    `` `job.py:3` | the `mpi4py` import``), or where the file writes none of them (the names are not this file's
+    to say); else ``differs``, naming the first line that does."""
+    held, where = _named_lines(path, cited, names, tree)
+    if held or where is None:
+        return None
+    span = f"{cited.start}-{cited.end}" if cited.end != cited.start else str(cited.start)
+    return PromiseStatus.DIFFERS, f"{path}:{span} holds none of {', '.join(names[:3])}; line {where} does"
+
+
+def _named_lines(path: str, cited: LineRange, names: tuple[str, ...], tree: SourceTree) -> tuple[bool, int | None]:
+    """(whether the cited lines of ``path`` write one of ``names`` as a word, the first line of the file that
+    does); (False, None) for a file that cannot be read or names none."""
+    try:
+        source = tree.read(path) if names else None
+    except (NotCarried, UnreadableFile):
+        source = None
+    if source is None:
+        return False, None
+    said = [re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)") for name in names]
+    if any(pattern.search(line) for line in source.lines[cited.start - 1 : cited.end] for pattern in said):
+        return True, cited.start
+    for pattern in said:  # the first name the line gives that the file writes: what the citation is about
+        where = next((i for i, line in enumerate(source.lines, 1) if pattern.search(line)), None)
+        if where is not None:
+            return False, where
+    return False, None
 
 
 def cited_file(c: Citation, ctx: Context) -> str | None:

@@ -61,6 +61,7 @@ class Citation:
     flags: tuple[str, ...] = ()  # COMMAND: the --flags it passes, as written
     positionals: tuple[str, ...] = ()  # COMMAND: the words after the program, before its first flag
     file: str = "SKILL.md"  # the skill's file it is written in (a LINK's target is then a path in the folder)
+    names: tuple[str, ...] = ()  # LINES on a page: the names its line gives beside it (its other code spans)
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,11 @@ _CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BUILTINS = frozenset(dir(builtins))
 
 
+def is_file_name(text: str) -> bool:
+    """Whether a dotted word reads as a file's name (``job.py``, ``model.safetensors``), not a Python name."""
+    return text.rsplit(".", 1)[-1] in _NOT_NAMES if "." in text else False
+
+
 def _is_name(match: re.Match[str]) -> bool:
     """A dotted name (`pkg.mod.Name`), a call (`make_batch()`), a class's name or a constant's: not a file name,
     not a word."""

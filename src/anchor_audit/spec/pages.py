@@ -27,7 +27,7 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import Citation, ReferenceKind, Skill
@@ -37,6 +37,7 @@ from .citations import (
     MAX_CITATIONS,
     YAML_TARGET,
     code_span_paths,
+    is_file_name,
     link_citations,
     made_here,
     prose_line_citations,
@@ -183,7 +184,28 @@ def _block_citations(first: int, block: str) -> list[Citation]:
             ends = breaks[line - first] if line - first < len(breaks) else len(block)
             if not made_here(block[starts:ends], span.group(0), span.start() - starts):
                 out += [replace(c, line=line) for c in cited]
+    if any(c.kind is ReferenceKind.LINES for c in out):
+        names = _names_by_line(spans, line_of)
+        out = [replace(c, names=names[c.line]) if c.kind is ReferenceKind.LINES and c.line in names else c
+               for c in out]  # fmt: skip
     return out
+
+
+_SPAN_NAME = re.compile(r"[A-Za-z_][\w.]*[\w]")  # a code span that is a name (`mpi4py`, `np.vectorize`)
+MAX_LINE_NAMES = 8
+
+
+def _names_by_line(spans: list[re.Match[str]], line_of: Callable[[int], int]) -> dict[int, tuple[str, ...]]:
+    """The names each line gives in code spans (a report's row: `` `job.py:3` | the `mpi4py` import``): what a
+    line citation on it must find in the cited lines.  Not file names; at most :data:`MAX_LINE_NAMES` a line."""
+    found: dict[int, dict[str, None]] = {}
+    for span in spans:
+        text = span.group(0).strip("`").strip()
+        if _SPAN_NAME.fullmatch(text) and not is_file_name(text):
+            names = found.setdefault(line_of(span.start()), {})
+            if len(names) < MAX_LINE_NAMES:
+                names[text] = None
+    return {line: tuple(names) for line, names in found.items()}
 
 
 def _blank(span: re.Match[str]) -> str:
@@ -301,13 +323,13 @@ def page_citations(name: str, content: Content, memo: Memo | None) -> tuple[Cita
     def read() -> dict[str, Any]:  # one past the bound kept: the page is then said to be cut
         said = [c for c in page_links(content.load()) if c.kind in _KINDS][: MAX_CITATIONS + 1]
         return {"links": [[str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags),
-                           list(c.positionals)] for c in said]}  # fmt: skip
+                           list(c.positionals), list(c.names)] for c in said]}  # fmt: skip
 
-    said = memo(content.key("page-links/7", name), read) if memo is not None else read()
+    said = memo(content.key("page-links/8", name), read) if memo is not None else read()
     out = []
-    for kind, text, target, line, fragment, repo, flags, positionals in said["links"]:
+    for kind, text, target, line, fragment, repo, flags, positionals, names in said["links"]:
         citation = Citation(ReferenceKind(kind), text, target, line, fragment, repo, file=name, flags=tuple(flags),
-                            positionals=tuple(positionals))  # fmt: skip
+                            positionals=tuple(positionals), names=tuple(names))  # fmt: skip
         out.append(_rebased(citation, name) if citation.kind is ReferenceKind.LINK else citation)
     return tuple(out)
 

@@ -50,7 +50,7 @@ def test_a_run_killed_during_the_fetch_leaves_a_usable_cache(slow_server, tmp_pa
     assert victim.returncode == -signal.SIGKILL
     again = subprocess.run(command(url), env=fast, capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr
-    assert again.stdout.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references: 2 hold · exit 0 (all hold)"
+    assert again.stdout.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references (2 evidence paths): 2 hold · exit 0 (all hold)"
 
 
 def test_concurrent_runs_share_one_fetch(slow_server) -> None:

@@ -35,13 +35,13 @@ def check(capsys, *args: str) -> tuple[int, str, str]:
 def test_exit_0_when_everything_holds(repo: GitRepo, capsys) -> None:
     code, out, err = check(capsys, "--repo", str(repo.path))
     assert code == 0 and err == ""
-    assert out.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references: 2 hold · exit 0 (all hold)"
+    assert out.splitlines()[-1] == "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references (2 evidence paths): 2 hold · exit 0 (all hold)"
 
 
 def test_exit_1_on_drift_with_suggestions_in_the_table(repo: GitRepo, capsys) -> None:
     code, out, _ = check(capsys, "--repo", str(repo.path), "--ref", "v2")
     assert code == 1
-    assert out.splitlines()[-1] == ("4 quotes: 1 exact, 3 moved · 5 claims: 4 code_verified, 1 doc_only · 2 references: 2 hold · "
+    assert out.splitlines()[-1] == ("4 quotes: 1 exact, 3 moved · 5 claims: 4 code_verified, 1 doc_only · 2 references (2 evidence paths): 2 hold · "
                                      "exit 1 (drift)")
     row = next(line for line in out.splitlines() if line.startswith("moved") and "│ 22 " in line)
     assert row.split("│")[3:] == [" 41:47    ", " 43-49 ", " 43:49"]  # piped: no padding at the line's end
@@ -229,10 +229,10 @@ def test_unlinked_claims_fail_only_with_strict(repo: GitRepo, tmp_path: Path, ca
     base = ["check", "--repo", str(repo.path), "--ref", "v1", str(DEMO / "skills" / "demo-overlap")]
     assert main(base) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last == ("4 quotes: 4 exact · 5 claims: 1 code_verified, 1 doc_only, 3 unlinked · 2 references: 2 hold "
+    assert last == ("4 quotes: 4 exact · 5 claims: 1 code_verified, 1 doc_only, 3 unlinked · 2 references (2 evidence paths): 2 hold "
                     "· exit 0 (all linked evidence holds)")
     assert main([*base, "--strict"]) == 1
-    assert capsys.readouterr().out.splitlines()[-1].endswith("3 unlinked · 2 references: 2 hold · exit 1 (drift)")
+    assert capsys.readouterr().out.splitlines()[-1].endswith("3 unlinked · 2 references (2 evidence paths): 2 hold · exit 1 (drift)")
 
 
 def test_ref_validated_audits_each_skill_at_its_cards_day(make_repo, tmp_path: Path, capsys) -> None:
@@ -335,5 +335,5 @@ def test_a_skill_with_only_references_has_them_counted_and_no_registry_note(repo
                                     "`src/demo/gone.py`.\n")  # fmt: skip
     assert main(["check", "--repo", str(repo.path), "--ref", "v1", str(skill)]) == 1
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == "2 references: 1 hold, 1 missing · exit 1 (drift)"  # not "0 quotes: none"
+    assert out.splitlines()[-1] == "2 references (2 paths): 1 hold, 1 missing · exit 1 (drift)"  # not "0 quotes: none"
     assert "quotes are checked on their own" not in out  # it has none

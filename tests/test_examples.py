@@ -17,7 +17,7 @@ def test_demo_script_runs_and_shows_each_step() -> None:
     done = subprocess.run(["bash", str(ROOT / "examples" / "demo.sh")], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references: 2 hold · exit 0 (all hold)" in out
+    assert "4 quotes: 4 exact · 5 claims: 4 code_verified, 1 doc_only · 2 references (2 evidence paths): 2 hold · exit 0 (all hold)" in out
     assert "4 quotes: 1 exact, 2 moved, 1 changed" in out
     assert "**1 claim breaks at `v2`:**" in out
     assert "fix: 2 files to change, dry run, nothing written (--write applies); 2 left for a person" in out

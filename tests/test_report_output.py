@@ -43,7 +43,7 @@ def test_every_format_renders_file_exists_claims_and_shows_why_it_fails(promised
         assert failures >= 2  # the broken claim and the test count: every reason for exit 1 is a failure
         assert 'name="tests:tests/test_plan.py"' in out
     if fmt == "terminal":
-        assert out.splitlines()[-1].endswith("· 4 references: 2 hold, 1 differs, 1 missing · 1 card mismatch · exit 1 (drift)")
+        assert out.splitlines()[-1].endswith("· 4 references (2 evidence paths, 1 path, 1 test count): 2 hold, 1 differs, 1 missing · 1 card mismatch · exit 1 (drift)")
 
 
 @pytest.mark.parametrize("color", ["never", "always"])
@@ -202,3 +202,12 @@ def test_a_fetch_reports_its_progress(tmp_path: Path) -> None:
     assert said[0] == f"fetching v1 from file://{repo.path}"
     assert any(m.startswith(f"fetching v1 from file://{repo.path}: ") and m.endswith("%") for m in said[1:-1])
     assert said[-1] == ""
+
+
+def test_every_kind_of_reference_is_named_in_the_summary_line() -> None:
+    """A kind of promise added without its words would print as a KeyError in every summary."""
+    from anchor_audit.model import PromiseKind
+    from anchor_audit.report.referencecounts import KIND_WORDS
+
+    assert set(KIND_WORDS) == set(PromiseKind)
+    assert all(one != many for one, many in KIND_WORDS.values())

@@ -17,6 +17,7 @@ from ..findings.severity import left_out, rank
 from ..model import AuditReport, SkillReport
 from ..text.escape import md_code, md_text
 from .catalogwords import ComponentCounts, component_counts, count, drift_by_skill, repo_name, why
+from .referencecounts import references_said
 
 MAX_CHARS = 60_000  # GitHub refuses a comment over 65,536 characters; room is kept for a caller's own lines
 _CUT = 400  # characters kept for the line that says what was cut
@@ -77,11 +78,7 @@ def _head(report: AuditReport, rows: list[ComponentCounts], drift: dict[str, lis
         commit = "skipped" if r.info.skipped else md_code((r.info.commit or "-")[:9])
         lines.append(f"| {name} | {commit} | {r.info.date or '—'} | {len(r.info.skills)} | {r.audited} | "
                      f"{r.skipped} | {r.in_sync} | {r.drifting} |\n")  # fmt: skip
-    code = exit_code(report)
-    lines.append(f"\n**Result: {exit_words(report, code)} (exit {int(code)}).**\n")
-    kinds = Counter(f.rule.name for found in drift.values() for f in found)
-    if kinds:
-        lines.append("\nDrift: " + ", ".join(f"{n} {name}" for name, n in sorted(kinds.items())) + ".\n")
+    lines += _result(report, drift)
     for warning in report.warnings:
         lines.append(f"\n> **warning**: {md_text(warning)}\n")
     notes = Counter(note for s in report.skills for note in s.notes)
@@ -92,6 +89,19 @@ def _head(report: AuditReport, rows: list[ComponentCounts], drift: dict[str, lis
             md_code(u.name) + (f" (listed in {md_code(u.listed_in)})" if u.listed_in else "") for u in report.unlisted
         ) + ".\n")  # fmt: skip
     return "".join(lines)
+
+
+def _result(report: AuditReport, drift: dict[str, list[Finding]]) -> list[str]:
+    """The exit code in words, the references counted, and every reason for exit 1, by kind."""
+    code = exit_code(report)
+    lines = [f"\n**Result: {exit_words(report, code)} (exit {int(code)}).**\n"]
+    references = references_said(report)
+    if references:
+        lines.append(f"\n{references}.\n")
+    kinds = Counter(f.rule.name for found in drift.values() for f in found)
+    if kinds:
+        lines.append("\nDrift: " + ", ".join(f"{n} {name}" for name, n in sorted(kinds.items())) + ".\n")
+    return lines
 
 
 def _section(report: AuditReport, row: ComponentCounts, drift: dict[str, list[Finding]]) -> str:

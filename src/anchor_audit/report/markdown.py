@@ -29,6 +29,7 @@ from ..model import (
 from ..text.escape import md_code, md_fence, md_text
 from .catalogmarkdown import MAX_CHARS, render_catalog_markdown
 from .ownerview import render_by_owner_markdown
+from .referencecounts import references_said
 
 MAX_PROMISES = 20  # citations not kept listed per skill; JSON has them all
 
@@ -87,6 +88,9 @@ class MarkdownRenderer:
         accepted = sum(1 for f in found if f.key in report.accepted)
         note = f", {accepted} known findings accepted by the baseline" if accepted else ""
         w(f"\n**Result: {exit_words(report, code)} (exit {int(code)}){note}.**\n")
+        references = references_said(report)
+        if references:
+            w(f"\n{references}.\n")
         why = Counter(f.rule.name for f in found if counts_as_drift(f, report))
         if why:  # every reason for exit 1, by kind
             w("\nDrift: " + ", ".join(f"{n} {name}" for name, n in sorted(why.items())) + ".\n")

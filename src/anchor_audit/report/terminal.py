@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO, cast
 
@@ -29,6 +28,7 @@ from ..model import (
 from ..text.escape import printable
 from .catalogview import CATALOG_AT, render_catalog
 from .ownerview import render_by_owner
+from .referencecounts import references_said
 
 STYLE = {
     AnchorStatus.EXACT: "green",
@@ -332,19 +332,18 @@ def _claims_table(skill: SkillReport) -> Table:
 
 
 def summary_line(report: AuditReport) -> str:
-    """``4 quotes: 3 moved, 1 changed · 5 claims: ... · 12 references: 11 hold, 1 missing · exit 1 (drift)``: a
+    """``4 quotes: 3 moved, 1 changed · 5 claims: ... · 12 references (12 paths): 11 hold, 1 missing · exit 1``: a
     kind a run has none of is left out (but quotes and claims, where it has nothing at all)."""
     anchors = report.anchor_counts()
     claims = report.claim_counts()
-    references = _reference_counts(report)
+    references = references_said(report)
     code = exit_code(report)
     parts = []
     for total, said, one in ((sum(anchors.values()), anchors, "quote"), (sum(claims.values()), claims, "claim")):
         if total or not references:
             parts.append(f"{_count(total, one)}: {', '.join(f'{n} {k}' for k, n in said.items() if n) or 'none'}")
     if references:
-        parts.append(f"{_count(sum(references.values()), 'reference')}: "
-                     + ", ".join(f"{n} {k}" for k, n in references.items()))  # fmt: skip
+        parts.append(references)
     if report.mismatch_count():
         parts.append(_count(report.mismatch_count(), "card mismatch", "card mismatches"))
     found = findings(report)
@@ -357,12 +356,6 @@ def summary_line(report: AuditReport) -> str:
         parts.append(f"{_count(accepted, 'finding')} accepted by the baseline")
     parts.append(f"exit {int(code)} ({exit_words(report, code)})")
     return " · ".join(parts)
-
-
-def _reference_counts(report: AuditReport) -> dict[str, int]:
-    """The skills' promises (paths, links, names, commands, ...) by what became of them: ``hold`` first."""
-    statuses = Counter("hold" if p.status.ok else p.status.value for p in report.every_promise())
-    return {k: statuses[k] for k in ("hold", *sorted(k for k in statuses if k != "hold")) if statuses[k]}
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

@@ -119,19 +119,41 @@ def spec_key(name: str, call: bool, keys: Sequence[tuple[str, str]]) -> tuple[Pr
     nearest level it reaches has.  None for any other name, and where that level lists no keys (an open
     collection: the schema does not say)."""
     parts = name.split(".")
-    if call or len(parts) < 2 or not any(key == parts[0] for key, _ in keys):
+    if call or len(parts) < 2 or not keys:
         return None
-    files = sorted({file for key, file in keys if key == name})
-    if files:
-        more = f" (and {len(files) - 1} more)" if len(files) > 1 else ""
-        return PromiseStatus.EXISTS, f"a key of {files[0]}{more}"
-    known = {key for key, _ in keys}
-    level = next(".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1) if ".".join(parts[:i]) in known)
-    under = sorted({key[len(level) + 1 :].split(".")[0] for key in known if key.startswith(level + ".")})
-    if not under:
+    files, under = _key_index(keys)
+    if parts[0] not in files:
         return None
-    shown = ", ".join(under[:MAX_KEYS_SHOWN]) + (", ..." if len(under) > MAX_KEYS_SHOWN else "")
+    if name in files:
+        more = f" (and {len(files[name]) - 1} more)" if len(files[name]) > 1 else ""
+        return PromiseStatus.EXISTS, f"a key of {files[name][0]}{more}"
+    level = next(".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1) if ".".join(parts[:i]) in files)
+    if not under.get(level):
+        return None
+    below = sorted(under[level])
+    shown = ", ".join(below[:MAX_KEYS_SHOWN]) + (", ..." if len(below) > MAX_KEYS_SHOWN else "")
     return PromiseStatus.UNVERIFIABLE, f"not a key of the schemas the skill ships (`{level}` has {shown})"
+
+
+_INDEXED: list[tuple[Sequence[tuple[str, str]], tuple[dict[str, list[str]], dict[str, set[str]]]]] = []
+
+
+def _key_index(keys: Sequence[tuple[str, str]]) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """(each key -> the schema files that have it, sorted; each key -> the names of the keys right under it), built
+    once for a skill's keys (a skill's names all ask the same), the last few skills' kept."""
+    for seen, index in _INDEXED:
+        if seen is keys:
+            return index
+    files: dict[str, set[str]] = {}
+    under: dict[str, set[str]] = {}
+    for key, file in keys:
+        files.setdefault(key, set()).add(file)
+        parent, _, last = key.rpartition(".")
+        if parent:
+            under.setdefault(parent, set()).add(last)
+    index = ({key: sorted(found) for key, found in files.items()}, under)
+    _INDEXED[:] = [*_INDEXED[-3:], (keys, index)]
+    return index
 
 
 NAME: Checker[Citation, list[PromiseResult]] = Checker(

@@ -265,7 +265,8 @@ def _search(
     ending in ``def`` or ``class``: ``subclass`` in ``subclass Planner(``), else in two.  A definition's match
     holds its name whole, so a name asked both ways is answered both ways from it."""
     names = [text for text in texts if _IDENTIFIER.fullmatch(text)] if words else []
-    written = [text for text in texts if text not in set(names)]
+    asked_as_words = set(names)
+    written = [text for text in texts if text not in asked_as_words]
     if not names:
         return _grep(repo, trees, written, where)
     if not written:

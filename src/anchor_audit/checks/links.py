@@ -141,8 +141,7 @@ def folder_links(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
 
 
 _LEAVES = "not in the catalog: the link leaves the skill's folder"
-_NOT_IN_COPY = ("not in the catalog: the link leaves the skill's folder, and whether its repository has it is not"
-                " known (it could not be reached)")
+_NOT_IN_COPY = f"{_LEAVES}, and whether its repository has it is not known (it could not be reached)"
 
 
 def _slug_into(slugs: set[str], seen: dict[str, int], text: str) -> None:

@@ -190,7 +190,7 @@ def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> Non
     walked = [n.lineno for n in ast.walk(module) if isinstance(n, (ast.If, ast.While, ast.Assert))]
     rows = _read_gates(module)
     assert [row[0] for row in rows] == walked and len(walked) == 8
-    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, ""]  # chains by last name
+    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, "", []]  # chains by last name
 
 
 def test_a_gate_under_an_if_is_also_read_with_the_tests_that_lead_to_it() -> None:
@@ -316,3 +316,75 @@ def test_a_sentence_against_several_things_is_broken_when_the_gate_of_one_of_the
     status, detail = said["CPU offloading cannot be used with PP>1 or activation recomputation."]
     assert status == "missing"
     assert detail.endswith("no gate names cpu_offloading, recompute_granularity at the ref")
+
+
+GRAPHS = '''\
+import numpy as np
+
+
+def check(cfg):
+    if cfg.cuda_graph_impl != "none":
+        assert getattr(cfg, "use_rng_tracker", False), "graphs need the rng tracker"
+        if cfg.offload_layers and cfg.cuda_graph_impl != "whole_step":
+            raise ValueError("no offloading with graphs")
+    assert np.prod(cfg.ring_sizes) == cfg.ring_total
+    if cfg.swap_modules is not None and cfg.swap_modules not in ("attn", "mlp"):
+        raise ValueError("unknown swap module")
+'''
+GRAPHS_CARD = CARD_HEAD + '''\
+  - use_rng_tracker must be True when cuda_graph_impl is not none.
+  - The product of ring_sizes must equal ring_total.
+  - offload_layers is incompatible with CUDA graphs.
+  - swap_modules requires a value.
+'''
+
+
+def test_a_gate_reads_a_setting_through_getattr_and_a_product_as_the_settings_it_multiplies(
+    tmp_path: Path, capsys
+) -> None:
+    """``getattr(cfg, "use_rng_tracker", False)`` tests ``use_rng_tracker`` (its default is no constant the gate
+    compares with); ``np.prod(cfg.ring_sizes)`` conditions on ``ring_sizes``, not on a setting called ``prod``."""
+    said = _constraints(tmp_path, capsys, code=GRAPHS, card=GRAPHS_CARD)
+    rng = said["use_rng_tracker must be True when cuda_graph_impl is not none."]
+    assert (rng["status"], rng["detail"].split(" (")[0]) == (
+        "holds", "decided by `cfg.cuda_graph_impl != 'none' and getattr(cfg, 'use_rng_tracker', False)`"
+    )
+    ring = said["The product of ring_sizes must equal ring_total."]
+    assert (ring["status"], ring["detail"].split(" (")[0]) == (
+        "holds", "decided by `np.prod(cfg.ring_sizes) == cfg.ring_total`"
+    )
+
+
+def test_a_gate_that_exempts_one_value_of_what_it_tests_is_narrower_than_a_sentence_that_does_not(
+    tmp_path: Path, capsys
+) -> None:
+    """Offloading is refused with graphs on, except the whole-step kind: a sentence calling them incompatible says
+    more than the code refuses, and is told which value the code lets through."""
+    said = _constraints(tmp_path, capsys, code=GRAPHS, card=GRAPHS_CARD)
+    offload = said["offload_layers is incompatible with CUDA graphs."]
+    assert offload["status"] == "unverifiable"
+    assert offload["detail"] == (
+        "`cfg.offload_layers and cfg.cuda_graph_impl != 'whole_step'` (pkg/overlap.py:7) lets cuda_graph_impl "
+        "'whole_step' through, which the sentence leaves out: narrower than it says"
+    )
+    # a gate checking a set value's spelling is no gate requiring one
+    assert said["swap_modules requires a value."]["status"] == "unverifiable"
+
+
+def test_a_gate_that_came_to_let_a_value_through_since_the_validation_day_differs(tmp_path: Path, capsys) -> None:
+    """On the validation day offloading was refused with any graphs; at the ref the whole-step kind is let through:
+    the sentence no longer holds as written, and the value let through is named."""
+    before = GRAPHS.replace(' and cfg.cuda_graph_impl != "whole_step"', "")
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": before})
+    repo.write("pkg/overlap.py", GRAPHS)
+    repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=GRAPHS_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    found = {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+    offload = found["offload_layers is incompatible with CUDA graphs."]
+    assert offload["status"] == "differs"
+    assert offload["detail"].endswith(
+        "at the ref `cfg.offload_layers and cfg.cuda_graph_impl != 'whole_step'` (pkg/overlap.py:7) lets "
+        "cuda_graph_impl 'whole_step' through"
+    )

@@ -243,6 +243,9 @@ def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(caps
     assert f"{count['code_verified']} of the {len(verdicts)} claims get a verdict" in page
     assert (f"{len(constraints)} sentences on {sum(1 for s in cards if any(p['kind'] == 'constraint' for p in s['promises']))} "
             f"cards: {constraints.count('holds')} are decided by a gate and hold") in page
+    broken = sum(constraints.count(status) for status in ("differs", "missing"))
+    said = {0: "none is broken", 1: "one is broken"}.get(broken, f"{broken} are broken")
+    assert f"; {said}; {constraints.count('unverifiable')} are unverifiable" in page
 
 
 def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeypatch) -> None:

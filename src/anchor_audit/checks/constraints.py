@@ -25,7 +25,7 @@ from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source.listing import is_test
-from .gates import Gate, gates_in, loose
+from .gates import PREDICATES, Gate, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
@@ -68,6 +68,8 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate]) -> bool:
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare)[0])  # "TP overlap": what the code spells otherwise
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
+    runs = _said(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
+    said |= {part for g in gates for n in g.names if "_" in n and n.lower() in runs for part in n.lower().split("_")}
     left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
             and w.split(".")[-1] not in names]  # fmt: skip
     return len(left) <= MAX_LEFT_WORDS
@@ -89,23 +91,28 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
     gates = gates_in(then if then is not None else ctx.tree, files, ctx)
-    decided = _best(gates, names, constants)
-    parts = [decided] if decided is not None else _parts(gates, names, constants)
+    said = _said(sentence)
+    decided = _best(gates, names, constants, said)
+    parts = [decided] if decided is not None else _parts(gates, names, constants, said)
     if not parts:
-        narrower = _narrower(gates, names, constants)
+        exempting = _exempting(gates, names, constants, said)
+        if exempting is not None:  # the code refuses it only for some values of what it tests
+            return PromiseStatus.UNVERIFIABLE, (f"{exempting.said} lets {_let(exempting)} through, which the "
+                                                "sentence leaves out: narrower than it says")  # fmt: skip
+        narrower = _narrower(gates, names, constants, said)
         if narrower is not None:  # the code refuses only when something the sentence leaves out also holds
-            also = ", ".join(sorted(narrower.names - names)[:3])
+            also = ", ".join(_more(narrower, names, said)[:3])
             return PromiseStatus.UNVERIFIABLE, (f"{narrower.said} tests {_names(names)} only together with {also}, "
                                                 "which the sentence leaves out: narrower than it says")  # fmt: skip
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
     if not _about(sentence, names, parts):
-        said = ", ".join(g.said for g in parts)
-        return PromiseStatus.UNVERIFIABLE, f"{said} tests {_names(names)}, but the sentence says more than it " \
+        tests = ", ".join(g.said for g in parts)
+        return PromiseStatus.UNVERIFIABLE, f"{tests} tests {_names(names)}, but the sentence says more than it " \
                                            "decides: re-verify"  # fmt: skip
     if then is None:
         return PromiseStatus.HOLDS, f"decided by {', '.join(g.said for g in parts)}"
     now = gates_in(ctx.tree, files, ctx)
-    results = [_at_ref(gate, now, constants, day) for gate in parts]
+    results = [_at_ref(gate, now, constants, day, said) for gate in parts]
     for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE):
         worst = next((detail for said, detail in results if said is status), None)
         if worst is not None:
@@ -113,8 +120,11 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     return PromiseStatus.HOLDS, "; ".join(detail for _, detail in results)
 
 
-def _at_ref(decided: Gate, now: list[Gate], constants: frozenset[str], day: str) -> tuple[PromiseStatus, str]:
-    """What became at the ref of the gate that decided a sentence (or one part of it) on ``day``."""
+def _at_ref(
+    decided: Gate, now: list[Gate], constants: frozenset[str], day: str, said: frozenset[str]
+) -> tuple[PromiseStatus, str]:
+    """What became at the ref of the gate that decided a sentence (or one part of it) on ``day``: the sentence's
+    words ``said`` tell a value the gate has come to let through."""
     same = next((g for g in now if g.loose == decided.loose), None)
     if same is not None:
         return PromiseStatus.HOLDS, f"decided by {same.said}, as on {day}"
@@ -122,6 +132,10 @@ def _at_ref(decided: Gate, now: list[Gate], constants: frozenset[str], day: str)
     if reshaped is not None:
         return PromiseStatus.DIFFERS, f"decided on {day} by {decided.said}; at the ref the gate is {reshaped.said}"
     stated = frozenset(c for c in constants if _stated(c, decided.constants))
+    exempting = _exempting(now, decided.names, stated, said)
+    if exempting is not None:
+        return PromiseStatus.DIFFERS, (f"decided on {day} by {decided.said}; at the ref {exempting.said} lets "
+                                       f"{_let(exempting)} through")  # fmt: skip
     other = _best(now, decided.names, stated)
     if other is not None:
         return PromiseStatus.UNVERIFIABLE, (f"decided on {day} by {decided.said}, gone at the ref, where "
@@ -136,14 +150,14 @@ def _at_ref(decided: Gate, now: list[Gate], constants: frozenset[str], day: str)
     return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; {gone}"
 
 
-def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> list[Gate]:
+def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]) -> list[Gate]:
     """A sentence that constrains one thing against several (``offloading cannot be used with PP>1 or activation
     recomputation``): for some one of its names, a gate for each other, naming exactly the two, every constant
     stated by one of them; none where the sentence names fewer than three things, or a pair has no gate."""
     if len(names) < 3:
         return []
     for subject in sorted(names):
-        found = [_best(gates, frozenset({subject, other}), frozenset()) for other in sorted(names - {subject})]
+        found = [_best(gates, frozenset({subject, other}), frozenset(), said) for other in sorted(names - {subject})]
         chosen = [g for g in found if g is not None]
         if len(chosen) == len(found) and all(any(_stated(c, g.constants) for g in chosen) for c in constants):
             return chosen
@@ -154,25 +168,84 @@ def _names(names: frozenset[str]) -> str:
     return ", ".join(sorted(names)[:4])
 
 
-def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
+def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str] = frozenset()
+          ) -> Gate | None:  # fmt: skip
     """The first gate that conditions on exactly ``names`` and states every one of ``constants`` (a validation, one
-    that raises or asserts, before any other).  A gate naming
+    that raises or asserts, before any other; one that tests more of what the sentence says before one that
+    tests less).  A gate naming
     only some is no decision (a gate of one of them alone may decide something else), nor one that also
-    conditions on what the sentence leaves out (narrower than the sentence says)."""
-    fits = [g for g in gates if names == g.names and all(_stated(c, g.constants) for c in constants)]
+    conditions on what the sentence leaves out, or lets through a value of it no word of the sentence ``said``
+    says (narrower than the sentence says)."""
+    fits = [g for g in gates if _fits(g, names, said) and all(_stated(c, g.constants) for c in constants)
+            and not _unsaid(g, said)]  # fmt: skip
+    fits.sort(key=lambda g: -len(g.names))  # one that tests what the sentence says in words too, first
     return next((g for g in fits if g.guards), fits[0] if fits else None)
 
 
-def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str]) -> Gate | None:
-    """The first gate that conditions on every one of ``names`` and on something more, stating every constant."""
-    return next((g for g in gates if names < g.names and all(_stated(c, g.constants) for c in constants)), None)
+def _said(sentence: str) -> frozenset[str]:
+    """A sentence's words, lower case, and each run of two to four of them joined by ``_`` ("async save" is
+    ``async_save``): what a gate's setting or value is spelt as when the sentence says it in words."""
+    words = [w.lower() for w in re.findall(r"[\w+-]+(?:\.[\w+-]+)*", sentence)]
+    runs = ("_".join(words[i : i + n]) for n in range(2, 5) for i in range(len(words) - n + 1))
+    return frozenset([*words, *runs])
+
+
+def _tested(gate: Gate, names: frozenset[str]) -> frozenset[str]:
+    """The settings ``gate`` tests, a predicate it calls standing for the one of ``names`` it is named after
+    (``is_full_iteration_graph(cfg)`` tests ``full_iteration``)."""
+    return frozenset(_covering(n, names) for n in gate.names)
+
+
+def _covering(name: str, names: frozenset[str]) -> str:
+    if name in names or not name.startswith(PREDICATES):
+        return name
+    return next((w for w in sorted(names) if f"_{w}_" in f"_{name}_"), name)
+
+
+def _fits(gate: Gate, names: frozenset[str], said: frozenset[str]) -> bool:
+    """Whether ``gate`` conditions on exactly what a sentence names: each of ``names`` is a setting it tests or a
+    value it compares with (``ckpt_format=torch_dist``), each setting it tests is one of ``names`` or what the
+    sentence's words ``said`` spell ("async save" is ``async_save``)."""
+    tested = _tested(gate, names)
+    return names <= tested | gate.constants and all(n in names or ("_" in n and n.lower() in said) for n in tested)
+
+
+def _let(gate: Gate) -> str:
+    """The values ``gate`` lets through, by setting: ``cuda_graph_impl 'whole_step'``."""
+    return "; ".join(f"{name} {', '.join(repr(v) for v in values)}" for name, values in gate.exempt)
+
+
+def _unsaid(gate: Gate, said: frozenset[str]) -> bool:
+    """Whether ``gate`` lets through a value of what it tests that the sentence's words ``said`` do not say
+    (``impl != "whole"``, against a sentence that says nothing of ``whole``)."""
+    return any(v.lower() not in said for _, values in gate.exempt for v in values)
+
+
+def _exempting(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]
+               ) -> Gate | None:  # fmt: skip
+    """The first gate that would decide the sentence but for a value it lets through (see :func:`_unsaid`)."""
+    return next((g for g in gates if _fits(g, names, said) and all(_stated(c, g.constants) for c in constants)
+                 and _unsaid(g, said)), None)  # fmt: skip
+
+
+def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]
+              ) -> Gate | None:  # fmt: skip
+    """The first gate that conditions on every one of ``names`` and on something more (:func:`_more`), stating
+    every constant."""
+    return next((g for g in gates if names <= _tested(g, names) and _more(g, names, said)
+                 and all(_stated(c, g.constants) for c in constants)), None)  # fmt: skip
+
+
+def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
+    """What ``gate`` tests that the sentence neither names nor says in words."""
+    return sorted(n for n in _tested(gate, names) if n not in names and not ("_" in n and n.lower() in said))
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:
     """Whether a gate states ``constant`` (``~N``: N or a neighbour, a bound written from the other side; ``True``
     or ``False`` also by a gate that tests truth, comparing with no other constant: ``not cfg.sequence_parallel``)."""
-    if constant in ("True", "False"):
-        return constant in stated or not (stated - {"True", "False", "None"})
+    if constant in ("True", "False"):  # a setting that is off, written as a string, tests truth too
+        return constant in stated or not (stated - {"True", "False", "None", "none"})
     if not constant.startswith("~"):
         return constant in stated
     step, bare = (1 if constant[1] == "+" else -1), constant[2:]

@@ -29,6 +29,7 @@ class Gate:
     constants: frozenset[str]
     guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
     inner: str = ""  # where it is read with the tests of the ifs that enclose it (``text`` joins them), its own
+    exempt: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values it lets through of what it tests (see _exempted)
 
     @property
     def nested(self) -> bool:
@@ -68,9 +69,10 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/5|{blob}", _reader(tree, path))["gates"]
-            built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner)
-                     for line, text, names, consts, guards, inner in rows]  # fmt: skip
+            rows = ctx.memo(f"gates/6|{blob}", _reader(tree, path))["gates"]
+            built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
+                          tuple((name, tuple(values)) for name, values in exempt))
+                     for line, text, names, consts, guards, inner, exempt in rows]  # fmt: skip
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
             _BUILT_GATES[(path, blob)] = built
@@ -91,7 +93,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/5|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/6|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -123,10 +125,10 @@ def _qualnames(body: list[ast.stmt], outer: str) -> list[str]:
 
 
 def _read_gates(module: ast.Module | None) -> list[list[object]]:
-    """Each gate's row (line, test, names, constants, guards, ""), in breadth-first order; then, for each gate
-    under an ``if`` of its function (at most :data:`MAX_NESTING` deep), the row of the tests that lead to it
-    joined by ``and`` (``if tp_overlap:`` then ``elif not sequence_parallel:`` is the gate ``tp_overlap and not
-    sequence_parallel``), with its own test last (see :func:`_nested`)."""
+    """Each gate's row (line, test, names, constants, guards, "", exempted values), in breadth-first order; then,
+    for each gate under an ``if`` of its function (at most :data:`MAX_NESTING` deep), the row of the tests that
+    lead to it joined by ``and`` (``if tp_overlap:`` then ``elif not sequence_parallel:`` is the gate
+    ``tp_overlap and not sequence_parallel``), with its own test last (see :func:`_nested`)."""
     rows: list[list[object]] = []
     if module is None:
         return rows
@@ -155,7 +157,49 @@ def _row(
         names |= more_names
         consts |= more_consts
         texts.append(f"({text})" if isinstance(test, ast.BoolOp) and len(tests) > 1 else text)
-    return [line, " and ".join(texts), sorted(names), sorted(consts), guards, texts[-1] if nested else ""]
+    exempt = [[name, values] for name, values in _exempted(tests)]
+    return [line, " and ".join(texts), sorted(names), sorted(consts), guards, texts[-1] if nested else "", exempt]
+
+
+_OFF = (None, False, 0, "", "none")  # the values a setting that is off has: ``impl != "none"`` tests that it is on
+
+
+def _exempted(tests: list[ast.expr]) -> list[tuple[str, list[str]]]:
+    """The values a gate lets through of a setting it tests by what it is not: ``impl != "whole"`` refuses every
+    kind of ``impl`` but ``whole`` (each such setting by its last name, with the values it exempts; a value a
+    setting has when it is off, ``impl != "none"``, only says that it is on)."""
+    let: dict[str, set[str]] = {}
+    for part in _conjuncts(tests):
+        compared = _compared_away(part)
+        if compared is not None:
+            name, values = compared
+            let.setdefault(name, set()).update(str(v) for v in values if v not in _OFF)
+    return [(name, sorted(values)) for name, values in sorted(let.items()) if values]
+
+
+def _conjuncts(tests: list[ast.expr]) -> Iterator[ast.expr]:
+    """The parts of ``tests`` joined by ``and``, at any depth of ``and``."""
+    for test in tests:
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            yield from _conjuncts(test.values)
+        else:
+            yield test
+
+
+def _compared_away(test: ast.expr) -> tuple[str, list[object]] | None:
+    """(the setting, the constants) of ``setting != C``, ``setting is not C`` or ``setting not in (C, ...)``."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    name = left.attr if isinstance(left, ast.Attribute) else left.id if isinstance(left, ast.Name) else None
+    if name is None:
+        return None
+    if isinstance(op, (ast.NotEq, ast.IsNot)) and isinstance(right, ast.Constant):
+        return name, [right.value]
+    if isinstance(op, ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        if all(isinstance(e, ast.Constant) for e in right.elts):
+            return name, [e.value for e in right.elts if isinstance(e, ast.Constant)]
+    return None
 
 
 def _decides(node: ast.If | ast.While | ast.Assert) -> bool:
@@ -228,13 +272,33 @@ def _statements_breadth_first(module: ast.Module) -> Iterator[ast.AST]:
                 queue.extend(getattr(node, name, None) or ())
 
 
+# Functions a gate calls that are no setting of their own: what it conditions on is what they are given
+# (``len(cfg.modules) > 0`` tests ``modules``; ``np.prod(cfg.sizes) == cfg.cp`` tests ``sizes`` and ``cp``).
+_NOT_SETTINGS = frozenset(
+    "len isinstance issubclass getattr hasattr any all int float str bool min max sum abs sorted set list tuple "
+    "dict prod".split()
+)
+
+
+PREDICATES = ("is_", "has_", "uses_", "use_")  # a function so named tests what it is named after
+
+
 def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
     """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
-    each name that heads no chain; and the constants it compares with (one walk of the test)."""
+    each name that heads no chain, a setting read by ``getattr(cfg, "tp", 1)`` as ``tp`` (neither its object nor
+    its default counted), a predicate ``is_full_graph(cfg.model)`` by its name alone; and the constants it
+    compares with (one walk of the test)."""
     attributes: list[ast.Attribute] = []
     names: list[ast.Name] = []
     consts: set[str] = set()
+    skipped: set[int] = set()
+    read: set[str] = set()
     for node in ast.walk(test):
+        if isinstance(node, ast.Call):
+            skipped |= _not_conditions(node, read)
+    for node in ast.walk(test):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Attribute):
             attributes.append(node)
         elif isinstance(node, ast.Name):
@@ -243,4 +307,21 @@ def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
             consts.add(str(node.value))
     roots = {id(node.value) for node in attributes}
     leaves = {n.attr for n in attributes if id(n) not in roots}
-    return leaves | {n.id for n in names if id(n) not in roots}, consts
+    return leaves | {n.id for n in names if id(n) not in roots} | read, consts
+
+
+def _not_conditions(call: ast.Call, read: set[str]) -> set[int]:
+    """The nodes of ``call`` that are not what a gate conditions on (see :data:`_NOT_SETTINGS`); a setting that
+    ``getattr``/``hasattr`` reads by name is added to ``read``."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if called.startswith(PREDICATES):  # the test is the predicate: what it is given is where it looks
+        return {id(node) for arg in call.args if not isinstance(arg, ast.Constant) for node in ast.walk(arg)}
+    if called not in _NOT_SETTINGS:
+        return set()
+    skipped = {id(node) for node in ast.walk(func)}
+    if called in ("getattr", "hasattr") and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) \
+            and isinstance(call.args[1].value, str):  # fmt: skip
+        read.add(call.args[1].value)
+        skipped |= {id(node) for arg in (call.args[0], *call.args[1:]) for node in ast.walk(arg)}
+    return skipped

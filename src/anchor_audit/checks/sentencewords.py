@@ -28,6 +28,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "BF16": ("bf16",),
     "FP16": ("fp16",),
     "CPU offloading": ("cpu_offloading",),
+    "CUDA graphs": ("cuda_graph_impl",),
+    "CUDA graph": ("cuda_graph_impl",),
     "TP overlap": ("tp_comm_overlap",),
     "TP communication overlap": ("tp_comm_overlap",),
     "PP overlap": ("overlap_p2p_comm",),

@@ -330,12 +330,18 @@ def check(cfg):
     assert np.prod(cfg.ring_sizes) == cfg.ring_total
     if cfg.swap_modules is not None and cfg.swap_modules not in ("attn", "mlp"):
         raise ValueError("unknown swap module")
+    if is_whole_step_graph(cfg.model):
+        assert not cfg.nan_check
+    if cfg.async_write:
+        assert cfg.save_format == "sharded_dist"
 '''
 GRAPHS_CARD = CARD_HEAD + '''\
   - use_rng_tracker must be True when cuda_graph_impl is not none.
   - The product of ring_sizes must equal ring_total.
   - offload_layers is incompatible with CUDA graphs.
   - swap_modules requires a value.
+  - whole_step requires nan_check False.
+  - Async write requires save_format=sharded_dist.
 '''
 
 
@@ -352,6 +358,21 @@ def test_a_gate_reads_a_setting_through_getattr_and_a_product_as_the_settings_it
     ring = said["The product of ring_sizes must equal ring_total."]
     assert (ring["status"], ring["detail"].split(" (")[0]) == (
         "holds", "decided by `np.prod(cfg.ring_sizes) == cfg.ring_total`"
+    )
+
+
+def test_a_predicate_stands_for_what_it_is_named_after_and_a_setting_may_be_said_in_words(
+    tmp_path: Path, capsys
+) -> None:
+    """``is_whole_step_graph(cfg.model)`` tests ``whole_step`` (not ``model``, which it is given); "Async write" is
+    ``async_write`` and ``sharded_dist``, which the sentence writes as a name, is the value the gate compares with."""
+    said = _constraints(tmp_path, capsys, code=GRAPHS, card=GRAPHS_CARD)
+    decided = {sentence: (p["status"], p["detail"].split(" (")[0]) for sentence, p in said.items()}
+    assert decided["whole_step requires nan_check False."] == (
+        "holds", "decided by `is_whole_step_graph(cfg.model) and not cfg.nan_check`"
+    )
+    assert decided["Async write requires save_format=sharded_dist."] == (
+        "holds", "decided by `cfg.async_write and cfg.save_format == 'sharded_dist'`"
     )
 
 

@@ -240,3 +240,55 @@ def test_a_release_wheel_has_no_commit_for_the_validation_day_and_says_so(tmp_pa
     )
     said = ValidationDay("2026-03-15", "0dae728241d4ead9", "2026-03-14").said
     assert said.startswith("validated_on 2026-03-15 is commit 0dae728241 of 2026-03-14 (the default branch's")
+
+
+LAUNCH = '''\
+class LaunchEnv:
+    def setup(self, job):
+        if self.limit_connections:
+            job.env["MAX_CONNECTIONS"] = "1"
+        if self.enable_norm_margin:
+            job.env["NORM_MARGIN_FWD"] = str(self.norm_margin)
+            job.env["NORM_MARGIN_BWD"] = str(self.norm_margin)
+'''
+LAUNCH_QUOTE = '```2:7:pkg/launch.py\n    def setup(self, job):\n        if self.limit_connections:\n' \
+               '            job.env["MAX_CONNECTIONS"] = "1"\n' \
+               '        if self.enable_norm_margin:\n            job.env["NORM_MARGIN_FWD"] = str(self.norm_margin)\n' \
+               '            job.env["NORM_MARGIN_BWD"] = str(self.norm_margin)\n```\n'  # fmt: skip
+LAUNCH_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  env:\n    - code_verified  # launch.py:2-7\n'
+
+
+def _launch_claim(tmp_path: Path, capsys, later: str) -> dict:
+    repo = make_code_repo(tmp_path / "code", {"pkg/launch.py": LAUNCH})
+    repo.write("pkg/launch.py", later)
+    repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", LAUNCH_QUOTE, card=LAUNCH_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    (claim,) = report["claims"]
+    return claim
+
+
+def test_a_gate_gone_with_what_it_set_and_named_nowhere_in_the_code_breaks_the_claim(tmp_path: Path, capsys) -> None:
+    """The margin setting and the variables it set are gone from every file, while the plugin keeps limiting
+    connections as quoted: what the quote says is gone, so the claim is broken, naming the setting no code names."""
+    later = LAUNCH.split("        if self.enable_norm_margin:")[0] + "        job.env['EXTRA'] = '0'\n"
+    claim = _launch_claim(tmp_path, capsys, later)
+    assert claim["verdict"] == "broken", claim
+    detail = claim["evidence"][0]["detail"]
+    assert "`if self.enable_norm_margin`" in detail and "no code names enable_norm_margin at the ref" in detail
+
+
+def test_a_gate_whose_setting_is_still_named_somewhere_is_not_called_gone(tmp_path: Path, capsys) -> None:
+    """The same removal, but another file still reads the setting: the behaviour may live on there, so the
+    claim is unverifiable, never broken."""
+    later = LAUNCH.split("        if self.enable_norm_margin:")[0] + "        job.env['EXTRA'] = '0'\n"
+    repo = make_code_repo(tmp_path / "code", {"pkg/launch.py": LAUNCH})
+    repo.write("pkg/launch.py", later)
+    repo.write("pkg/margins.py", "def margins(cfg):\n    return cfg.enable_norm_margin and cfg.norm_margin\n")
+    repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", LAUNCH_QUOTE, card=LAUNCH_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unverifiable", claim
+    assert "written another way?" in claim["evidence"][0]["detail"]

@@ -148,7 +148,7 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
     if gone:
-        return _gone(held, gone, keys_now, say)
+        return _gone(held, gone, keys_now, say, ctx)
     if all(f.kind == "def" for f in held):
         return say.unverifiable(f"{_said(held)} is still defined, but the quote holds no gate, assert or raise to "
                                 "judge what it does by: re-verify")  # fmt: skip
@@ -183,9 +183,12 @@ def _as_quoted(facts: tuple[Fact, ...], ctx: Context, say: _Judging, deleted: st
                             "re-verify")  # fmt: skip
 
 
-def _gone(held: tuple[Fact, ...], gone: list[Fact], keys_now: frozenset[str], say: _Judging) -> Evidence:
+def _gone(
+    held: tuple[Fact, ...], gone: list[Fact], keys_now: frozenset[str], say: _Judging, ctx: Context
+) -> Evidence:
     """What facts that held on the validation day and are not at the ref say of the claim: broken where a guard or
-    a definition is gone, a gate's constants changed, or a gate went with all it did; else unverifiable."""
+    a definition is gone, a gate's constants changed, a gate went with all it did, or a gate went with some of
+    what it did and no code names what it tested (:func:`_unnamed`); else unverifiable."""
     redefined = [f for f in gone if f.kind == "def" and reshaped_in(f, keys_now)]
     if redefined:  # the same name with other parameters: what it does may be the same, or not
         return say.unverifiable(f"{_said(redefined)} held on {say.day} and is defined with other parameters at the "
@@ -196,8 +199,22 @@ def _gone(held: tuple[Fact, ...], gone: list[Fact], keys_now: frozenset[str], sa
     if changed or guards or (not kept_effects and any(f.kind == "gate" for f in gone)):
         what = "changed its constants" if changed else "is nowhere in the code"
         return say.broken(f"{_said(changed or guards or gone)} held on {say.day} and {what} at the ref")
+    unnamed = _unnamed(gone, ctx) if any(f.is_effect for f in gone) else None
+    if unnamed is not None:
+        return say.broken(f"{_said(gone)} held on {say.day} and is nowhere in the code at the ref: no code names "
+                          f"{unnamed} at the ref")  # fmt: skip
     return say.unverifiable(f"{_said(gone)} held on {say.day} and is not in the code at the ref, while what it does "
                             "is (written another way?): re-verify")  # fmt: skip
+
+
+def _unnamed(gone: list[Fact], ctx: Context) -> str | None:
+    """The setting a gone gate tested, where no Python file of the tree names it at the ref (the feature left the
+    code with the values it set); None where every such setting is still named somewhere, or the tree cannot be
+    searched."""
+    for fact in gone:
+        if fact.kind == "gate" and fact.needle and ctx.tree.search(fact.needle, ".py") == []:
+            return fact.needle
+    return None
 
 
 def _said(facts: list[Fact] | tuple[Fact, ...]) -> str:

@@ -285,6 +285,42 @@ def test_a_constant_a_package_does_not_re_export_names_the_module_that_assigns_i
                     "src/demo/lexicon/base.py")
 
 
+def test_a_name_a_package_re_exports_through_star_imports_exists(make_repo, tmp_path: Path, capsys) -> None:
+    """``from ._ops import *`` then ``from .io import *``: a public function of ``io.py`` is the package's;
+    a module's ``__all__`` says what its star import gives, and a private name is never given."""
+    files = {"src/demo/arr/__init__.py": "from ._ops import *  # noqa\nfrom ._kinds import *\n",
+             "src/demo/arr/_ops/__init__.py": "from .io import *\n",
+             "src/demo/arr/_ops/io.py": "import os\n\n\ndef load(path):\n    return path\n\n\ndef _scan():\n    pass\n",
+             "src/demo/arr/_kinds.py": "__all__ = ['Kind']\n\n\nclass Kind:\n    pass\n\n\nclass Hidden:\n    pass\n"}  # fmt: skip
+    repo = make_repo()
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit("the names", tag="v9")
+    skill = tmp_path / "star-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Arrays\n\nRead with `demo.arr.load`.\n\n"
+                                    "```python\nfrom demo.arr import load, Kind, Hidden, _scan\n```\n")  # fmt: skip
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    said = {p["path"]: (p["status"], p["detail"]) for p in data["skills"][0]["promises"]}
+    assert said["demo.arr:load"] == (
+        "exists", "src/demo/arr/__init__.py gives load through `from ._ops import *` (src/demo/arr/_ops/io.py:4)"
+    )
+    assert said["demo.arr:Kind"] == (
+        "exists", "src/demo/arr/__init__.py gives Kind through `from ._kinds import *` (src/demo/arr/_kinds.py:4)"
+    )
+    assert said["demo.arr.load"] == said["demo.arr:load"]  # named in prose, found the same way
+    for hidden in ("Hidden", "_scan"):
+        status, detail = said[f"demo.arr:{hidden}"]
+        assert status == "missing" and detail.startswith(f"src/demo/arr/__init__.py does not define {hidden}")
+
+
+def test_a_name_a_star_import_of_another_package_may_give_is_unverifiable(make_repo, tmp_path: Path, capsys) -> None:
+    files = {"src/demo/np_like.py": "from numpy import *\n\n\ndef extra():\n    pass\n"}
+    said = _imported_name(make_repo(), tmp_path, capsys, files, "from demo.np_like import vectorize")
+    assert said == ("unverifiable", "src/demo/np_like.py does not define vectorize itself; `from numpy import *` "
+                    "may give it")
+
+
 def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> None:
     """A package serving names through a module __getattr__ and a table of them (the lazy-export shape)."""
     repo = make_repo()

@@ -24,6 +24,7 @@ from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
 from .barenames import resolve_bare
 from .pyproject import project_meta
+from .starexports import Given, star_given
 
 _USUAL_ROOTS = ("src/", "", "python/", "lib/")
 
@@ -103,10 +104,10 @@ def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Impo
                     say(subject, status, node.lineno, why)
                     continue
                 found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
-                detail = found["detail"]
-                if found["status"] == "missing":  # where the name is defined instead (the tree's, never remembered)
-                    detail += _defined_elsewhere(tree, alias.name, path)
-                say(subject, PromiseStatus(found["status"]), node.lineno, detail)
+                status, detail = PromiseStatus(found["status"]), found["detail"]
+                if status is PromiseStatus.MISSING:  # a star import's, or where it is defined instead (the tree's,
+                    status, detail = _not_defined(tree, path, alias.name, detail)  # never remembered)
+                say(subject, status, node.lineno, detail)
     return imported
 
 
@@ -175,6 +176,17 @@ def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
     if found is None:
         return {"status": "missing", "detail": f"{path} does not define {name}"}
     return {"status": "exists", "detail": f"{path}:{found}"}
+
+
+def _not_defined(tree: SourceTree, path: str, name: str, detail: str) -> tuple[PromiseStatus, str]:
+    """A name ``path`` does not define: given by one of its star imports (exists), maybe given by a star import
+    of another package (unverifiable), else missing, naming where it is defined instead."""
+    given = star_given(tree, path, name, lambda top: _roots(tree, top))
+    if isinstance(given, Given):
+        return PromiseStatus.EXISTS, f"{path} gives {name} through `{given.through}` ({given.where})"
+    if given is not None:
+        return PromiseStatus.UNVERIFIABLE, f"{path} does not define {name} itself; `{given}` may give it"
+    return PromiseStatus.MISSING, detail + _defined_elsewhere(tree, name, path)
 
 
 MAX_NAMED_ELSEWHERE = 3  # modules a missing name's message names as where it is defined
@@ -335,9 +347,12 @@ def resolve_name(
         if not rest:
             return PromiseStatus.EXISTS, path
         found = _name(tree, path, rest[0])
-        if found["status"] == "missing" and _name(tree, path, f"_{rest[0]}")["status"] == "exists":
+        if found["status"] != "missing":
+            return PromiseStatus(found["status"]), found["detail"]
+        status, detail = _not_defined(tree, path, rest[0], found["detail"])  # a star import's?
+        if status is PromiseStatus.MISSING and _name(tree, path, f"_{rest[0]}")["status"] == "exists":
             return PromiseStatus.PRIVATE, f"{path} has _{rest[0]}: the name became private"
-        return PromiseStatus(found["status"]), found["detail"]
+        return status, detail
     if namespace:
         why = f"{parts[0]} is a namespace package here: {name} may come from another distribution"
         return PromiseStatus.UNVERIFIABLE, why

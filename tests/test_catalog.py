@@ -248,6 +248,29 @@ def test_a_keyword_of_a_function_a_package_re_exports_is_checked_where_it_is_def
     ]
 
 
+def test_a_keyword_is_followed_through_a_re_export_under_a_version_gate_and_a_star_import(
+    make_repo, tmp_path: Path, capsys
+) -> None:
+    """``__init__.py`` imports ``scatter`` only ``if AVAILABLE:`` (a version gate), and ``gather`` comes through
+    ``from .more import *``: both functions' keywords are looked up where they are defined."""
+    repo = make_repo()
+    repo.write("src/demo/ops/__init__.py", "AVAILABLE = True\n\nif AVAILABLE:\n    from .kernels import scatter\n"
+               "\n    def register():\n        from .kernels import hidden\n\nfrom .more import *\n")  # fmt: skip
+    repo.write("src/demo/ops/kernels.py", "def scatter(x, dim=0):\n    return x\n\n\ndef hidden(y=1):\n    return y\n")
+    repo.write("src/demo/ops/more.py", "def gather(x, axis=0):\n    return x\n")
+    repo.commit("ops", tag="v9")
+    skill = tmp_path / "ops-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Ops\n\n```python\nfrom demo.ops import scatter, gather\n\n"
+                                    "scatter(t, dim=1, reduction='mean')\ngather(t, axis=1, axes=2)\n```\n")  # fmt: skip
+    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
+    got = {p["path"]: (p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]}
+    assert got["scatter(dim=)"] == ("exists", "src/demo/ops/kernels.py:1")
+    assert got["scatter(reduction=)"] == ("missing", "scatter in src/demo/ops/kernels.py has no parameter reduction")
+    assert got["gather(axis=)"] == ("exists", "src/demo/ops/more.py:1")
+    assert got["gather(axes=)"] == ("missing", "gather in src/demo/ops/more.py has no parameter axes")
+
+
 def _imported_name(repo, tmp_path: Path, capsys, files: dict[str, str], example: str) -> tuple[str, str]:
     """(status, detail) of the one name a skill's example imports, against ``repo`` with ``files`` committed."""
     for path, text in files.items():

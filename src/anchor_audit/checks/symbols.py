@@ -14,11 +14,12 @@ import posixpath
 import re
 import sys
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Skill
 from ..parse import PythonSyntaxProblem, parse_ast, python_index
+from ..parse.walk import ast_blocks
 from ..source import SourceTree
 from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
@@ -232,7 +233,7 @@ def _keyword_followed(tree: SourceTree, memo: Memo, path: str, blob: str, name: 
     re-exports ``scatter`` from ``.ops``) to where it is defined; each hop remembered by its own file's blob."""
     found: dict[str, Any] = {}
     for _ in range(MAX_REEXPORTS + 1):
-        found = memo(f"keyword/2|{blob}|{name}|{keyword}", partial(_keyword, tree, path, name, keyword))
+        found = memo(f"keyword/3|{blob}|{name}|{keyword}", partial(_keyword, tree, path, name, keyword))
         follow = found.get("follow")
         if not follow:
             return found
@@ -244,8 +245,10 @@ def _keyword_followed(tree: SourceTree, memo: Memo, path: str, blob: str, name: 
 
 
 def _reexport(module: ast.Module, path: str, name: str, tree: SourceTree) -> list[str] | None:
-    """[file, its name there] of a name ``module`` (at ``path``) only imports, where that file is in the tree."""
-    for node in module.body:
+    """[file, its name there] of a name ``module`` (at ``path``) only imports, where that file is in the tree: an
+    import at the module's level, also under an ``if`` or ``try`` (``if TORCH_OK: from .ops import scatter``),
+    else a star import that gives it."""
+    for node in _module_level(module.body):
         if not isinstance(node, ast.ImportFrom):
             continue
         alias = next((a for a in node.names if (a.asname or a.name) == name), None)
@@ -260,7 +263,18 @@ def _reexport(module: ast.Module, path: str, name: str, tree: SourceTree) -> lis
             base = posixpath.join(folder, *(node.module or "").split(".")) if node.module else folder
             target = next((p for p in (f"{base}.py", f"{base}/__init__.py") if tree.blob_id(p)), None)
         return [target, alias.name] if target else None
-    return None
+    given = star_given(tree, path, name, lambda top: _roots(tree, top))
+    return [given.where.split(":")[0], name] if isinstance(given, Given) else None
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements a module runs as it is imported: its body's, and those of its ifs, trys and withs (not of
+    its functions or classes)."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in ast_blocks(stmt):
+                yield from _module_level(block)
 
 
 def _keyword(tree: SourceTree, path: str, cls: str, keyword: str) -> dict[str, Any]:

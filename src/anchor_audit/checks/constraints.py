@@ -193,6 +193,8 @@ def _said(sentence: str) -> frozenset[str]:
 def _tested(gate: Gate, names: frozenset[str]) -> frozenset[str]:
     """The settings ``gate`` tests, a predicate it calls standing for the one of ``names`` it is named after
     (``is_full_iteration_graph(cfg)`` tests ``full_iteration``)."""
+    if not gate.predicates:
+        return gate.names
     return frozenset(_covering(n, names) for n in gate.names)
 
 
@@ -206,8 +208,13 @@ def _fits(gate: Gate, names: frozenset[str], said: frozenset[str]) -> bool:
     """Whether ``gate`` conditions on exactly what a sentence names: each of ``names`` is a setting it tests or a
     value it compares with (``ckpt_format=torch_dist``), each setting it tests is one of ``names`` or what the
     sentence's words ``said`` spell ("async save" is ``async_save``)."""
+    if gate.names == names:
+        return True
     tested = _tested(gate, names)
-    return names <= tested | gate.constants and all(n in names or ("_" in n and n.lower() in said) for n in tested)
+    for name in names:
+        if name not in tested and name not in gate.constants:
+            return False
+    return all(n in names or ("_" in n and n.lower() in said) for n in tested)
 
 
 def _let(gate: Gate) -> str:

@@ -30,6 +30,7 @@ class Gate:
     guards: bool = False  # an assert, or an if whose body raises or asserts: a validation
     inner: str = ""  # where it is read with the tests of the ifs that enclose it (``text`` joins them), its own
     exempt: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values it lets through of what it tests (see _exempted)
+    predicates: bool = False  # whether it calls a function named for what it tests (``is_full_graph(cfg)``)
 
     @property
     def nested(self) -> bool:
@@ -71,7 +72,8 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
         if built is None:
             rows = ctx.memo(f"gates/6|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
-                          tuple((name, tuple(values)) for name, values in exempt))
+                          tuple((name, tuple(values)) for name, values in exempt),
+                          any(n.startswith(PREDICATES) for n in names))
                      for line, text, names, consts, guards, inner, exempt in rows]  # fmt: skip
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
@@ -290,21 +292,23 @@ def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
     compares with (one walk of the test)."""
     attributes: list[ast.Attribute] = []
     names: list[ast.Name] = []
-    consts: set[str] = set()
+    constants: list[ast.Constant] = []
     skipped: set[int] = set()
     read: set[str] = set()
     for node in ast.walk(test):
-        if isinstance(node, ast.Call):
-            skipped |= _not_conditions(node, read)
-    for node in ast.walk(test):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Attribute):
             attributes.append(node)
         elif isinstance(node, ast.Name):
             names.append(node)
         elif isinstance(node, ast.Constant):
-            consts.add(str(node.value))
+            constants.append(node)
+        elif isinstance(node, ast.Call):
+            skipped |= _not_conditions(node, read)
+    if skipped:
+        attributes = [n for n in attributes if id(n) not in skipped]
+        names = [n for n in names if id(n) not in skipped]
+        constants = [n for n in constants if id(n) not in skipped]
+    consts = {str(node.value) for node in constants}
     roots = {id(node.value) for node in attributes}
     leaves = {n.attr for n in attributes if id(n) not in roots}
     return leaves | {n.id for n in names if id(n) not in roots} | read, consts

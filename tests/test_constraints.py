@@ -409,3 +409,28 @@ def test_a_gate_that_came_to_let_a_value_through_since_the_validation_day_differ
         "at the ref `cfg.offload_layers and cfg.cuda_graph_impl != 'whole_step'` (pkg/overlap.py:7) lets "
         "cuda_graph_impl 'whole_step' through"
     )
+
+
+RINGS = '''\
+def rings(cfg):
+    if cfg.ring_kind is None:
+        cfg.ring_kind = "flat"
+    elif cfg.ring_kind == "two+level":
+        assert is_te_min_version("1.12.0"), "two-level rings need a newer TE"
+'''
+RINGS_CARD = CARD_HEAD + '''\
+  - Transformer Engine must be >= 1.12.0 for two+level.
+  - Transformer Engine must be >= 1.12.0 for three+level.
+'''
+
+
+def test_a_setting_the_sentence_gives_by_the_value_the_gate_compares_it_with_is_said(tmp_path: Path, capsys) -> None:
+    """"for two+level" says ``ring_kind == "two+level"``: the floor the gate asserts under that test decides the
+    sentence; a value the gate does not compare with is more than it tests."""
+    said = _constraints(tmp_path, capsys, code=RINGS, card=RINGS_CARD)
+    rings = said["Transformer Engine must be >= 1.12.0 for two+level."]
+    assert (rings["status"], rings["detail"].split(" (pkg")[0]) == (
+        "holds", "decided by `not cfg.ring_kind is None and cfg.ring_kind == 'two+level' and "
+                 "is_te_min_version('1.12.0')`"
+    )
+    assert said["Transformer Engine must be >= 1.12.0 for three+level."]["status"] == "unverifiable"

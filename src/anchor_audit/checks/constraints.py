@@ -25,7 +25,7 @@ from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source.listing import is_test
-from .gates import PREDICATES, Gate, gates_in, loose
+from .gates import PREDICATES, Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
@@ -214,7 +214,13 @@ def _fits(gate: Gate, names: frozenset[str], said: frozenset[str]) -> bool:
     for name in names:
         if name not in tested and name not in gate.constants:
             return False
-    return all(n in names or ("_" in n and n.lower() in said) for n in tested)
+    return all(_said_setting(gate, n, names, said) for n in tested)
+
+
+def _valued(gate: Gate, name: str, said: frozenset[str]) -> bool:
+    """Whether the sentence says ``name`` by a value the gate compares it with ("for a2a+p2p":
+    ``cp_comm_type == 'a2a+p2p'``)."""
+    return any(n == name and value.lower() in said for n, value in compared_values(gate.text))
 
 
 def _let(gate: Gate) -> str:
@@ -244,8 +250,13 @@ def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str
 
 
 def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
-    """What ``gate`` tests that the sentence neither names nor says in words."""
-    return sorted(n for n in _tested(gate, names) if n not in names and not ("_" in n and n.lower() in said))
+    """What ``gate`` tests that the sentence neither names nor says in words or by a value."""
+    return sorted(n for n in _tested(gate, names) if not _said_setting(gate, n, names, said))
+
+
+def _said_setting(gate: Gate, name: str, names: frozenset[str], said: frozenset[str]) -> bool:
+    """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it."""
+    return name in names or ("_" in name and name.lower() in said) or _valued(gate, name, said)
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:

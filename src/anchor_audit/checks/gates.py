@@ -58,6 +58,21 @@ def loose(test: str, constants: bool) -> str:
     return loose_key(ast.parse(test, mode="eval").body, constants=constants)
 
 
+@functools.lru_cache(maxsize=8192)
+def compared_values(test: str) -> frozenset[tuple[str, str]]:
+    """(setting, value) for each comparison of a setting with a word in a gate's test (``impl == "local"``,
+    ``"a2a+p2p" in kind``, ``kind in ("x", "y")``): what a sentence may name a setting by."""
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(ast.parse(test, mode="eval")):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                name = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else None
+                values = other.elts if isinstance(other, (ast.Tuple, ast.List, ast.Set)) else [other]
+                found |= {(name, v.value) for v in values if name and isinstance(v, ast.Constant)
+                          and isinstance(v.value, str) and len(v.value) >= 3 and v.value not in _OFF}  # fmt: skip
+    return frozenset(found)
+
+
 def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
     """Every ``if``/``elif``/``while``/``assert`` test of ``files`` in ``tree`` (remembered by blob)."""
     out: list[Gate] = []

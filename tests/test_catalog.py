@@ -232,19 +232,13 @@ def test_a_keyword_of_a_function_a_package_re_exports_is_checked_where_it_is_def
 ) -> None:
     """``from demo.ops import scatter`` where ``demo/ops/__init__.py`` re-exports it from ``.kernels``: its
     keywords are looked up in ``kernels.py``, a wrong one is missing and said to be a parameter."""
-    repo = make_repo()
-    repo.write("src/demo/ops/__init__.py", "from .kernels import scatter as scatter\n")
-    repo.write("src/demo/ops/kernels.py", "def scatter(x, dim=0, reduce='sum'):\n    return x\n")
-    repo.commit("ops", tag="v9")
-    skill = tmp_path / "ops-skill"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("# Ops\n\n```python\nfrom demo.ops import scatter\n\n"
-                                    "scatter(t, dim=1, reduction='mean')\n```\n")  # fmt: skip
-    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
-    got = [(p["path"], p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]]
-    assert got[1:] == [
-        ("scatter(dim=)", "exists", "src/demo/ops/kernels.py:1"),
-        ("scatter(reduction=)", "missing", "scatter in src/demo/ops/kernels.py has no parameter reduction"),
+    files = {"src/demo/ops/__init__.py": "from .kernels import scatter as scatter\n",
+             "src/demo/ops/kernels.py": "def scatter(x, dim=0, reduce='sum'):\n    return x\n"}  # fmt: skip
+    example = "```python\nfrom demo.ops import scatter\n\nscatter(t, dim=1, reduction='mean')\n```\n"
+    got = _example_promises(make_repo(), tmp_path, capsys, files, example)
+    assert list(got.items())[1:] == [
+        ("scatter(dim=)", ("exists", "src/demo/ops/kernels.py:1")),
+        ("scatter(reduction=)", ("missing", "scatter in src/demo/ops/kernels.py has no parameter reduction")),
     ]
 
 
@@ -253,35 +247,37 @@ def test_a_keyword_is_followed_through_a_re_export_under_a_version_gate_and_a_st
 ) -> None:
     """``__init__.py`` imports ``scatter`` only ``if AVAILABLE:`` (a version gate), and ``gather`` comes through
     ``from .more import *``: both functions' keywords are looked up where they are defined."""
-    repo = make_repo()
-    repo.write("src/demo/ops/__init__.py", "AVAILABLE = True\n\nif AVAILABLE:\n    from .kernels import scatter\n"
-               "\n    def register():\n        from .kernels import hidden\n\nfrom .more import *\n")  # fmt: skip
-    repo.write("src/demo/ops/kernels.py", "def scatter(x, dim=0):\n    return x\n\n\ndef hidden(y=1):\n    return y\n")
-    repo.write("src/demo/ops/more.py", "def gather(x, axis=0):\n    return x\n")
-    repo.commit("ops", tag="v9")
-    skill = tmp_path / "ops-skill"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("# Ops\n\n```python\nfrom demo.ops import scatter, gather\n\n"
-                                    "scatter(t, dim=1, reduction='mean')\ngather(t, axis=1, axes=2)\n```\n")  # fmt: skip
-    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
-    got = {p["path"]: (p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]}
+    files = {"src/demo/ops/__init__.py": "AVAILABLE = True\n\nif AVAILABLE:\n    from .kernels import scatter\n"
+                                         "\n    def register():\n        from .kernels import hidden\n\n"
+                                         "from .more import *\n",
+             "src/demo/ops/kernels.py": "def scatter(x, dim=0):\n    return x\n\n\ndef hidden(y=1):\n    return y\n",
+             "src/demo/ops/more.py": "def gather(x, axis=0):\n    return x\n"}  # fmt: skip
+    example = ("```python\nfrom demo.ops import scatter, gather\n\n"
+               "scatter(t, dim=1, reduction='mean')\ngather(t, axis=1, axes=2)\n```\n")  # fmt: skip
+    got = _example_promises(make_repo(), tmp_path, capsys, files, example)
     assert got["scatter(dim=)"] == ("exists", "src/demo/ops/kernels.py:1")
     assert got["scatter(reduction=)"] == ("missing", "scatter in src/demo/ops/kernels.py has no parameter reduction")
     assert got["gather(axis=)"] == ("exists", "src/demo/ops/more.py:1")
     assert got["gather(axes=)"] == ("missing", "gather in src/demo/ops/more.py has no parameter axes")
 
 
-def _imported_name(repo, tmp_path: Path, capsys, files: dict[str, str], example: str) -> tuple[str, str]:
-    """(status, detail) of the one name a skill's example imports, against ``repo`` with ``files`` committed."""
+def _example_promises(repo, tmp_path: Path, capsys, files: dict[str, str], body: str) -> dict[str, tuple[str, str]]:
+    """(status, detail) of each promise of a skill whose SKILL.md has ``body``, against ``repo`` with ``files``
+    committed, in the order reported."""
     for path, text in files.items():
         repo.write(path, text)
     repo.commit("the names", tag="v9")
     skill = tmp_path / "example-skill"
     skill.mkdir()
-    (skill / "SKILL.md").write_text(f"# Example\n\n```python\n{example}\n```\n")
+    (skill / "SKILL.md").write_text(f"# Example\n\n{body}")
     _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
-    (said,) = data["skills"][0]["promises"]
-    return said["status"], said["detail"]
+    return {p["path"]: (p["status"], p.get("detail", "")) for p in data["skills"][0]["promises"]}
+
+
+def _imported_name(repo, tmp_path: Path, capsys, files: dict[str, str], example: str) -> tuple[str, str]:
+    """(status, detail) of the one name a skill's example imports, against ``repo`` with ``files`` committed."""
+    (said,) = _example_promises(repo, tmp_path, capsys, files, f"```python\n{example}\n```\n").values()
+    return said
 
 
 def test_a_name_a_module_does_not_define_names_where_it_is_defined(make_repo, tmp_path: Path, capsys) -> None:
@@ -315,16 +311,8 @@ def test_a_name_a_package_re_exports_through_star_imports_exists(make_repo, tmp_
              "src/demo/arr/_ops/__init__.py": "from .io import *\n",
              "src/demo/arr/_ops/io.py": "import os\n\n\ndef load(path):\n    return path\n\n\ndef _scan():\n    pass\n",
              "src/demo/arr/_kinds.py": "__all__ = ['Kind']\n\n\nclass Kind:\n    pass\n\n\nclass Hidden:\n    pass\n"}  # fmt: skip
-    repo = make_repo()
-    for path, text in files.items():
-        repo.write(path, text)
-    repo.commit("the names", tag="v9")
-    skill = tmp_path / "star-skill"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("# Arrays\n\nRead with `demo.arr.load`.\n\n"
-                                    "```python\nfrom demo.arr import load, Kind, Hidden, _scan\n```\n")  # fmt: skip
-    _, data = audit_json(capsys, "--repo", str(repo.path), "--ref", "v9", str(skill))
-    said = {p["path"]: (p["status"], p["detail"]) for p in data["skills"][0]["promises"]}
+    body = "Read with `demo.arr.load`.\n\n```python\nfrom demo.arr import load, Kind, Hidden, _scan\n```\n"
+    said = _example_promises(make_repo(), tmp_path, capsys, files, body)
     assert said["demo.arr:load"] == (
         "exists", "src/demo/arr/__init__.py gives load through `from ._ops import *` (src/demo/arr/_ops/io.py:4)"
     )

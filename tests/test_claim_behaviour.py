@@ -292,3 +292,57 @@ def test_a_gate_whose_setting_is_still_named_somewhere_is_not_called_gone(tmp_pa
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert claim["verdict"] == "unverifiable", claim
     assert "written another way?" in claim["evidence"][0]["detail"]
+
+
+# The asserts written shorter than the code writes them: bare names for the config's attributes.
+SHORTHAND = PARAPHRASE.replace("assert not self.nan_check, ...", "assert not nan_check, ...").replace(
+    "assert self.warmup > 0, ...", "assert warmup > 0, ..."
+)
+
+
+def test_an_assert_the_quote_writes_shorter_is_judged_as_the_code_writes_it(tmp_path: Path, capsys) -> None:
+    """``assert not nan_check`` for the code's ``assert not self.nan_check``: the one assert of the file that tests
+    the same names is the fact, on the validation day and at the ref."""
+    claim = _claim(tmp_path, capsys, body=SHORTHAND)
+    assert claim["verdict"] == "code_verified", claim
+    detail = claim["evidence"][0]["detail"]
+    assert "`assert not self.nan_check`" in detail and "the quote writes `assert not nan_check`" in detail
+
+
+def test_an_assert_the_quote_writes_shorter_is_broken_when_the_code_drops_it(tmp_path: Path, capsys) -> None:
+    later = CONFIG.replace('            assert self.warmup > 0, "full graphs need warmup"\n', "")
+    claim = _claim(tmp_path / "x", capsys, {"pkg/config.py": later}, body=SHORTHAND)
+    assert claim["verdict"] == "broken", claim
+    assert "`assert self.warmup > 0`" in claim["evidence"][0]["detail"]
+
+
+# A fence under a heading that names no claim; its comment says what its `...` elides.
+COMMENTED = '''\
+## Notes
+
+Below:
+
+```1:5:pkg/config.py
+settings = load_graph_settings(self)  # a line in no version of the file
+    # ... warmup schedule checks elided ...
+    if self.graph_impl == "local" and "full" in self.graph_scope:
+        assert not self.nan_check, ...
+```
+'''
+
+
+def test_a_claim_its_quote_names_only_in_a_comment_is_not_held_by_the_quotes_other_facts(
+    tmp_path: Path, capsys
+) -> None:
+    """The quote's code names "graph" and "nan"; "schedule" only its comment does, for lines it elides. Judged by
+    its facts (its text drifted), it holds a claim about graphs and the nan check, not one about the schedule."""
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  graph_nan_guard:\n    - code_verified\n' \
+           '  graph_schedule_guard:\n    - code_verified\n'  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG})
+    skill = make_skill(tmp_path / "skill", COMMENTED, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    claims = {c["id"]: c for c in json.loads(capsys.readouterr().out)["skills"][0]["claims"]}
+    assert claims["graph_nan_guard"]["verdict"] == "code_verified"
+    schedule = claims["graph_schedule_guard"]
+    assert schedule["verdict"] == "unverifiable", schedule
+    assert "(schedule only in its comments, which say what it elides)" in schedule["evidence"][0]["detail"]

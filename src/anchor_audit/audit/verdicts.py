@@ -17,7 +17,7 @@ from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
 from ..checks.claimgates import gate_evidence
 from ..checks.claimnames import named_evidence, paths_named
-from ..checks.claimquotes import named_by_code
+from ..checks.claimquotes import named_by_code, named_by_comments_only
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -28,6 +28,7 @@ from ..model import (
     ConditionStatus,
     Evidence,
     EvidenceKind,
+    Located,
     Location,
     Mismatch,
     PromiseKind,
@@ -86,9 +87,22 @@ def _own_evidence(
         return [_linked(by_key[q.key], ctx, f"by the caption {q.caption!r}") for q in quotes if q.key in by_key], []
     found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx)
     if not found:
-        found = [_linked(by_key[q.key], ctx, "by what its code names") for q in named_by_code(card.id, ctx.skill.quotes)
+        found = [_by_code(card.id, by_key[q.key], ctx) for q in named_by_code(card.id, ctx.skill.quotes)
                  if q.key in by_key]  # fmt: skip
     return (found, []) if found else None
+
+
+def _by_code(claim_id: str, match: QuoteMatch, ctx: Context) -> Evidence:
+    """A quote linked by what its code names: where it is judged by its facts (its text drifted), the words of the
+    claim that only its comments say are no fact of it, so it cannot hold the claim."""
+    found = _linked(match, ctx, "by what its code names")
+    unsaid = named_by_comments_only(claim_id, match.quote) if found.ok and not isinstance(match, Located) else ()
+    if not unsaid:
+        return found
+    words = " and ".join(sorted(unsaid))
+    return replace(found, ok=False, status=AnchorStatus.UNVERIFIABLE, detail=(
+        f"linked by what its code names ({words} only in its comments, which say what it elides): {found.detail}; "
+        f"but no fact of the quote is about {words}: re-verify"))
 
 
 def _linked(match: QuoteMatch, ctx: Context, how: str) -> Evidence:

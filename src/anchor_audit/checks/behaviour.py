@@ -22,11 +22,11 @@ A quote of a file that is not Python has no facts: its changed text makes the cl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import NotCarried, UnreadableFile
 from ..match.quote import match_quote
-from ..match.quotefacts import Fact, facts_in, facts_of, holds_in, reshaped_in
+from ..match.quotefacts import Fact, facts_in, facts_of, file_facts, holds_in, leaves, reshaped_in
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
 from .helpers import helper_facts
@@ -60,8 +60,11 @@ class _Judging:
     match: QuoteMatch
     key: str
     day: str  # "the validation day (SHA)", or "" where there is none
+    shorter: tuple[tuple[str, str], ...] = ()  # (as the quote writes it, as the code does) for each such statement
 
     def holds(self, why: str) -> Evidence:
+        if self.shorter:
+            why += "; " + ", ".join(f"the quote writes `{q}` for `{c}`" for q, c in self.shorter)
         return Evidence(EvidenceKind.QUOTE, self.key, True, self.match.status, why)
 
     def broken(self, why: str) -> Evidence:
@@ -98,9 +101,31 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
         keys_then |= helper_facts(then, quote.path, {f.needle for f in facts if not holds_in(f, keys_then)})
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
+    shorter = _written_shorter(stale, then, quote.path) if held and stale else {}
+    if shorter:  # the code's own statements are the facts, said beside what the quote writes
+        held += tuple(shorter.values())
+        stale = tuple(f for f in stale if f not in shorter)
+        say = replace(say, shorter=tuple((f"{q.kind} {q.text}", f"{c.kind} {c.text}") for q, c in shorter.items()))
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
         return _stale_on_day(facts, ctx, say, then)
     return _at_ref(held, stale, ctx, say)
+
+
+def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> dict[Fact, Fact]:
+    """For each assert or raise of the quote that its file did not hold on the validation day, the one statement of
+    that kind the file held that tests the same names and constants, spelt otherwise (``assert not nan_check``
+    for ``assert not self.nan_check``); none where no one statement does."""
+    wanted = [f for f in stale if f.kind in ("assert", "raise")]
+    source = then.read(path) if wanted else None
+    if source is None:
+        return {}
+    code = file_facts(source.text)
+    found: dict[Fact, Fact] = {}
+    for fact in wanted:
+        same = [c for c in code if c.kind == fact.kind and leaves(c) == leaves(fact)]
+        if len(same) == 1 and leaves(fact)[0]:
+            found[fact] = same[0]
+    return found
 
 
 def _validated_facts(quote: Quote, then: SourceTree) -> tuple[Fact, ...]:

@@ -32,6 +32,13 @@ def named_by_code(claim_id: str, quotes: Sequence[Quote]) -> tuple[Quote, ...]:
     return chosen if len(chosen) <= MAX_QUOTES else ()
 
 
-def _names_all(wanted: frozenset[str], quote: Quote) -> bool:
-    names = set(_IDENTIFIER.findall("\n".join(quote.body)))
+def _names_all(wanted: frozenset[str], quote: Quote, comments: bool = True) -> bool:
+    lines = quote.body if comments else [line.split("#", 1)[0] for line in quote.body]
+    names = set(_IDENTIFIER.findall("\n".join(lines)))
     return all(any(says(word, name) for name in names) for word in wanted)
+
+
+def named_by_comments_only(claim_id: str, quote: Quote) -> frozenset[str]:
+    """The telling words of ``claim_id`` that only the quote's comments say (what a ``...`` elides): its facts,
+    which are its statements, cannot show them."""
+    return frozenset(w for w in telling(claim_id) if not _names_all(frozenset({w}), quote, comments=False))

@@ -94,6 +94,25 @@ def facts_in(text: str) -> frozenset[str] | None:
     return None if tree is None else statement_keys(tree.body)
 
 
+def file_facts(text: str) -> tuple[Fact, ...]:
+    """Every fact of a whole file's code (none where it does not parse)."""
+    tree = parsed_file(text)
+    return tuple(_facts(tree.body, False)) if tree is not None else ()
+
+
+def leaves(fact: Fact) -> tuple[frozenset[str], frozenset[str]]:
+    """What a fact's statement tests, however its objects are spelt: the last name of each attribute chain, each
+    name that heads none, and its constants (``not self.nan_check`` and ``not nan_check`` alike)."""
+    try:
+        node = ast.parse(fact.text, mode="eval")
+    except SyntaxError:
+        return frozenset(), frozenset()
+    roots = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    names = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and id(n) not in roots}
+    names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in roots}
+    return frozenset(names), frozenset(repr(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant))
+
+
 def statement_keys(nodes: Iterable[ast.AST]) -> frozenset[str]:
     """The keys (strict, loose and shape) of every fact ``nodes`` hold."""
     return frozenset(k for f in _facts(nodes, False) for k in (f.key, f.loose, f.shape))

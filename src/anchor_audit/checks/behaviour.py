@@ -96,19 +96,29 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     if then is None:
         return _as_quoted(facts, ctx, say, deleted)
     say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
-    keys_then = _keys(then, quote.path, ctx) or frozenset()
+    held, stale, say = _on_day(facts, then, ctx, say)
+    if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
+        return _stale_on_day(facts, ctx, say, then)
+    return _at_ref(held, stale, ctx, say)
+
+
+def _on_day(
+    facts: tuple[Fact, ...], then: SourceTree, ctx: Context, say: _Judging
+) -> tuple[tuple[Fact, ...], tuple[Fact, ...], _Judging]:
+    """(the facts the quote's file held on the validation day, those it did not, how to say it): a fact in a
+    helper the file calls counts, and a statement the quote writes shorter than the code is the code's."""
+    path = say.match.quote.path
+    keys_then = _keys(then, path, ctx) or frozenset()
     if not all(holds_in(f, keys_then) for f in facts):  # refactored into a helper by then?
-        keys_then |= helper_facts(then, quote.path, {f.needle for f in facts if not holds_in(f, keys_then)})
+        keys_then |= helper_facts(then, path, {f.needle for f in facts if not holds_in(f, keys_then)})
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
-    shorter = _written_shorter(stale, then, quote.path) if held and stale else {}
+    shorter = _written_shorter(stale, then, path) if held and stale else {}
     if shorter:  # the code's own statements are the facts, said beside what the quote writes
         held += tuple(shorter.values())
         stale = tuple(f for f in stale if f not in shorter)
         say = replace(say, shorter=tuple((f"{q.kind} {q.text}", f"{c.kind} {c.text}") for q, c in shorter.items()))
-    if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
-        return _stale_on_day(facts, ctx, say, then)
-    return _at_ref(held, stale, ctx, say)
+    return held, stale, say
 
 
 def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> dict[Fact, Fact]:

@@ -249,6 +249,28 @@ def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(caps
     assert f"; {said}; {constraints.count('unverifiable')} are unverifiable" in page
 
 
+def test_the_real_cards_page_gives_the_figures_at_each_cards_validation_day(capsys, tmp_path, monkeypatch) -> None:
+    """docs/real-cards.md's figures at ``--ref validated``, from the command it gives."""
+    repo, catalog = _megatron_bridge(), os.environ.get("ANCHOR_AUDIT_SKILLS_CATALOG")
+    lm = os.environ.get("ANCHOR_AUDIT_MEGATRON_LM")
+    if not catalog or not lm:
+        pytest.skip("needs ANCHOR_AUDIT_SKILLS_CATALOG and ANCHOR_AUDIT_MEGATRON_LM: local copies of the catalog "
+                    "and of NVIDIA/Megatron-LM")  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # no anchors.yaml here
+    cards = sorted(str(p.parent) for p in Path(catalog).glob("skills/nemo-mbridge-*/card.yaml"))
+    main(["check", *cards, "--repo", repo, "--ref", "validated", "--submodule", f"3rdparty/Megatron-LM={lm}",
+          "--format", "json"])  # fmt: skip
+    skills = json.loads(capsys.readouterr().out)["skills"]
+    verdicts = [c["verdict"] for s in skills for c in s["claims"] if "code_verified" in c["declared"]]
+    constraints = [p["status"] for s in skills for p in s["promises"] if p["kind"] == "constraint"]
+    page = " ".join((ROOT / "docs" / "real-cards.md").read_text(encoding="utf-8").split())
+    assert "broken" not in verdicts and not {"differs", "missing"} & set(constraints)
+    assert (f"There {verdicts.count('code_verified')} of the {len(verdicts)} `code_verified` claims hold, "
+            f"{verdicts.count('unverifiable')} are unverifiable and {verdicts.count('unlinked')} unlinked; "
+            f"{constraints.count('holds')} of the {len(constraints)} constraint sentences hold, "
+            f"{constraints.count('unverifiable')} are unverifiable; none is broken.") in page
+
+
 def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeypatch) -> None:
     from .conftest import SHARED_SKILL
 

@@ -346,3 +346,31 @@ def test_a_claim_its_quote_names_only_in_a_comment_is_not_held_by_the_quotes_oth
     schedule = claims["graph_schedule_guard"]
     assert schedule["verdict"] == "unverifiable", schedule
     assert "(schedule only in its comments, which say what it elides)" in schedule["evidence"][0]["detail"]
+
+
+OPTIMIZER = '''\
+class Optimizers:
+    def build(self, cfg, groups):
+        if cfg.offload:
+            opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)
+        return opt
+'''
+# The call quoted with some of its keywords, under a signature the file never had.
+FEWER_KEYWORDS = '''\
+```2:5:pkg/opt.py
+    def build(self, cfg, groups, extra):
+        if cfg.offload:
+            opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)
+```
+'''
+
+
+def test_a_call_the_quote_writes_with_fewer_keywords_is_judged_as_the_code_writes_it(tmp_path: Path, capsys) -> None:
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
+    repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": OPTIMIZER})
+    skill = make_skill(tmp_path / "skill", FEWER_KEYWORDS, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified", claim
+    assert ("the quote writes `opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)` for "
+            "`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)`") in claim["evidence"][0]["detail"]

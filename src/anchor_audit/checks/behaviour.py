@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import NotCarried, UnreadableFile
 from ..match.quote import match_quote
-from ..match.quotefacts import Fact, facts_in, facts_of, file_facts, holds_in, leaves, reshaped_in
+from ..match.quotefacts import Fact, facts_in, facts_of, fewer_keywords, file_facts, holds_in, leaves, reshaped_in
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
 from .helpers import helper_facts
@@ -117,23 +117,31 @@ def _on_day(
     if shorter:  # the code's own statements are the facts, said beside what the quote writes
         held += tuple(shorter.values())
         stale = tuple(f for f in stale if f not in shorter)
-        say = replace(say, shorter=tuple((f"{q.kind} {q.text}", f"{c.kind} {c.text}") for q, c in shorter.items()))
+        say = replace(say, shorter=tuple((_shown(q), _shown(c)) for q, c in shorter.items()))
     return held, stale, say
 
 
+def _shown(fact: Fact) -> str:
+    return fact.text if fact.kind == "set" else f"{fact.kind} {fact.text}"
+
+
 def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> dict[Fact, Fact]:
-    """For each assert or raise of the quote that its file did not hold on the validation day, the one statement of
-    that kind the file held that tests the same names and constants, spelt otherwise (``assert not nan_check``
-    for ``assert not self.nan_check``); none where no one statement does."""
-    wanted = [f for f in stale if f.kind in ("assert", "raise")]
+    """For each assert, raise or value set of the quote that its file did not hold on the validation day, the one
+    statement of that kind the file held that says the same, written out in full: an assert or raise testing the
+    same names and constants (``assert not nan_check`` for ``assert not self.nan_check``), a call set to the same
+    target with the quote's arguments and more (:func:`fewer_keywords`); none where no one statement does."""
+    wanted = [f for f in stale if f.kind in ("assert", "raise", "set")]
     source = then.read(path) if wanted else None
     if source is None:
         return {}
     code = file_facts(source.text)
     found: dict[Fact, Fact] = {}
     for fact in wanted:
-        same = [c for c in code if c.kind == fact.kind and leaves(c) == leaves(fact)]
-        if len(same) == 1 and leaves(fact)[0]:
+        if fact.kind == "set":
+            same = [c for c in code if c.kind == "set" and fewer_keywords(fact, c)]
+        else:
+            same = [c for c in code if c.kind == fact.kind and leaves(c) == leaves(fact) and leaves(fact)[0]]
+        if len(same) == 1:
             found[fact] = same[0]
     return found
 

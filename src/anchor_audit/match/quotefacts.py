@@ -113,6 +113,26 @@ def leaves(fact: Fact) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(names), frozenset(repr(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant))
 
 
+def fewer_keywords(quoted: Fact, code: Fact) -> bool:
+    """Whether a value set the quote writes is a call the code makes to the same target with more arguments:
+    the same function, the quote's positional arguments first, each keyword the quote passes passed alike."""
+    try:
+        said, done = ast.parse(quoted.text).body[0], ast.parse(code.text).body[0]
+    except (SyntaxError, IndexError):
+        return False
+    if not (isinstance(said, ast.Assign) and isinstance(done, ast.Assign)):
+        return False
+    call, full = said.value, done.value
+    if not (isinstance(call, ast.Call) and isinstance(full, ast.Call)) or ast.dump(said.targets[0]) != ast.dump(
+        done.targets[0]
+    ):
+        return False
+    positional = [ast.dump(a) for a in call.args] == [ast.dump(a) for a in full.args[: len(call.args)]]
+    keywords = {ast.dump(k) for k in full.keywords}
+    return ast.dump(call.func) == ast.dump(full.func) and positional and all(ast.dump(k) in keywords
+                                                                             for k in call.keywords)  # fmt: skip
+
+
 def statement_keys(nodes: Iterable[ast.AST]) -> frozenset[str]:
     """The keys (strict, loose and shape) of every fact ``nodes`` hold."""
     return frozenset(k for f in _facts(nodes, False) for k in (f.key, f.loose, f.shape))

@@ -224,13 +224,19 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page
 
 
-def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(capsys, tmp_path, monkeypatch) -> None:
-    """docs/real-cards.md's totals, from the command it gives, where the catalog and both repositories are here."""
+def _cards_sources() -> tuple[str, str, str]:
+    """(Megatron-Bridge, the catalog, Megatron-LM): local copies the real cards' figures are read from."""
     repo, catalog = _megatron_bridge(), os.environ.get("ANCHOR_AUDIT_SKILLS_CATALOG")
     lm = os.environ.get("ANCHOR_AUDIT_MEGATRON_LM")
     if not catalog or not lm:
         pytest.skip("needs ANCHOR_AUDIT_SKILLS_CATALOG and ANCHOR_AUDIT_MEGATRON_LM: local copies of the catalog "
                     "and of NVIDIA/Megatron-LM")  # fmt: skip
+    return repo, catalog, lm
+
+
+def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(capsys, tmp_path, monkeypatch) -> None:
+    """docs/real-cards.md's totals, from the command it gives, where the catalog and both repositories are here."""
+    repo, catalog, lm = _cards_sources()
     monkeypatch.chdir(tmp_path)  # no anchors.yaml here: the cards judged with no registry
     main(["check", "--catalog", catalog, "--format", "json", "--mirror", f"NVIDIA-NeMo/Megatron-Bridge={repo}",
           "--submodule", f"3rdparty/Megatron-LM={lm}"])  # fmt: skip
@@ -251,11 +257,7 @@ def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(caps
 
 def test_the_real_cards_page_gives_the_figures_at_each_cards_validation_day(capsys, tmp_path, monkeypatch) -> None:
     """docs/real-cards.md's figures at ``--ref validated``, from the command it gives."""
-    repo, catalog = _megatron_bridge(), os.environ.get("ANCHOR_AUDIT_SKILLS_CATALOG")
-    lm = os.environ.get("ANCHOR_AUDIT_MEGATRON_LM")
-    if not catalog or not lm:
-        pytest.skip("needs ANCHOR_AUDIT_SKILLS_CATALOG and ANCHOR_AUDIT_MEGATRON_LM: local copies of the catalog "
-                    "and of NVIDIA/Megatron-LM")  # fmt: skip
+    repo, catalog, lm = _cards_sources()
     monkeypatch.chdir(tmp_path)  # no anchors.yaml here
     cards = sorted(str(p.parent) for p in Path(catalog).glob("skills/nemo-mbridge-*/card.yaml"))
     main(["check", *cards, "--repo", repo, "--ref", "validated", "--submodule", f"3rdparty/Megatron-LM={lm}",

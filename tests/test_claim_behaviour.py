@@ -374,3 +374,40 @@ def test_a_call_the_quote_writes_with_fewer_keywords_is_judged_as_the_code_write
     assert claim["verdict"] == "code_verified", claim
     assert ("the quote writes `opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)` for "
             "`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)`") in claim["evidence"][0]["detail"]
+
+
+DISPATCH = '''\
+def use_fast_path(cfg, backend):
+    if backend not in ("a", "b"):
+        raise ValueError(backend)
+    cfg.dispatcher = "fast"
+    cfg.fast_backend = backend
+'''
+# A signature paraphrased, its checks elided, what it sets quoted.
+SETTINGS = '''\
+## Fast path activation
+
+```1:5:pkg/dispatch.py
+def use_fast_path(...):
+    # ... backend checks ...
+    cfg.dispatcher = "fast"
+    cfg.fast_backend = backend
+```
+'''
+
+
+def test_a_quote_of_a_signature_and_what_it_sets_is_judged_by_the_values_it_sets(tmp_path: Path, capsys) -> None:
+    """No gate, assert or raise quoted: the values the function sets are what it does, held on the validation
+    day and at the ref; one of them gone at the ref leaves the claim unverifiable, never broken."""
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  fast_path_activation:\n    - code_verified\n'
+    repo = make_code_repo(tmp_path / "code", {"pkg/dispatch.py": DISPATCH})
+    skill = make_skill(tmp_path / "skill", SETTINGS, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified", claim
+    assert "what it does holds: `cfg.dispatcher = 'fast'`, `cfg.fast_backend = backend`" in claim["evidence"][0]["detail"]
+    repo.write("pkg/dispatch.py", DISPATCH.replace('    cfg.dispatcher = "fast"\n', ""))
+    repo.commit("later", date="2026-02-01T00:00:00")
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unverifiable", claim

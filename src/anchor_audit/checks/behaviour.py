@@ -86,6 +86,8 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
                                 "re-verify")  # fmt: skip
     then = ctx.validated()
     facts = (_validated_facts(quote, then) if then is not None else ()) or facts_of(quote.body).facts
+    if all(f.kind == "def" for f in facts):  # a signature and what it sets: the values set are what it does
+        facts += tuple(f for f in facts_of(quote.body, gated=True).facts if f.kind == "set")
     deleted = _deleted(match, ctx)
     if deleted is not None and not facts:  # a file the claim names, removed
         return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "
@@ -285,7 +287,7 @@ def _keys(tree: SourceTree, path: str, ctx: Context) -> frozenset[str] | None:
         found = facts_in(source.text) if source is not None else None
         return {"keys": sorted(found) if found is not None else None}
 
-    keys = ctx.memo(f"facts/2|{blob}", compute)["keys"]
+    keys = ctx.memo(f"facts/3|{blob}", compute)["keys"]
     return frozenset(keys) if keys is not None else None
 
 

@@ -58,13 +58,14 @@ class QuoteFacts:
 _ELISION = re.compile(r"^\s*(\.\.\.|…)\s*$")
 
 
-def facts_of(body: Sequence[str]) -> QuoteFacts:
+def facts_of(body: Sequence[str], gated: bool = False) -> QuoteFacts:
     """The facts of a quote's body: parsed whole where it is Python, else line by line (an ``if`` without its
-    body, an assert with an elided message, a paraphrase between them)."""
+    body, an assert with an elided message, a paraphrase between them); ``gated``: every value it sets counts,
+    as if under a gate the quote elides."""
     lines = ["pass" if _ELISION.match(line) else line for line in body]
     tree = _parse("\n".join(lines))
     if tree is not None:
-        return QuoteFacts(tuple(dict.fromkeys(_facts(tree.body, False))), ())
+        return QuoteFacts(tuple(dict.fromkeys(_facts(tree.body, gated))), ())
     facts: list[Fact] = []
     paraphrased: list[int] = []
     depths: list[int] = []  # the indentation of each gate line still open above this line
@@ -77,7 +78,7 @@ def facts_of(body: Sequence[str]) -> QuoteFacts:
         depth = len(line) - len(line.lstrip())
         while depths and depths[-1] >= depth:
             depths.pop()
-        found, used = _statement(lines, number - 1, gated=bool(depths))
+        found, used = _statement(lines, number - 1, gated=gated or bool(depths))
         if found is None:
             paraphrased.append(number)
             continue
@@ -134,8 +135,9 @@ def fewer_keywords(quoted: Fact, code: Fact) -> bool:
 
 
 def statement_keys(nodes: Iterable[ast.AST]) -> frozenset[str]:
-    """The keys (strict, loose and shape) of every fact ``nodes`` hold."""
-    return frozenset(k for f in _facts(nodes, False) for k in (f.key, f.loose, f.shape))
+    """The keys (strict, loose and shape) of every fact ``nodes`` hold, every value they set and return counted
+    (a quote's may sit under a gate the quote elides)."""
+    return frozenset(k for f in _facts(nodes, True) for k in (f.key, f.loose, f.shape))
 
 
 @functools.lru_cache(maxsize=2)

@@ -86,12 +86,12 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
                                 "re-verify")  # fmt: skip
     then = ctx.validated()
     facts = (_validated_facts(quote, then) if then is not None else ()) or facts_of(quote.body).facts
-    if all(f.kind == "def" for f in facts):  # a signature and what it sets: the values set are what it does
-        facts += tuple(f for f in facts_of(quote.body, gated=True).facts if f.kind == "set")
     deleted = _deleted(match, ctx)
     if deleted is not None and not facts:  # a file the claim names, removed
         return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "
                           "the tree")  # fmt: skip
+    if all(f.kind == "def" for f in facts) and _signature(quote.body):  # what a function sets is what it does
+        facts += tuple(f for f in facts_of(quote.body, gated=True).facts if f.kind == "set")
     if not facts:
         return say.unverifiable("the quoted code changed and holds no gate, assert or raise to judge the claim by: "
                                 "re-verify")  # fmt: skip
@@ -146,6 +146,12 @@ def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> di
         if len(same) == 1:
             found[fact] = same[0]
     return found
+
+
+def _signature(body: tuple[str, ...]) -> bool:
+    """Whether a quote opens with a function's signature (``def apply(...):``, paraphrased or not)."""
+    first = next((line.strip() for line in body if line.strip()), "")
+    return first.startswith(("def ", "async def "))
 
 
 def _validated_facts(quote: Quote, then: SourceTree) -> tuple[Fact, ...]:

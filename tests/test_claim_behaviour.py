@@ -348,6 +348,13 @@ def test_a_claim_its_quote_names_only_in_a_comment_is_not_held_by_the_quotes_oth
     assert "(schedule only in its comments, which say what it elides)" in schedule["evidence"][0]["detail"]
 
 
+def _only_claim(repo, skill: Path, capsys) -> dict:
+    """The one claim of ``skill`` checked against ``repo`` at HEAD."""
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    return claim
+
+
 OPTIMIZER = '''\
 class Optimizers:
     def build(self, cfg, groups):
@@ -368,9 +375,7 @@ FEWER_KEYWORDS = '''\
 def test_a_call_the_quote_writes_with_fewer_keywords_is_judged_as_the_code_writes_it(tmp_path: Path, capsys) -> None:
     card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
     repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": OPTIMIZER})
-    skill = make_skill(tmp_path / "skill", FEWER_KEYWORDS, card=card)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    claim = _only_claim(repo, make_skill(tmp_path / "skill", FEWER_KEYWORDS, card=card), capsys)
     assert claim["verdict"] == "code_verified", claim
     assert ("the quote writes `opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)` for "
             "`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)`") in claim["evidence"][0]["detail"]
@@ -402,12 +407,9 @@ def test_a_quote_of_a_signature_and_what_it_sets_is_judged_by_the_values_it_sets
     card = 'validated_on: "2026-01-15"\nvalidation_status:\n  fast_path_activation:\n    - code_verified\n'
     repo = make_code_repo(tmp_path / "code", {"pkg/dispatch.py": DISPATCH})
     skill = make_skill(tmp_path / "skill", SETTINGS, card=card)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    claim = _only_claim(repo, skill, capsys)
     assert claim["verdict"] == "code_verified", claim
     assert "what it does holds: `cfg.dispatcher = 'fast'`, `cfg.fast_backend = backend`" in claim["evidence"][0]["detail"]
     repo.write("pkg/dispatch.py", DISPATCH.replace('    cfg.dispatcher = "fast"\n', ""))
     repo.commit("later", date="2026-02-01T00:00:00")
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
-    assert claim["verdict"] == "unverifiable", claim
+    assert _only_claim(repo, skill, capsys)["verdict"] == "unverifiable"

@@ -44,7 +44,7 @@ def star_given(tree: SourceTree, path: str, name: str, roots: Callable[[str], tu
             continue
         for node in _star_imports(module):
             said = through or ast.unparse(node)
-            target = _target(tree, current, node, roots)
+            target = imported_file(tree, current, node, roots)
             if target is None:
                 unknown = unknown or ast.unparse(node)
                 continue
@@ -72,8 +72,11 @@ def _star_imports(module: ast.Module) -> list[ast.ImportFrom]:
     return [n for n in ast.walk(module) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
 
 
-def _target(tree: SourceTree, path: str, node: ast.ImportFrom, roots: Callable[[str], tuple[str, ...]]) -> str | None:
-    """The file a star import reads, where it is in the repository."""
+def imported_file(
+    tree: SourceTree, path: str, node: ast.ImportFrom, roots: Callable[[str], tuple[str, ...]]
+) -> str | None:
+    """The file an import of the module at ``path`` reads (relative, or absolute under one of ``roots`` of its top
+    package), where it is in the repository."""
     dotted = node.module or ""
     try:
         if node.level == 0:

@@ -10,7 +10,6 @@ chains on objects of unknown type) is reported as unverifiable, not broken.
 from __future__ import annotations
 
 import ast
-import posixpath
 import re
 import sys
 from functools import partial
@@ -25,7 +24,7 @@ from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
 from .barenames import resolve_bare
 from .pyproject import project_meta
-from .starexports import Given, star_given
+from .starexports import Given, imported_file, star_given
 
 _USUAL_ROOTS = ("src/", "", "python/", "lib/")
 
@@ -254,14 +253,7 @@ def _reexport(module: ast.Module, path: str, name: str, tree: SourceTree) -> lis
         alias = next((a for a in node.names if (a.asname or a.name) == name), None)
         if alias is None:
             continue
-        if node.level == 0:
-            target = _module(tree, node.module or "")[0]
-        else:
-            folder = posixpath.dirname(path)
-            for _ in range(node.level - 1):
-                folder = posixpath.dirname(folder)
-            base = posixpath.join(folder, *(node.module or "").split(".")) if node.module else folder
-            target = next((p for p in (f"{base}.py", f"{base}/__init__.py") if tree.blob_id(p)), None)
+        target = imported_file(tree, path, node, lambda top: _roots(tree, top))
         return [target, alias.name] if target else None
     given = star_given(tree, path, name, lambda top: _roots(tree, top))
     return [given.where.split(":")[0], name] if isinstance(given, Given) else None

@@ -64,12 +64,10 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
     ``"a2a+p2p" in kind``, ``kind in ("x", "y")``): what a sentence may name a setting by."""
     found: set[tuple[str, str]] = set()
     for node in ast.walk(ast.parse(test, mode="eval")):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
-                name = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else None
-                values = other.elts if isinstance(other, (ast.Tuple, ast.List, ast.Set)) else [other]
-                found |= {(name, v.value) for v in values if name and isinstance(v, ast.Constant)
-                          and isinstance(v.value, str) and len(v.value) >= 3 and v.value not in _OFF}  # fmt: skip
+        for name, _, other, _ in _compared(node):
+            values = other.elts if isinstance(other, _LISTED) else [other]
+            found |= {(name, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                      and len(v.value) >= 3 and v.value not in _OFF}  # fmt: skip
     return frozenset(found)
 
 
@@ -205,18 +203,29 @@ def _conjuncts(tests: list[ast.expr]) -> Iterator[ast.expr]:
 
 def _compared_away(test: ast.expr) -> tuple[str, list[object]] | None:
     """(the setting, the constants) of ``setting != C``, ``setting is not C`` or ``setting not in (C, ...)``."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    name = left.attr if isinstance(left, ast.Attribute) else left.id if isinstance(left, ast.Name) else None
-    if name is None:
-        return None
-    if isinstance(op, (ast.NotEq, ast.IsNot)) and isinstance(right, ast.Constant):
-        return name, [right.value]
-    if isinstance(op, ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
-        if all(isinstance(e, ast.Constant) for e in right.elts):
-            return name, [e.value for e in right.elts if isinstance(e, ast.Constant)]
+    for name, op, other, left in _compared(test):
+        if not left:
+            continue
+        if isinstance(op, (ast.NotEq, ast.IsNot)) and isinstance(other, ast.Constant):
+            return name, [other.value]
+        if isinstance(op, ast.NotIn) and isinstance(other, _LISTED):
+            if all(isinstance(e, ast.Constant) for e in other.elts):
+                return name, [e.value for e in other.elts if isinstance(e, ast.Constant)]
     return None
+
+
+_LISTED = (ast.Tuple, ast.List, ast.Set)
+
+
+def _compared(node: ast.AST) -> Iterator[tuple[str, ast.cmpop, ast.expr, bool]]:
+    """(setting, operator, what it is compared with, whether the setting is on the left) of a comparison of one
+    operator, read from each side: ``impl != "x"``, and ``"x" in kinds`` with ``kinds`` on the right."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return
+    for side, other, left in ((node.left, node.comparators[0], True), (node.comparators[0], node.left, False)):
+        name = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else None
+        if name is not None:
+            yield name, node.ops[0], other, left
 
 
 def _decides(node: ast.If | ast.While | ast.Assert) -> bool:

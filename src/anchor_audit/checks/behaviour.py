@@ -142,7 +142,8 @@ def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> di
         if fact.kind == "set":
             same = [c for c in code if c.kind == "set" and fewer_keywords(fact, c)]
         else:
-            same = [c for c in code if c.kind == fact.kind and leaves(c) == leaves(fact) and leaves(fact)[0]]
+            said = leaves(fact)
+            same = [c for c in code if c.kind == fact.kind and leaves(c) == said] if said[0] else []
         if len(same) == 1:
             found[fact] = same[0]
     return found

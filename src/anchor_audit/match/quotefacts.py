@@ -103,7 +103,9 @@ def file_facts(text: str) -> tuple[Fact, ...]:
 
 def leaves(fact: Fact) -> tuple[frozenset[str], frozenset[str]]:
     """What a fact's statement tests, however its objects are spelt: the last name of each attribute chain, each
-    name that heads none, and its constants (``not self.nan_check`` and ``not nan_check`` alike)."""
+    name that heads none, and its constants (``not self.nan_check`` and ``not nan_check`` alike).  Literal, unlike
+    a gate's settings (:mod:`anchor_audit.checks.gates`): ``hasattr(cfg, "x")`` tests ``hasattr`` and ``cfg`` here,
+    so that it is never taken for the assert a quote writes as ``assert x``."""
     try:
         node = ast.parse(fact.text, mode="eval")
     except SyntaxError:

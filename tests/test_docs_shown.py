@@ -22,7 +22,7 @@ from anchor_audit.cli import main
 from anchor_audit.cli.table import build_parser
 
 from .conftest import DEMO, ROOT, GitRepo
-from .docpages import OUTPUT_LANGUAGES, agrees, every_block, first_difference, shown_by
+from .docpages import OUTPUT_LANGUAGES, agrees, blocks, every_block, first_difference, shown_by
 
 CASES = {
     "demo-init-draft", "demo-init-check", "demo-impact", "demo-impact-json", "synopsis", "catalog-fix",
@@ -224,6 +224,24 @@ def test_the_statuses_page_gives_the_figures_of_megatron_bridges_skills(capsys, 
     assert promises["tests"] == {"differs": 1, "missing": 1} and "the two test promises fail" in page
 
 
+def _cards_command(start: list[str], sources: tuple[str, str, str], skill_dirs: tuple[str, ...] = ()) -> list[str]:
+    """The command docs/real-cards.md shows that begins with ``start``, its placeholders the local copies
+    (``SKILL_DIR...``: each of ``skill_dirs``)."""
+    repo, catalog, lm = sources
+    shown = [argv for block in blocks(ROOT / "docs" / "real-cards.md") for argv in _commands(block.text)]
+    argv = next(a for a in shown if a[: len(start)] == start)
+    names = {"SKILLS_CATALOG": catalog, "MEGATRON_BRIDGE": repo, "MEGATRON_LM": lm}
+    out: list[str] = []
+    for word in argv:
+        if word in ("SKILL_DIR...", "SKILL_DIR"):
+            out += list(skill_dirs)
+            continue
+        for name, value in names.items():
+            word = word.replace(name, value)
+        out.append(word)
+    return out
+
+
 def _cards_sources() -> tuple[str, str, str]:
     """(Megatron-Bridge, the catalog, Megatron-LM): local copies the real cards' figures are read from."""
     repo, catalog = _megatron_bridge(), os.environ.get("ANCHOR_AUDIT_SKILLS_CATALOG")
@@ -236,10 +254,9 @@ def _cards_sources() -> tuple[str, str, str]:
 
 def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(capsys, tmp_path, monkeypatch) -> None:
     """docs/real-cards.md's totals, from the command it gives, where the catalog and both repositories are here."""
-    repo, catalog, lm = _cards_sources()
+    sources = _cards_sources()
     monkeypatch.chdir(tmp_path)  # no anchors.yaml here: the cards judged with no registry
-    main(["check", "--catalog", catalog, "--format", "json", "--mirror", f"NVIDIA-NeMo/Megatron-Bridge={repo}",
-          "--submodule", f"3rdparty/Megatron-LM={lm}"])  # fmt: skip
+    main(_cards_command(["check", "--catalog"], sources))
     cards = [s for s in json.loads(capsys.readouterr().out)["skills"] if s["name"].startswith("nemo-mbridge-")]
     verdicts = [c["verdict"] for s in cards for c in s["claims"] if "code_verified" in c["declared"]]
     constraints = [p["status"] for s in cards for p in s["promises"] if p["kind"] == "constraint"]
@@ -257,11 +274,10 @@ def test_the_real_cards_page_gives_the_figures_of_the_megatron_bridge_cards(caps
 
 def test_the_real_cards_page_gives_the_figures_at_each_cards_validation_day(capsys, tmp_path, monkeypatch) -> None:
     """docs/real-cards.md's figures at ``--ref validated``, from the command it gives."""
-    repo, catalog, lm = _cards_sources()
+    sources = _cards_sources()
     monkeypatch.chdir(tmp_path)  # no anchors.yaml here
-    cards = sorted(str(p.parent) for p in Path(catalog).glob("skills/nemo-mbridge-*/card.yaml"))
-    main(["check", *cards, "--repo", repo, "--ref", "validated", "--submodule", f"3rdparty/Megatron-LM={lm}",
-          "--format", "json"])  # fmt: skip
+    cards = sorted(str(p.parent) for p in Path(sources[1]).glob("skills/nemo-mbridge-*/card.yaml"))
+    main(_cards_command(["check", "SKILL_DIR..."], sources, tuple(cards)))
     skills = json.loads(capsys.readouterr().out)["skills"]
     verdicts = [c["verdict"] for s in skills for c in s["claims"] if "code_verified" in c["declared"]]
     constraints = [p["status"] for s in skills for p in s["promises"] if p["kind"] == "constraint"]
@@ -271,6 +287,24 @@ def test_the_real_cards_page_gives_the_figures_at_each_cards_validation_day(caps
             f"{verdicts.count('unverifiable')} are unverifiable and {verdicts.count('unlinked')} unlinked; "
             f"{constraints.count('holds')} of the {len(constraints)} constraint sentences hold, "
             f"{constraints.count('unverifiable')} are unverifiable; none is broken.") in page
+
+
+def test_the_real_cards_page_shows_init_drafts_that_agree_with_no_registry(capsys, tmp_path, monkeypatch) -> None:
+    """For every card, ``init`` ends with exit 0, and ``check`` on its draft gives each claim the verdict
+    ``check`` with no registry gives (the page's three commands)."""
+    sources = _cards_sources()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANCHOR_AUDIT_CACHE", str(tmp_path / "cache"))
+    for card in sorted(Path(sources[1]).glob("skills/nemo-mbridge-*/card.yaml")):
+        skill = (str(card.parent),)
+        assert main(_cards_command(["init"], sources, skill)) == 0, card.parent.name
+        (tmp_path / "draft.yaml").write_text(capsys.readouterr().out, encoding="utf-8")
+        verdicts = []
+        for start in (["check", "--spec"], ["check", "SKILL_DIR"]):
+            main(_cards_command(start, sources, skill))
+            report = json.loads(capsys.readouterr().out)
+            verdicts.append({c["id"]: c["verdict"] for s in report["skills"] for c in s["claims"]})
+        assert verdicts[0] == verdicts[1], card.parent.name
 
 
 def test_the_commands_page_shows_the_tp_dp_skills_release_matrix(capsys, monkeypatch) -> None:
@@ -319,8 +353,6 @@ def test_the_pages_picture_is_self_contained_and_shows_the_break() -> None:
 def test_the_settings_and_registries_the_pages_show_load(tmp_path, capsys, monkeypatch) -> None:
     """The catalog page's fail-on-codes line is a setting that works; anchors-yaml.md's catalog registry loads."""
     from anchor_audit.spec.registry import load_spec
-
-    from .docpages import blocks
 
     (toml,) = [b for b in blocks(ROOT / "docs" / "catalog.md") if b.language == "toml"]
     monkeypatch.chdir(tmp_path)

@@ -33,7 +33,14 @@ def test_the_caption_is_the_nearest_heading_and_the_last_paragraph_above_the_fen
 
 def test_words_are_split_at_underscores_dashes_and_case_and_plurals_are_one() -> None:
     assert words("dp_overlap_defaults") == {"dp", "overlap", "default"}
-    assert words("Data-parallel DEFAULTS of the ConfigLoader") == {"data", "parallel", "default", "config", "loader"}
+    assert words("Data-parallel DEFAULTS of the ConfigLoader") == {
+        "data", "parallel", "default", "config", "loader", "configloader"}  # fmt: skip
+
+
+def test_a_word_written_in_mixed_case_is_also_one_word() -> None:
+    assert words("flex dispatcher (DeepEP or HybridEP)") == {
+        "flex", "dispatcher", "deep", "ep", "deepep", "hybrid", "hybridep"}  # fmt: skip
+    assert captioned("deepep_hybridep_helper_behavior", [_quote("flex dispatcher (DeepEP or HybridEP)", 1)])
 
 
 def test_a_claim_is_linked_to_the_quotes_under_its_best_caption_only() -> None:

@@ -2,7 +2,9 @@
 quotes and lines card.yaml's comments link, else (``code_verified``) the quotes SKILL.md captions with the claim's
 words (:mod:`anchor_audit.checks.captions`), else the validations the claim's id names
 (:mod:`anchor_audit.checks.claimgates`), else the file or definition it names
-(:mod:`anchor_audit.checks.claimnames`), else (``file_exists``) the card's evidence paths.
+(:mod:`anchor_audit.checks.claimnames`), else the quotes whose code names it (:mod:`anchor_audit.checks.claimquotes`)
+or, where only their comments do, the examples its words caption (:mod:`anchor_audit.checks.claimexamples`), else
+(``file_exists``) the card's evidence paths.
 
 The verdict is what the evidence says: all holds (``code_verified``), some fails (``broken``), some could not
 be checked (``unverifiable``), or there is none (``doc_only``); and how card.yaml's own tags contradict it.
@@ -15,6 +17,7 @@ from dataclasses import replace
 from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
+from ..checks.claimexamples import example_evidence
 from ..checks.claimgates import gate_evidence
 from ..checks.claimnames import named_evidence, paths_named
 from ..checks.claimquotes import named_by_code, named_by_comments_only
@@ -87,8 +90,10 @@ def _own_evidence(
         return [_linked(by_key[q.key], ctx, f"by the caption {q.caption!r}") for q in quotes if q.key in by_key], []
     found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx)
     if not found:
-        found = [_by_code(card.id, by_key[q.key], ctx) for q in named_by_code(card.id, ctx.skill.quotes)
-                 if q.key in by_key]  # fmt: skip
+        coded = [by_key[q.key] for q in named_by_code(card.id, ctx.skill.quotes) if q.key in by_key]
+        found = [_by_code(card.id, match, ctx) for match in coded]
+        if all(named_by_comments_only(card.id, match.quote) for match in coded):  # no quote's code says it: the
+            found = example_evidence(card.id, ctx) or found  # example whose caption names the claim says more
     return (found, []) if found else None
 
 

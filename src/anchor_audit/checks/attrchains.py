@@ -45,7 +45,7 @@ def check_chains(skill: Skill, tree: SourceTree) -> list[PromiseResult]:
     skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
     unknown: dict[str, tuple[int, int]] = {}  # variable -> (first line, chains)
-    for code, first_line in skill.examples:
+    for code, first_line, _ in skill.examples:
         try:
             module = parse_ast(code)
         except (SyntaxError, BoundExceeded):

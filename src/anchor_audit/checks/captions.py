@@ -24,10 +24,17 @@ it stands for.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Protocol, Sequence, TypeVar
 
-from ..model import Quote
 from .sentencewords import ABBREVIATIONS
+
+
+class _Captioned(Protocol):
+    @property
+    def caption(self) -> str: ...
+
+
+Fenced = TypeVar("Fenced", bound=_Captioned)  # a quote, or a plain example: what SKILL.md wrote above a fence
 
 _STOP = frozenset(
     "a an and are as at by code for from in is it its of on or see snippet the this to with".split()
@@ -45,11 +52,12 @@ _GENERIC = frozenset(
 
 
 def words(text: str) -> frozenset[str]:
-    """The content words of a claim id or a caption: split at ``_``, ``-``, spaces and case changes; lower case;
-    a plural's trailing ``s`` dropped."""
+    """The content words of a claim id or a caption: split at ``_``, ``-``, spaces and case changes (a word written
+    in mixed case, ``DeepEP``, is also itself: ``deepep``); lower case; a plural's trailing ``s`` dropped."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text)
+    joined = [w for w in re.findall(r"[A-Za-z0-9]+", text) if not w.islower() and not w.isupper()]  # DeepEP: deepep
     out = set()
-    for word in re.findall(r"[A-Za-z0-9]+", spaced):
+    for word in re.findall(r"[A-Za-z0-9]+", spaced) + joined:
         word = word.lower()
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
@@ -58,9 +66,10 @@ def words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def captioned(claim_id: str, quotes: Sequence[Quote]) -> tuple[Quote, ...]:
-    """The quotes whose caption names ``claim_id`` best (none where no caption shares enough, or two differ): the
-    words that say what the claim is about first, those any claim may say (``runtime``) only between equals."""
+def captioned(claim_id: str, quotes: Sequence[Fenced]) -> tuple[Fenced, ...]:
+    """The quotes (or examples) whose caption names ``claim_id`` best (none where no caption shares enough, or two
+    differ): the words that say what the claim is about first, those any claim may say (``runtime``) only between
+    equals."""
     wanted = words(claim_id)
     need = min(2, len(wanted))
     if not need:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..model import PromiseKind, PromiseResult, Reference, ReferenceKind, Skill, SkillSpec
+from ..model import Example, PromiseKind, PromiseResult, Reference, ReferenceKind, Skill, SkillSpec
 from .attrchains import check_chains
 from .protocol import Checker, Context
 from .symbols import check_symbols
 
-Examples = tuple[tuple[str, int], ...]  # a skill's Python code blocks, each with its first line
+Examples = tuple[Example, ...]  # a skill's Python code blocks
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Examples]:
@@ -18,7 +18,7 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Examples]:
 
 
 def _reads(examples: Examples, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    for code, line in examples:  # the modules it imports are found at the ref: nothing to read before
+    for code, line, _ in examples:  # the modules it imports are found at the ref: nothing to read before
         yield Reference(ReferenceKind.SYMBOL, "SKILL.md", line, code.split("\n", 1)[0])
 
 

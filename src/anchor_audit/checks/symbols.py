@@ -42,7 +42,7 @@ def _roots(tree: SourceTree, top: str) -> tuple[str, ...]:
 def check_symbols(skill: Skill, tree: SourceTree, memo: Memo = no_memo) -> list[PromiseResult]:
     skill_md = f"{skill.path.rstrip('/')}/SKILL.md"
     out: list[PromiseResult] = []
-    for code, first_line in skill.examples:
+    for code, first_line, _ in skill.examples:
         try:
             module = parse_ast(code)
         except (SyntaxError, BoundExceeded):
@@ -99,16 +99,32 @@ def _imports(module: ast.Module, tree: SourceTree, memo: Memo, say: Say) -> Impo
                 imported[alias.asname or alias.name] = (alias.name, path, blob)
                 if _placeholder(alias.name) or _placeholder(node.module):
                     continue  # a template's name (my_op, your_model): not a claim about the code
-                if path is None or blob is None:
-                    status, why = _not_here(tree, node.module)
-                    say(subject, status, node.lineno, why)
-                    continue
-                found = memo(f"name|{blob}|{alias.name}", partial(_name, tree, path, alias.name))
-                status, detail = PromiseStatus(found["status"]), found["detail"]
-                if status is PromiseStatus.MISSING:  # a star import's, or where it is defined instead (the tree's,
-                    status, detail = _not_defined(tree, path, alias.name, detail)  # never remembered)
+                status, detail = import_status(tree, memo, node.module, alias.name)
                 say(subject, status, node.lineno, detail)
     return imported
+
+
+def import_status(tree: SourceTree, memo: Memo, dotted: str, name: str) -> tuple[PromiseStatus, str]:
+    """What ``from DOTTED import NAME`` finds in ``tree``: the name (defined, exported lazily, given by a star
+    import), missing (with where it is defined instead), or a module that is not this repository's."""
+    path, blob = _module(tree, dotted)
+    if path is None or blob is None:
+        return _not_here(tree, dotted)
+    found = memo(f"name|{blob}|{name}", partial(_name, tree, path, name))
+    status, detail = PromiseStatus(found["status"]), found["detail"]
+    if status is PromiseStatus.MISSING:  # a star import's, or where it is defined instead (the tree's, never
+        status, detail = _not_defined(tree, path, name, detail)  # remembered)
+    return status, detail
+
+
+def keyword_status(tree: SourceTree, memo: Memo, dotted: str, name: str, keyword: str) -> tuple[PromiseStatus, str]:
+    """Whether ``name`` of module ``dotted`` in ``tree`` takes ``keyword`` (a field or a parameter), followed
+    through re-exports to where it is defined."""
+    path, blob = _module(tree, dotted)
+    if path is None or blob is None:
+        return PromiseStatus.UNVERIFIABLE, f"{name} is not in this repository"
+    found = _keyword_followed(tree, memo, path, blob, name, keyword)
+    return PromiseStatus(found["status"]), found["detail"]
 
 
 _PLACEHOLDER = re.compile(r"^(?:my|your|some|foo|bar|example)_|^(?:my|your)[A-Z]|^(?:foo|bar|baz)$")

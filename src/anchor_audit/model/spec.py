@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .references import Citation, Tail
 
@@ -210,6 +210,14 @@ class TestPromise:
     line: int  # where SKILL.md makes the promise
 
 
+class Example(NamedTuple):
+    """A plain Python code block of a SKILL.md (not a quote)."""
+
+    code: str
+    line: int  # 1-based line of its first code line in SKILL.md
+    caption: str = ""  # the heading and the lead-in sentence above the fence, as a quote's
+
+
 @dataclass(frozen=True)
 class Skill:
     """A skill directory as read from disk: its quotes and its card."""
@@ -220,7 +228,7 @@ class Skill:
     card: Card | None
     references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
     test_promises: tuple[TestPromise, ...] = ()
-    examples: tuple[tuple[str, int], ...] = ()  # Python code blocks (not quotes), with their first line
+    examples: tuple[Example, ...] = ()  # Python code blocks (not quotes)
     citations: tuple[Citation, ...] = ()  # paths, links and version pins of the prose
     disk: str | None = None  # the folder on disk, when read from disk (links inside it are checked there)
     disk_root: str | None = None  # how far up a relative link is followed on disk (a catalog's root)

@@ -128,6 +128,7 @@ class EvidenceKind(TextEnum):
     CONDITION = "condition"
     FILE = "file"  # a file_exists claim, checked by card.yaml's evidence paths
     NAMED = "named"  # the file or definition a claim's id names
+    EXAMPLE = "example"  # what the SKILL.md example a claim's caption names sets and calls
     REGISTRY = "registry"  # no evidence registered where some was promised
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..model import (
     Citation,
+    Example,
     LineRange,
     Quote,
     ReferenceKind,
@@ -175,7 +176,7 @@ def _built(
             "citations_cut": cut,
         }
 
-    said = memo(content.key("skill-md/11", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/12", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
@@ -183,7 +184,7 @@ def _built(
         card=remembered_card(card, card_path, memo) if card is not None else None,
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
-        examples=tuple((code, line) for code, line in said["examples"]),
+        examples=tuple(Example(*e) for e in said["examples"]),
         clones=tuple(said["clones"]),
         citations=tuple(
             Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags), tuple(words))
@@ -229,14 +230,16 @@ _PASSED = re.compile(r"\b(\d{1,9}) passed\b")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 
 
-def python_examples(text: str) -> tuple[tuple[str, int], ...]:
-    """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line."""
+def python_examples(text: str) -> tuple[Example, ...]:
+    """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line and their
+    caption."""
     text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
     out = []
-    for token in _tokens(text):
+    tokens = _tokens(text)
+    for at, token in enumerate(tokens):
         info = token.info.strip().split()[0].lower() if token.type == "fence" and token.info.strip() else ""
         if info in ("python", "py", "python3") and token.map:
-            out.append((token.content, token.map[0] + 2))
+            out.append(Example(token.content, token.map[0] + 2, _caption(tokens, at)))
     return tuple(out)
 
 

@@ -116,3 +116,46 @@ def test_without_a_validation_day_a_claims_id_names_nothing(tmp_path: Path, caps
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert claim["verdict"] == "unlinked"
+
+
+TESTS = "def test_plan_is_built():\n    assert True\n"
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict", "said"),
+    [
+        (None, "code_verified", "with tests on the validation day ("),
+        ({"tests/unit/test_planner.py": None, "tests/unit/planning/test_planner.py": TESTS}, "code_verified",
+         "at the ref it is tests/unit/planning/test_planner.py"),
+        ({"tests/unit/test_planner.py": None}, "broken", "is gone at the ref, and no file of its name has tests"),
+        ({"tests/unit/test_planner.py": "import pytest\n"}, "broken", "at the ref it defines none"),
+    ],
+    ids=["there", "moved", "gone", "emptied"],
+)  # fmt: skip
+def test_a_claim_that_tests_are_there_is_decided_by_the_test_files_the_skill_names(tmp_path, capsys, later, verdict,
+                                                                                    said) -> None:  # fmt: skip
+    repo = make_code_repo(tmp_path / "code", {"tests/unit/test_planner.py": TESTS, "pkg/config.py": CONFIG})
+    if later is not None:
+        for path, text in later.items():
+            if text is None:
+                (repo.path / path).unlink()
+            else:
+                repo.write(path, text)
+        repo.commit("later", date="2026-02-01T00:00:00")
+    body = "Run `tests/unit/test_planner.py`; the config is `pkg/config.py`.\n"
+    skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", "test_functions_exist"))
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == verdict
+    (evidence,) = claim["evidence"]  # the test file only: the config module is no test
+    assert (evidence["kind"], evidence["ref"]) == ("named", "tests/unit/test_planner.py")
+    assert said in evidence["detail"]
+
+
+def test_a_claim_that_says_more_than_that_tests_are_there_is_not_decided_by_them(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"tests/unit/test_planner.py": TESTS})
+    body = "Run `tests/unit/test_planner.py`.\n"
+    skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", "test_planner_speedup"))
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unlinked"

@@ -2,9 +2,10 @@
 quotes and lines card.yaml's comments link, else (``code_verified``) the quotes SKILL.md captions with the claim's
 words (:mod:`anchor_audit.checks.captions`), else the validations the claim's id names
 (:mod:`anchor_audit.checks.claimgates`), else the file or definition it names
-(:mod:`anchor_audit.checks.claimnames`), else the quotes whose code names it (:mod:`anchor_audit.checks.claimquotes`)
-or, where only their comments do, the examples its words caption (:mod:`anchor_audit.checks.claimexamples`), else
-(``file_exists``) the card's evidence paths.
+(:mod:`anchor_audit.checks.claimnames`) or the tests it names (:mod:`anchor_audit.checks.claimtests`), else
+the quotes whose code names it (:mod:`anchor_audit.checks.claimquotes`) or, where only their comments do, the
+examples its words caption (:mod:`anchor_audit.checks.claimexamples`), else (``file_exists``) the card's
+evidence paths.
 
 The verdict is what the evidence says: all holds (``code_verified``), some fails (``broken``), some could not
 be checked (``unverifiable``), or there is none (``doc_only``); and how card.yaml's own tags contradict it.
@@ -21,6 +22,7 @@ from ..checks.claimexamples import example_evidence
 from ..checks.claimgates import gate_evidence
 from ..checks.claimnames import named_evidence, paths_named
 from ..checks.claimquotes import named_by_code, named_by_comments_only
+from ..checks.claimtests import tests_evidence
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -88,7 +90,7 @@ def _own_evidence(
     quotes = captioned(card.id, ctx.skill.quotes)
     if quotes:
         return [_linked(by_key[q.key], ctx, f"by the caption {q.caption!r}") for q in quotes if q.key in by_key], []
-    found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx)
+    found = gate_evidence(card.id, ctx) or named_evidence(card.id, ctx) or tests_evidence(card.id, ctx)
     if not found:
         coded = [by_key[q.key] for q in named_by_code(card.id, ctx.skill.quotes) if q.key in by_key]
         found = [_by_code(card.id, match, ctx) for match in coded]

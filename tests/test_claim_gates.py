@@ -39,6 +39,21 @@ def _verdict(tmp_path: Path, capsys, later: str | None, card: str = CARD) -> dic
 def test_a_claims_telling_words_leave_out_what_kind_of_claim_it_is() -> None:
     assert telling("cpu_offloading_pp_incompatibility") == {"cpu", "offloading", "pp"}
     assert telling("optimizer_offload_config_fields") == {"optimizer", "offload"}
+    assert telling("upstream_cpu_offloading_core") == {"cpu", "offloading"}  # where it is, not what
+
+
+def test_one_test_written_twice_in_a_file_is_one_validation(tmp_path: Path, capsys) -> None:
+    twice = OFFLOAD + """
+    def validate_again(self):
+        if self.cpu_offloading and self.pipeline_model_parallel_size > 1:
+            raise ValueError("still one pipeline stage")
+"""
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": twice})
+    skill = make_skill(tmp_path / "skill", BODY, card=CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified"
+    assert [e["detail"].rsplit("(", 1)[-1] for e in claim["evidence"]] == ["pkg/config.py:3)"]
 
 
 @pytest.mark.parametrize(

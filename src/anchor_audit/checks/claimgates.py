@@ -33,7 +33,7 @@ MAX_GATES = 4
 _HOW = frozenset(
     """behavior behaviour check compatible compatibility config configuration constraint core default exclusion exist
     field function guard helper incompatible incompatibility interaction mutual path requirement required rule
-    runtime setting smoke support supported test validation""".split()
+    runtime setting smoke support supported test upstream validation""".split()
 )
 
 
@@ -62,7 +62,8 @@ def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
         return []
     files = evidence_files(ctx.skill)
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    found = [g for g in gates_in(then, files, ctx) if g.guards and not g.nested and _names(g, wanted)]
+    named = [g for g in gates_in(then, files, ctx) if g.guards and not g.nested and _names(g, wanted)]
+    found = list({(g.path, g.loose): g for g in reversed(named)}.values())[::-1]  # one test twice in a file: once
     if not found or len(found) > MAX_GATES:
         return []
     now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards and not g.nested]

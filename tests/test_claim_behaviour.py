@@ -413,3 +413,34 @@ def test_a_quote_of_a_signature_and_what_it_sets_is_judged_by_the_values_it_sets
     repo.write("pkg/dispatch.py", DISPATCH.replace('    cfg.dispatcher = "fast"\n', ""))
     repo.commit("later", date="2026-02-01T00:00:00")
     assert _only_claim(repo, skill, capsys)["verdict"] == "unverifiable"
+
+
+BUILT = OPTIMIZER.replace(", fp32=True)", ")")
+EXACT_CALL = '''\
+```2:5:pkg/opt.py
+    def build(self, cfg, groups):
+        if cfg.offload:
+            opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)
+        return opt
+```
+'''
+
+
+def test_a_call_given_one_more_argument_since_the_validation_day_still_holds_the_claim(tmp_path, capsys) -> None:
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
+    repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})
+    repo.write("pkg/opt.py", OPTIMIZER)  # fp32=True added to the call after the card's day
+    repo.commit("later", date="2026-02-01T00:00:00")
+    claim = _only_claim(repo, make_skill(tmp_path / "skill", EXACT_CALL, card=card), capsys)
+    assert claim["verdict"] == "code_verified", claim
+    assert ("`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)` is called with more arguments at the ref: "
+            "`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)`") in claim["evidence"][0]["detail"]
+
+
+def test_a_call_whose_quoted_argument_changed_since_the_validation_day_does_not_hold_the_claim(tmp_path, capsys) -> None:
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
+    repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})
+    repo.write("pkg/opt.py", OPTIMIZER.replace("pin=cfg.pin", "pin=False"))
+    repo.commit("later", date="2026-02-01T00:00:00")
+    claim = _only_claim(repo, make_skill(tmp_path / "skill", EXACT_CALL, card=card), capsys)
+    assert claim["verdict"] != "code_verified", claim

@@ -123,16 +123,21 @@ def _on_day(
     return held, stale, say
 
 
+_SHORTER = ("assert", "raise", "set")  # what a quote may write shorter than its code
+
+
 def _shown(fact: Fact) -> str:
     return fact.text if fact.kind == "set" else f"{fact.kind} {fact.text}"
 
 
-def _written_shorter(stale: tuple[Fact, ...], then: SourceTree, path: str) -> dict[Fact, Fact]:
-    """For each assert, raise or value set of the quote that its file did not hold on the validation day, the one
-    statement of that kind the file held that says the same, written out in full: an assert or raise testing the
-    same names and constants (``assert not nan_check`` for ``assert not self.nan_check``), a call set to the same
-    target with the quote's arguments and more (:func:`fewer_keywords`); none where no one statement does."""
-    wanted = [f for f in stale if f.kind in ("assert", "raise", "set")]
+def _written_shorter(
+    stale: tuple[Fact, ...] | list[Fact], then: SourceTree, path: str, kinds: tuple[str, ...] = _SHORTER
+) -> dict[Fact, Fact]:
+    """For each assert, raise or value set of the quote (of ``kinds``) that its file did not hold in ``then``, the
+    one statement of that kind the file held that says the same, written out in full: an assert or raise testing
+    the same names and constants (``assert not nan_check`` for ``assert not self.nan_check``), a call set to the
+    same target with the quote's arguments and more (:func:`fewer_keywords`); none where no one statement does."""
+    wanted = [f for f in stale if f.kind in kinds]
     source = then.read(path) if wanted else None
     if source is None:
         return {}
@@ -199,6 +204,9 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     helpers = helper_facts(ctx.tree, say.match.quote.path, {f.needle for f in gone}) if gone else frozenset()
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
+    # a call given an argument since (the quote's arguments all passed alike) does what it did, and more
+    more = _written_shorter(gone, ctx.tree, say.match.quote.path, ("set",)) if gone else {}
+    gone = [f for f in gone if f not in more]
     if gone:
         return _gone(held, gone, keys_now, say, ctx)
     if all(f.kind == "def" for f in held):
@@ -210,6 +218,8 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     why = f"the quote's text drifted; what it does holds: {_said(held)}"
     if inlined:
         why += f" ({_said(inlined)} in a helper the file calls, with the caller's arguments)"
+    for quoted, now in more.items():
+        why += f" ({_said([quoted])} is called with more arguments at the ref: {_said([now])})"
     if stale:  # what the quote says that the code did not say on its own day is no evidence either way
         why += f" ({_said(stale)} was not in the code on {say.day}: no evidence)"
     return say.holds(why)

@@ -444,3 +444,52 @@ def test_a_call_whose_quoted_argument_changed_since_the_validation_day_does_not_
     repo.commit("later", date="2026-02-01T00:00:00")
     claim = _only_claim(repo, make_skill(tmp_path / "skill", EXACT_CALL, card=card), capsys)
     assert claim["verdict"] != "code_verified", claim
+
+
+OVERRIDES = '''\
+import logging
+
+
+def apply_graph_overrides(recipe, impl=None, scope=None):
+    """Set the graph overrides."""
+    if isinstance(scope, str):
+        scope = [scope]
+    if impl is not None:
+        recipe.model.graph_impl = impl
+        if impl != "none":
+            recipe.rng.rng_tracker = True
+    recipe.train.log_every = 10
+    return recipe
+'''
+# A signature (written shorter) and a comment that says what the body does: all a fence shows of a function.
+SIGNATURE_AND_COMMENT = '''\
+```1:8:pkg/overrides.py
+def apply_graph_overrides(
+    recipe, impl, scope
+):
+    # Sets impl and turns on rng_tracker
+```
+'''
+OVERRIDES_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  harness:\n    - code_verified  # overrides.py:1-8\n'
+
+
+def _overrides_claim(tmp_path: Path, capsys, later: str) -> dict:
+    repo = make_code_repo(tmp_path / "code", {"pkg/overrides.py": OVERRIDES})
+    repo.write("pkg/overrides.py", later)
+    repo.commit("later", date="2026-02-01T00:00:00")
+    return _only_claim(repo, make_skill(tmp_path / "skill", SIGNATURE_AND_COMMENT, card=OVERRIDES_CARD), capsys)
+
+
+def test_a_quote_of_a_signature_and_a_comment_is_judged_by_the_values_the_comment_names(tmp_path, capsys) -> None:
+    claim = _overrides_claim(tmp_path, capsys, "# a line above moves the function\n" + OVERRIDES)
+    assert claim["verdict"] == "code_verified", claim
+    detail = claim["evidence"][0]["detail"]
+    assert "`recipe.model.graph_impl = impl`" in detail and "`recipe.rng.rng_tracker = True`" in detail
+    assert "log_every" not in detail and "scope = [scope]" not in detail  # no comment names them
+
+
+def test_a_value_the_comment_names_that_the_function_no_longer_sets_does_not_hold_the_claim(tmp_path, capsys) -> None:
+    claim = _overrides_claim(tmp_path, capsys, OVERRIDES.replace("            recipe.rng.rng_tracker = True\n",
+                                                                 "            pass\n"))  # fmt: skip
+    assert claim["verdict"] != "code_verified", claim
+    assert "`recipe.rng.rng_tracker = True`" in claim["evidence"][0]["detail"]

@@ -22,11 +22,22 @@ A quote of a file that is not Python has no facts: its changed text makes the cl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ..errors import NotCarried, UnreadableFile
 from ..match.quote import match_quote
-from ..match.quotefacts import Fact, facts_in, facts_of, fewer_keywords, file_facts, holds_in, leaves, reshaped_in
+from ..match.quotefacts import (
+    Fact,
+    facts_in,
+    facts_of,
+    fewer_keywords,
+    file_facts,
+    function_sets,
+    holds_in,
+    leaves,
+    reshaped_in,
+)
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
 from .helpers import helper_facts
@@ -92,6 +103,8 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
                           "the tree")  # fmt: skip
     if all(f.kind == "def" for f in facts) and _signature(quote.body):  # what a function sets is what it does
         facts += tuple(f for f in facts_of(quote.body, gated=True).facts if f.kind == "set")
+    if all(f.kind == "def" for f in facts) and _signature(quote.body) and then is not None:
+        facts += _commented(quote, facts, then)
     if not facts:
         return say.unverifiable("the quoted code changed and holds no gate, assert or raise to judge the claim by: "
                                 "re-verify")  # fmt: skip
@@ -158,6 +171,32 @@ def _signature(body: tuple[str, ...]) -> bool:
     """Whether a quote opens with a function's signature (``def apply(...):``, paraphrased or not)."""
     first = next((line.strip() for line in body if line.strip()), "")
     return first.startswith(("def ", "async def "))
+
+
+def _commented(quote: Quote, facts: tuple[Fact, ...], then: SourceTree) -> tuple[Fact, ...]:
+    """What a quote of a signature and a comment says the function does: the values the function set on the
+    validation day whose targets the comment names (``# Sets impl and te_rng_tracker``: ``cfg.graph_impl = impl``,
+    ``rng.te_rng_tracker = True``; a name, or the last or first part of one)."""
+    said = {w.lower() for line in quote.body for c in re.findall(r"#(.*)", line) for w in _WORD.findall(c)}
+    source = then.read(quote.path) if said else None
+    if source is None:
+        return ()
+    names = [f.needle for f in facts if f.kind == "def"]
+    sets = [f for name in names for f in function_sets(source.text, name)]
+    return tuple(dict.fromkeys(f for f in sets if _names_target(f, said)))
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+def _names_target(fact: Fact, said: set[str]) -> bool:
+    """Whether the target of a value set (an attribute or an item: not a local name) is named by one of ``said``: a
+    name of it, or the last or first part of one (``impl``: ``cuda_graph_impl``)."""
+    target = fact.text.split(" = ", 1)[0]
+    if target.isidentifier():  # a local name: what the function works with, not what it sets
+        return False
+    parts = {p.lower() for p in _WORD.findall(target)}
+    return any(p == w or p.endswith("_" + w) or p.startswith(w + "_") for p in parts for w in said)
 
 
 def _validated_facts(quote: Quote, then: SourceTree) -> tuple[Fact, ...]:

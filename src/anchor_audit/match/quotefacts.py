@@ -101,6 +101,15 @@ def file_facts(text: str) -> tuple[Fact, ...]:
     return tuple(_facts(tree.body, False)) if tree is not None else ()
 
 
+def function_sets(text: str, name: str) -> tuple[Fact, ...]:
+    """Every value function ``name`` of a file's code sets (the first so named, a method too), each counted as
+    under a gate: what a quote of its signature says it does."""
+    tree = parsed_file(text)
+    found = (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
+    node = next(found, None) if tree is not None else None
+    return tuple(f for f in _facts(node.body, True) if f.kind == "set") if node is not None else ()
+
+
 def leaves(fact: Fact) -> tuple[frozenset[str], frozenset[str]]:
     """What a fact's statement tests, however its objects are spelt: the last name of each attribute chain, each
     name that heads none, and its constants (``not self.nan_check`` and ``not nan_check`` alike).  Literal, unlike

@@ -105,8 +105,10 @@ def function_sets(text: str, name: str) -> tuple[Fact, ...]:
     """Every value function ``name`` of a file's code sets (the first so named, a method too), each counted as
     under a gate: what a quote of its signature says it does."""
     tree = parsed_file(text)
+    if tree is None:
+        return ()
     found = (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
-    node = next(found, None) if tree is not None else None
+    node = next(found, None)
     return tuple(f for f in _facts(node.body, True) if f.kind == "set") if node is not None else ()
 
 

@@ -493,3 +493,12 @@ def test_a_value_the_comment_names_that_the_function_no_longer_sets_does_not_hol
                                                                  "            pass\n"))  # fmt: skip
     assert claim["verdict"] != "code_verified", claim
     assert "`recipe.rng.rng_tracker = True`" in claim["evidence"][0]["detail"]
+
+
+def test_the_values_a_function_sets_are_read_from_its_body_and_none_from_a_file_that_does_not_parse() -> None:
+    from anchor_audit.match.quotefacts import function_sets
+
+    assert [f.text for f in function_sets(OVERRIDES, "apply_graph_overrides")] == [
+        "scope = [scope]", "recipe.model.graph_impl = impl", "recipe.rng.rng_tracker = True",
+        "recipe.train.log_every = 10"]  # fmt: skip
+    assert function_sets(OVERRIDES, "absent") == () and function_sets("def broken(:\n", "broken") == ()

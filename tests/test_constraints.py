@@ -434,3 +434,27 @@ def test_a_setting_the_sentence_gives_by_the_value_the_gate_compares_it_with_is_
                  "is_te_min_version('1.12.0')`"
     )
     assert said["Transformer Engine must be >= 1.12.0 for three+level."]["status"] == "unverifiable"
+
+
+REPLAY = '''\
+def check(cfg):
+    if cfg.replay_mode not in ["whole", "partial"]:
+        raise ValueError("unknown replay mode")
+    if cfg.replay_mode != "partial" and cfg.replay_depth is None:
+        raise ValueError("whole replay needs a depth")
+'''
+
+
+def test_a_gate_that_lets_through_all_but_one_listed_value_decides_a_sentence_about_that_one(tmp_path, capsys) -> None:
+    card = CARD_HEAD + "  - replay_mode=whole requires replay_depth\n"
+    found = _constraints(tmp_path, capsys, code=REPLAY, card=card)["replay_mode=whole requires replay_depth"]
+    assert found["status"] == "holds", found
+    assert "`cfg.replay_mode != 'partial' and cfg.replay_depth is None`" in found["detail"]
+
+
+def test_without_a_list_of_its_values_a_gate_that_lets_one_through_stays_narrower(tmp_path, capsys) -> None:
+    card = CARD_HEAD + "  - replay_mode=whole requires replay_depth\n"
+    code = REPLAY.replace('["whole", "partial"]', '["whole", "partial", "sampled"]')  # not one value left
+    found = _constraints(tmp_path, capsys, code=code, card=card)["replay_mode=whole requires replay_depth"]
+    assert found["status"] == "unverifiable", found
+    assert "lets replay_mode 'partial' through" in found["detail"]

@@ -71,6 +71,20 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=8192)
+def enumerations(test: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(setting, its values) for each test of a setting against a list of two or more words (``impl not in
+    ["full", "selective"]``): every value the code knows the setting by."""
+    found = []
+    for node in ast.walk(ast.parse(test, mode="eval")):
+        for name, op, other, left in _compared(node):
+            if left and isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, _LISTED):
+                words = [e.value for e in other.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                if len(words) == len(other.elts) >= 2:
+                    found.append((name, frozenset(words)))
+    return tuple(found)
+
+
 def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
     """Every ``if``/``elif``/``while``/``assert`` test of ``files`` in ``tree`` (remembered by blob)."""
     out: list[Gate] = []

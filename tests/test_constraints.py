@@ -458,3 +458,25 @@ def test_without_a_list_of_its_values_a_gate_that_lets_one_through_stays_narrowe
     found = _constraints(tmp_path, capsys, code=code, card=card)["replay_mode=whole requires replay_depth"]
     assert found["status"] == "unverifiable", found
     assert "lets replay_mode 'partial' through" in found["detail"]
+
+
+PACKING = '''\
+def check(cfg, enable_offline_packing, enable_in_batch_packing):
+    if enable_offline_packing:
+        if cfg.micro_batch_size > 1:
+            raise ValueError("offline packs hold one sample a batch")
+    if enable_in_batch_packing and cfg.micro_batch_size == 1:
+        raise ValueError("in-batch packing needs samples to pack")
+'''
+
+
+def test_a_switch_the_sentence_names_in_other_forms_of_its_words_is_said(tmp_path: Path, capsys) -> None:
+    card = CARD_HEAD + ("  - Offline packed runs require micro_batch_size == 1.\n"
+                        "  - In-batch packing requires micro_batch_size > 1.\n"
+                        "  - Sharded packing requires micro_batch_size == 1.\n")  # fmt: skip
+    found = _constraints(tmp_path, capsys, code=PACKING, card=card)
+    offline = found["Offline packed runs require micro_batch_size == 1."]
+    assert offline["status"] == "holds" and "`enable_offline_packing and cfg.micro_batch_size > 1`" in offline["detail"]
+    in_batch = found["In-batch packing requires micro_batch_size > 1."]
+    assert in_batch["status"] == "holds" and "enable_in_batch_packing and" in in_batch["detail"]
+    assert found["Sharded packing requires micro_batch_size == 1."]["status"] == "unverifiable"  # no such switch

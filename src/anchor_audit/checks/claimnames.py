@@ -39,13 +39,12 @@ from .claimgates import telling
 from .constraints import evidence_files
 from .gates import definitions_in
 from .protocol import Context
-from .sentencewords import ABBREVIATIONS
+from .sentencewords import ABBREVIATIONS, stem
 
 MAX_NAMED = 2
 MAX_READ = 12  # files that name a definition gone from its own, read for where it is defined now
 # Words of a claim id that say what kind of thing it is about, not which one.
 _KIND = frozenset("launch script enum entry entrypoint file class method smoke flag option".split())
-_SUFFIXES = ("ation", "ions", "ion", "ing", "ed", "es", "e", "er")
 
 
 @dataclass(frozen=True)
@@ -109,13 +108,6 @@ def _last(thing: Named) -> str:
     return re.sub(r"\.\w+$", "", thing.name.rsplit("/", 1)[-1]) if thing.is_file else thing.name.rsplit(".", 1)[-1]
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
 @functools.lru_cache(maxsize=65536)
 def _words(name: str) -> frozenset[str]:
     return words(name)
@@ -128,8 +120,8 @@ def says(word: str, name: str) -> bool:
     said = _words(name)
     if word in said or name in ABBREVIATIONS.get(word, ()):
         return True
-    stem = _stem(word)
-    return any((len(word) >= 4 and w.startswith(word)) or _stem(w) == stem or _kin(w, word) for w in said)
+    stemmed = stem(word)
+    return any((len(word) >= 4 and w.startswith(word)) or stem(w) == stemmed or _kin(w, word) for w in said)
 
 
 def _kin(one: str, other: str) -> bool:
@@ -163,7 +155,7 @@ def _could_name(tree: SourceTree, path: str, need: frozenset[str]) -> bool:
     if source is None:
         return False
     text = source.text.lower()
-    return all(word[: min(6, len(_stem(word)))] in text or any(spelt.lower() in text for spelt in
+    return all(word[: min(6, len(stem(word)))] in text or any(spelt.lower() in text for spelt in
                ABBREVIATIONS.get(word, ())) for word in need)  # fmt: skip
 
 

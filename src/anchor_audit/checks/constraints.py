@@ -30,7 +30,7 @@ from .gates import PREDICATES, Gate, compared_values, enumerations, gates_in, lo
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
-from .sentencewords import spelt_out, wanted
+from .sentencewords import spelt_out, spoken, stem, wanted
 
 MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
 
@@ -71,6 +71,8 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate]) -> bool:
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
     runs = _said(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
     said |= {part for g in gates for n in g.names if "_" in n and n.lower() in runs for part in n.lower().split("_")}
+    stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
+    said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
     left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
             and w.split(".")[-1] not in names]  # fmt: skip
     return len(left) <= MAX_LEFT_WORDS
@@ -281,7 +283,8 @@ def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
 
 def _said_setting(gate: Gate, name: str, names: frozenset[str], said: frozenset[str]) -> bool:
     """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it."""
-    return name in names or ("_" in name and name.lower() in said) or _valued(gate, name, said)
+    return name in names or ("_" in name and name.lower() in said) or bool(spoken(name, said)) or _valued(gate, name,
+                                                                                                       said)
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:

@@ -124,3 +124,29 @@ def _bound(op: str, value: str) -> str:
 def _spelt(constant: str) -> str:
     bare = constant.lstrip("~+-") if constant.startswith("~") else constant
     return bare.capitalize() if bare.lower() in ("true", "false", "none") else constant
+
+
+_SUFFIXES = ("ation", "ions", "ion", "ing", "ed", "es", "e", "er")
+
+
+def stem(word: str) -> str:
+    """A word without the ending its forms differ by, four letters left at least (``packing``, ``packed``: ``pack``)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+_SWITCHES = ("enable", "use", "is", "has")  # what a setting's name that turns a feature on starts with
+
+
+def spoken(name: str, words: frozenset[str]) -> frozenset[str]:
+    """The stems by which a sentence's ``words`` say setting ``name`` in words (``enable_offline_packing``:
+    "offline packed"): each word of its name but a switch's first (``enable``, ``use``), at least two, said in some
+    form; empty where they are not all said."""
+    parts = [p for p in name.lower().split("_") if p]
+    if parts and parts[0] in _SWITCHES:
+        parts = parts[1:]
+    stems = frozenset(stem(p) for p in parts)
+    said = {stem(part) for w in words if "_" not in w for part in w.split("-")}  # "in-batch": in, batch
+    return stems if len(parts) >= 2 and stems <= said else frozenset()

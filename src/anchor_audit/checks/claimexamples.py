@@ -50,7 +50,25 @@ class Found:
     path: str = ""
 
 
-Look = Callable[[SourceTree, Context], Found]
+@dataclass(frozen=True)
+class Tree:
+    """A tree the facts are looked for in, with the Python files that name each setting the examples set (one
+    search for all of them; None: this tree cannot be searched)."""
+
+    tree: SourceTree
+    ctx: Context
+    named: dict[str, list[str]] | None
+
+    @staticmethod
+    def of(tree: SourceTree, ctx: Context, facts: list[Fact]) -> Tree:
+        settings = sorted({f.setting for f in facts if f.setting})
+        return Tree(tree, ctx, tree.search_many(settings, ".py") if settings else {})
+
+    def naming(self, name: str) -> list[str] | None:
+        return None if self.named is None else self.named.get(name, [])
+
+
+Look = Callable[[Tree], Found]
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,7 @@ class Fact:
 
     ref: str  # ``replay_mode``, ``replay_mode = "partial"``, ``pkg.routing:pick_router``, ``pick_router(backend=)``
     look: Look
+    setting: str = ""  # the setting it is about, where it is one the example sets
 
 
 def example_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
@@ -70,10 +89,11 @@ def example_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     if then is None or not facts:
         return []
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    held = [(fact, found) for fact in facts for found in [fact.look(then, ctx)] if found.status is PromiseStatus.EXISTS]
+    on_day, now = Tree.of(then, ctx, facts), Tree.of(ctx.tree, ctx, facts)
+    held = [(fact, found) for fact in facts for found in [fact.look(on_day)] if found.status is PromiseStatus.EXISTS]
     if held:
-        return [_at_ref(fact, found.detail, ctx, day) for fact, found in held]
-    return _landed(facts, ctx, then, day)
+        return [_at_ref(fact, found.detail, now, day) for fact, found in held]
+    return _landed(facts, now, then, day)
 
 
 def facts_of(example: Example) -> list[Fact]:
@@ -91,11 +111,11 @@ def facts_of(example: Example) -> list[Fact]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and _setting(node.targets[0]):
             name = _setting(node.targets[0])
             assert name is not None
-            facts.setdefault(name, Fact(name, _field(name)))
+            facts.setdefault(name, Fact(name, _field(name), name))
             word = _word(node.value)
             if word is not None:
                 ref = f'{name} = "{word}"'
-                facts.setdefault(ref, Fact(ref, _compared(name, word, None)))
+                facts.setdefault(ref, Fact(ref, _compared(name, word, None), name))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported:
             dotted, name = imported[node.func.id]
             ref = f"{dotted}:{name}"
@@ -128,23 +148,24 @@ def _word(value: ast.expr) -> str | None:
 def _imported(dotted: str, name: str, keyword: str | None = None) -> Look:
     """Whether module ``dotted`` gives ``name`` (and it takes ``keyword``)."""
 
-    def look(tree: SourceTree, ctx: Context) -> Found:
+    def look(at: Tree) -> Found:
         if keyword is None:
-            status, detail = import_status(tree, ctx.memo, dotted, name)
+            status, detail = import_status(at.tree, at.ctx.memo, dotted, name)
         else:
-            status, detail = keyword_status(tree, ctx.memo, dotted, name, keyword)
-        return Found(status, detail, module_path(tree, dotted) or "")
+            status, detail = keyword_status(at.tree, at.ctx.memo, dotted, name, keyword)
+        return Found(status, detail, module_path(at.tree, dotted) or "")
 
     return look
 
 
 def _field(name: str) -> Look:
-    def look(tree: SourceTree, ctx: Context) -> Found:
-        for path in _defining_files(tree, name, ctx):
-            owner = next((d for d in definitions_in(tree, path, ctx) if "." in d and d.rsplit(".", 1)[1] == name), None)
+    def look(at: Tree) -> Found:
+        for path in _defining_files(at, name):
+            defined = definitions_in(at.tree, path, at.ctx)
+            owner = next((d for d in defined if "." in d and d.rsplit(".", 1)[1] == name), None)
             if owner is not None:
                 return Found(PromiseStatus.EXISTS, f"{owner} ({path})", path)
-        found = tree.search(name, ".py")
+        found = at.naming(name)
         if found is None:
             return Found(PromiseStatus.UNVERIFIABLE, "this tree cannot be searched")
         if not found:
@@ -155,11 +176,11 @@ def _field(name: str) -> Look:
     return look
 
 
-def _defining_files(tree: SourceTree, name: str, ctx: Context) -> list[str]:
+def _defining_files(at: Tree, name: str) -> list[str]:
     """Where a setting's class is looked for: the evidence files, then the first files that name it, a config
     module first (``config.py``, ``*_config.py``), then the shortest path."""
-    files = evidence_files(ctx.skill)
-    found = [p for p in tree.search(name, ".py") or [] if p not in files and not is_test(p)]
+    files = evidence_files(at.ctx.skill)
+    found = [p for p in at.naming(name) or [] if p not in files and not is_test(p)]
     found.sort(key=lambda p: ("config" not in p.rsplit("/", 1)[-1], len(p), p))
     return files + found[:MAX_READ]
 
@@ -168,11 +189,11 @@ def _compared(name: str, word: str, module: str | None) -> Look:
     """Whether a gate compares setting (or parameter) ``name`` with ``word``: in the evidence files, the files that
     define the setting, or the function's ``module``."""
 
-    def look(tree: SourceTree, ctx: Context) -> Found:
-        files = _defining_files(tree, name, ctx) if module is None else evidence_files(ctx.skill)
+    def look(at: Tree) -> Found:
+        files = _defining_files(at, name) if module is None else evidence_files(at.ctx.skill)
         if module is not None:
-            files = [*files, *(p for p in [module_path(tree, module)] if p)]
-        gate = next((g for g in gates_in(tree, files, ctx) if (name, word) in compared_values(g.text)), None)
+            files = [*files, *(p for p in [module_path(at.tree, module)] if p)]
+        gate = next((g for g in gates_in(at.tree, files, at.ctx) if (name, word) in compared_values(g.text)), None)
         if gate is None:
             return Found(PromiseStatus.UNVERIFIABLE, f'no gate compares {name} with "{word}"')
         return Found(PromiseStatus.EXISTS, f"compared by {gate.said}", gate.path)
@@ -180,9 +201,9 @@ def _compared(name: str, word: str, module: str | None) -> Look:
     return look
 
 
-def _at_ref(fact: Fact, then: str, ctx: Context, day: str) -> Evidence:
+def _at_ref(fact: Fact, then: str, at: Tree, day: str) -> Evidence:
     """What became of a fact the example stated on its validation day."""
-    now = fact.look(ctx.tree, ctx)
+    now = fact.look(at)
     said = f"`{fact.ref}`, which the claim's example states, on {day}" + (
         f" and at the ref: {then}" if now.detail == then else f": {then}; at the ref: {now.detail}")
     if now.status is PromiseStatus.EXISTS:
@@ -192,17 +213,17 @@ def _at_ref(fact: Fact, then: str, ctx: Context, day: str) -> Evidence:
     return Evidence(EvidenceKind.EXAMPLE, fact.ref, False, PromiseStatus.UNVERIFIABLE, f"{said}: re-verify")
 
 
-def _landed(facts: list[Fact], ctx: Context, then: SourceTree, day: str) -> list[Evidence]:
+def _landed(facts: list[Fact], at: Tree, then: SourceTree, day: str) -> list[Evidence]:
     """No fact of the examples there on the validation day: where some are at the ref, the card was validated
     before its code landed (the first commit after that day to change the file of the first), else nothing."""
-    there = [(fact, found) for fact in facts for found in [fact.look(ctx.tree, ctx)]
+    there = [(fact, found) for fact in facts for found in [fact.look(at)]
              if found.status is PromiseStatus.EXISTS]  # fmt: skip
     if not there:
         return []
     refs = ", ".join(f"`{fact.ref}`" for fact, _ in there)
     stale = f"{refs}, which the claim's example states, at the ref, not there on {day}"
     path = there[0][1].path
-    landed = ctx.tree.changes_since(path, then.info.commit or "", 1) if then.info.commit and path else None
+    landed = at.tree.changes_since(path, then.info.commit or "", 1) if then.info.commit and path else None
     if landed:
         stale += f"; the card was validated before its code landed: {landed[0][0][:10]} on {landed[0][1]}"
     why = f"{stale}: re-verify the claim"

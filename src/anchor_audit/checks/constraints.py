@@ -21,12 +21,11 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source.listing import is_test
-from .gates import PREDICATES, Gate, compared_values, enumerations, gates_in, loose
+from .gates import PREDICATES, Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
@@ -93,7 +92,7 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     files = list(dict.fromkeys([*(f for f in cited if f and f.endswith(".py")), *evidence_files(ctx.skill)]))
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
-    gates = completed(gates_in(then if then is not None else ctx.tree, files, ctx))
+    gates = gates_in(then if then is not None else ctx.tree, files, ctx)
     said = _said(sentence)
     decided = _best(gates, names, constants, said)
     parts = [decided] if decided is not None else _parts(gates, names, constants, said)
@@ -114,7 +113,7 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
                                            "decides: re-verify"  # fmt: skip
     if then is None:
         return PromiseStatus.HOLDS, f"decided by {', '.join(g.said for g in parts)}"
-    now = completed(gates_in(ctx.tree, files, ctx))
+    now = gates_in(ctx.tree, files, ctx)
     results = [_at_ref(gate, now, constants, day, said) for gate in parts]
     for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE):
         worst = next((detail for said, detail in results if said is status), None)
@@ -151,30 +150,6 @@ def _at_ref(
                                             f"at {where}, not under the same tests: re-verify")  # fmt: skip
     gone = f"no gate names {_names(decided.names)} at the ref"
     return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; {gone}"
-
-
-def completed(gates: list[Gate]) -> list[Gate]:
-    """Each gate that lets through all but one of the values a validation lists for what it tests (``impl !=
-    "selective"``, where one tests ``impl not in ["full", "selective"]``) read as what it is: a test of that one
-    value (``impl == "full"``), stating it and letting nothing through.  A setting listed otherwise by two
-    validations is read as written."""
-    listed: dict[str, set[frozenset[str]]] = {}
-    for gate in gates:
-        for name, values in enumerations(gate.text):
-            listed.setdefault(name, set()).add(values)
-    out = []
-    for gate in gates:
-        one = {}
-        for name, let in gate.exempt:
-            lists = listed.get(name, set())
-            left = next(iter(lists)) - set(let) if len(lists) == 1 and set(let) < next(iter(lists)) else set()
-            if len(left) == 1:
-                one[name] = next(iter(left))
-        if one:
-            gate = replace(gate, constants=gate.constants | frozenset(one.values()),
-                           exempt=tuple(e for e in gate.exempt if e[0] not in one))  # fmt: skip
-        out.append(gate)
-    return out
 
 
 def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]) -> list[Gate]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import collections
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 from ..errors import NotCarried, UnreadableFile
@@ -102,6 +102,7 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
                           tuple((name, tuple(values)) for name, values in exempt),
                           any(n.startswith(PREDICATES) for n in names))
                      for line, text, names, consts, guards, inner, exempt in rows]  # fmt: skip
+            built = _completed(built)
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
             _BUILT_GATES[(path, blob)] = built
@@ -110,6 +111,30 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
 
 
 MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
+
+
+def _completed(gates: list[Gate]) -> list[Gate]:
+    """Each gate of a file that lets through all but one of the values a gate of the file lists for what it tests
+    (``impl != "selective"``, where one tests ``impl not in ["full", "selective"]``) read as what it is: a test
+    of that one value (``impl == "full"``), stating it and letting nothing through.  A setting the file lists
+    otherwise by two gates is read as written."""
+    listed: dict[str, set[frozenset[str]]] = {}
+    for gate in gates:
+        for name, values in enumerations(gate.text):
+            listed.setdefault(name, set()).add(values)
+    out = []
+    for gate in gates:
+        one = {}
+        for name, let in gate.exempt:
+            lists = listed.get(name, set())
+            left = next(iter(lists)) - set(let) if len(lists) == 1 and set(let) < next(iter(lists)) else set()
+            if len(left) == 1:
+                one[name] = next(iter(left))
+        if one:
+            gate = replace(gate, constants=gate.constants | frozenset(one.values()),
+                           exempt=tuple(e for e in gate.exempt if e[0] not in one))  # fmt: skip
+        out.append(gate)
+    return out
 _BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
 
 

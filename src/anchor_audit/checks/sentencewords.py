@@ -5,6 +5,7 @@ claims' words (:mod:`anchor_audit.checks.captions`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 # The words a card uses for what the code spells otherwise (matched as whole words; the short ones case-sensitively).
@@ -144,9 +145,20 @@ def spoken(name: str, words: frozenset[str]) -> frozenset[str]:
     """The stems by which a sentence's ``words`` say setting ``name`` in words (``enable_offline_packing``:
     "offline packed"): each word of its name but a switch's first (``enable``, ``use``), at least two, said in some
     form; empty where they are not all said."""
+    stems = _name_stems(name)
+    return stems if stems and stems <= _word_stems(words) else frozenset()
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_stems(name: str) -> frozenset[str]:
+    """The stems of a setting's words but a switch's first; empty for a name of fewer than two such words."""
     parts = [p for p in name.lower().split("_") if p]
     if parts and parts[0] in _SWITCHES:
         parts = parts[1:]
-    stems = frozenset(stem(p) for p in parts)
-    said = {stem(part) for w in words if "_" not in w for part in w.split("-")}  # "in-batch": in, batch
-    return stems if len(parts) >= 2 and stems <= said else frozenset()
+    return frozenset(stem(p) for p in parts) if len(parts) >= 2 else frozenset()
+
+
+@functools.lru_cache(maxsize=256)
+def _word_stems(words: frozenset[str]) -> frozenset[str]:
+    """The stems of a sentence's single words ("in-batch": ``in``, ``batch``); asked of every gate's names."""
+    return frozenset(stem(part) for w in words if "_" not in w for part in w.split("-"))

@@ -502,3 +502,44 @@ def test_the_values_a_function_sets_are_read_from_its_body_and_none_from_a_file_
         "scope = [scope]", "recipe.model.graph_impl = impl", "recipe.rng.rng_tracker = True",
         "recipe.train.log_every = 10"]  # fmt: skip
     assert function_sets(OVERRIDES, "absent") == () and function_sets("def broken(:\n", "broken") == ()
+
+
+PACKING_CHECKS = '''\
+class Config:
+    def validate(self):
+        if self.packing:
+            assert self.batch > 1, "packing needs batches"
+        if self.offline and self.packing:
+            raise ValueError("pick one packing")
+'''
+# The gate's body paraphrased: the assert's message left out.
+PACKING_QUOTE = '''\
+```3:6:pkg/config.py
+        if self.packing:
+            assert self.batch > 1, ...
+        if self.offline and self.packing:
+            raise ValueError(...)
+```
+'''
+PACKING_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  packing:\n    - code_verified  # config.py:3-6\n'
+
+
+def _packing_claim(tmp_path: Path, capsys, later: str) -> dict:
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": PACKING_CHECKS})
+    repo.write("pkg/config.py", later)
+    repo.commit("later", date="2026-02-01T00:00:00")
+    return _only_claim(repo, make_skill(tmp_path / "skill", PACKING_QUOTE, card=PACKING_CARD), capsys)
+
+
+def test_a_gate_that_became_one_of_two_tests_still_holds_the_claim(tmp_path: Path, capsys) -> None:
+    claim = _packing_claim(tmp_path, capsys, PACKING_CHECKS.replace("if self.packing:",
+                                                                    "if self.packing or self.streaming:"))
+    assert claim["verdict"] == "code_verified", claim
+    assert "`if self.packing` is one of two tests at the ref: `if self.packing or self.streaming`" in (
+        claim["evidence"][0]["detail"])
+
+
+def test_a_gate_that_became_one_of_two_conditions_together_does_not_hold_the_claim(tmp_path, capsys) -> None:
+    claim = _packing_claim(tmp_path, capsys, PACKING_CHECKS.replace("if self.packing:",
+                                                                    "if self.packing and self.streaming:"))
+    assert claim["verdict"] != "code_verified", claim  # narrower: it no longer checks plain packing

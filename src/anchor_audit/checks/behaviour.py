@@ -37,6 +37,7 @@ from ..match.quotefacts import (
     holds_in,
     leaves,
     reshaped_in,
+    widened,
 )
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
@@ -167,6 +168,17 @@ def _written_shorter(
     return found
 
 
+def _widened(gone: list[Fact], tree: SourceTree, path: str) -> dict[Fact, Fact]:
+    """For each gate of the quote gone at the ref, the one gate of its file there whose test is the quoted one or
+    another (:func:`widened`)."""
+    gates = [f for f in gone if f.kind == "gate"]
+    source = tree.read(path) if gates else None
+    if source is None:
+        return {}
+    code = file_facts(source.text)
+    return {f: w for f in gates for w in [widened(f, code)] if w is not None}
+
+
 def _signature(body: tuple[str, ...]) -> bool:
     """Whether a quote opens with a function's signature (``def apply(...):``, paraphrased or not)."""
     first = next((line.strip() for line in body if line.strip()), "")
@@ -243,9 +255,11 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     helpers = helper_facts(ctx.tree, say.match.quote.path, {f.needle for f in gone}) if gone else frozenset()
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
-    # a call given an argument since (the quote's arguments all passed alike) does what it did, and more
+    # a call given an argument since (the quote's arguments all passed alike) does what it did, and more; a gate
+    # whose test is now one of two (``a`` is now ``a or b``) still lets through what it did
     more = _written_shorter(gone, ctx.tree, say.match.quote.path, ("set",)) if gone else {}
-    gone = [f for f in gone if f not in more]
+    wider = _widened(gone, ctx.tree, say.match.quote.path)
+    gone = [f for f in gone if f not in more and f not in wider]
     if gone:
         return _gone(held, gone, keys_now, say, ctx)
     if all(f.kind == "def" for f in held):
@@ -259,6 +273,8 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
         why += f" ({_said(inlined)} in a helper the file calls, with the caller's arguments)"
     for quoted, now in more.items():
         why += f" ({_said([quoted])} is called with more arguments at the ref: {_said([now])})"
+    for quoted, now in wider.items():
+        why += f" ({_said([quoted])} is one of two tests at the ref: {_said([now])})"
     if stale:  # what the quote says that the code did not say on its own day is no evidence either way
         why += f" ({_said(stale)} was not in the code on {say.day}: no evidence)"
     return say.holds(why)

@@ -175,6 +175,23 @@ def reshaped_in(fact: Fact, keys: frozenset[str]) -> bool:
     return not holds_in(fact, keys) and fact.shape in keys
 
 
+def widened(fact: Fact, code: Iterable[Fact]) -> Fact | None:
+    """The one gate of ``code`` whose test is ``fact``'s or another (``if packing:`` now ``if packing or
+    streaming:``): where it held, it still does; None where no one gate is."""
+    if fact.kind != "gate":
+        return None
+    found = []
+    for gate in (c for c in code if c.kind == "gate" and " or " in c.text):
+        try:
+            test = ast.parse(gate.text, mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            if any(f"gate~|{loose_key(part)}" == fact.loose for part in test.values):
+                found.append(gate)
+    return found[0] if len(found) == 1 else None
+
+
 def _parse(text: str) -> ast.Module | None:
     try:
         return ast.parse(textwrap.dedent(text))

@@ -168,15 +168,20 @@ def _written_shorter(
     return found
 
 
-def _widened(gone: list[Fact], tree: SourceTree, path: str) -> dict[Fact, Fact]:
-    """For each gate of the quote gone at the ref, the one gate of its file there whose test is the quoted one or
-    another (:func:`widened`)."""
+def _written_otherwise(gone: list[Fact], tree: SourceTree, path: str) -> dict[Fact, str]:
+    """The facts gone at the ref that the file still does, written otherwise, with how: a call given an argument
+    since, the quote's all passed alike, does what it did and more; a gate whose test is now one of two (``a`` is
+    now ``a or b``, :func:`widened`) still checks what it did."""
+    more = _written_shorter(gone, tree, path, ("set",))
+    said = {f: f"is called with more arguments at the ref: {_said([now])}" for f, now in more.items()}
     gates = [f for f in gone if f.kind == "gate"]
     source = tree.read(path) if gates else None
-    if source is None:
-        return {}
-    code = file_facts(source.text)
-    return {f: w for f in gates for w in [widened(f, code)] if w is not None}
+    code = file_facts(source.text) if source is not None else ()
+    for fact in gates:
+        wider = widened(fact, code)
+        if wider is not None:
+            said[fact] = f"is one of two tests at the ref: {_said([wider])}"
+    return said
 
 
 def _signature(body: tuple[str, ...]) -> bool:
@@ -255,11 +260,8 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     helpers = helper_facts(ctx.tree, say.match.quote.path, {f.needle for f in gone}) if gone else frozenset()
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
-    # a call given an argument since (the quote's arguments all passed alike) does what it did, and more; a gate
-    # whose test is now one of two (``a`` is now ``a or b``) still lets through what it did
-    more = _written_shorter(gone, ctx.tree, say.match.quote.path, ("set",)) if gone else {}
-    wider = _widened(gone, ctx.tree, say.match.quote.path)
-    gone = [f for f in gone if f not in more and f not in wider]
+    otherwise = _written_otherwise(gone, ctx.tree, say.match.quote.path) if gone else {}
+    gone = [f for f in gone if f not in otherwise]
     if gone:
         return _gone(held, gone, keys_now, say, ctx)
     if all(f.kind == "def" for f in held):
@@ -271,10 +273,7 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     why = f"the quote's text drifted; what it does holds: {_said(held)}"
     if inlined:
         why += f" ({_said(inlined)} in a helper the file calls, with the caller's arguments)"
-    for quoted, now in more.items():
-        why += f" ({_said([quoted])} is called with more arguments at the ref: {_said([now])})"
-    for quoted, now in wider.items():
-        why += f" ({_said([quoted])} is one of two tests at the ref: {_said([now])})"
+    why += "".join(f" ({_said([quoted])} {how})" for quoted, how in otherwise.items())
     if stale:  # what the quote says that the code did not say on its own day is no evidence either way
         why += f" ({_said(stale)} was not in the code on {say.day}: no evidence)"
     return say.holds(why)

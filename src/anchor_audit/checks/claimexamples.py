@@ -5,8 +5,8 @@ definition or quoted code links a ``code_verified`` claim, the plain Python exam
 (the rule of :mod:`.captions`) are its evidence. Their facts, read on the card's validation day:
 
 * each setting an example assigns (the last name of ``cfg.model.replay_mode``: what ``cfg`` is, an example does not
-  say) is a field that a class of the card's evidence files defines, else one of the first :data:`MAX_READ` other
-  Python files that name it (config modules first);
+  say) is a field that a class of the card's evidence files defines (at the ref, where it left them, one of the
+  first :data:`MAX_READ` other Python files that name it, config modules first);
 * each word it gives one (``"partial"``; three letters or more, not ``"none"``) is one a gate of those files
   compares that setting with (``if self.replay_mode not in ("whole", "partial")``);
 * each function it imports from the repository and calls is there, with a parameter for each keyword it passes,
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..errors import BoundExceeded
 from ..model import Evidence, EvidenceKind, Example, PromiseStatus
@@ -50,21 +50,29 @@ class Found:
     path: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Tree:
-    """A tree the facts are looked for in, with the Python files that name each setting the examples set (one
-    search for all of them; None: this tree cannot be searched)."""
+    """A tree the facts are looked for in and, at the ref, the Python files that name each setting the examples
+    set: one search for all of them, made the first time a setting is not found in the evidence files (on the
+    validation day none is made: a setting's class is looked for in the evidence files only)."""
 
     tree: SourceTree
     ctx: Context
-    named: dict[str, list[str]] | None
+    settings: list[str]
+    at_ref: bool
+    named: dict[str, list[str]] | None = None
+    searched: bool = False
 
     @staticmethod
-    def of(tree: SourceTree, ctx: Context, facts: list[Fact]) -> Tree:
-        settings = sorted({f.setting for f in facts if f.setting})
-        return Tree(tree, ctx, tree.search_many(settings, ".py") if settings else {})
+    def of(tree: SourceTree, ctx: Context, facts: list[Fact], at_ref: bool) -> Tree:
+        return Tree(tree, ctx, sorted({f.setting for f in facts if f.setting}), at_ref)
 
     def naming(self, name: str) -> list[str] | None:
+        """The files that name ``name`` (None: this tree cannot be searched)."""
+        if not self.at_ref:
+            return []
+        if not self.searched:
+            self.named, self.searched = self.tree.search_many(self.settings, ".py"), True
         return None if self.named is None else self.named.get(name, [])
 
 
@@ -89,7 +97,7 @@ def example_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     if then is None or not facts:
         return []
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    on_day, now = Tree.of(then, ctx, facts), Tree.of(ctx.tree, ctx, facts)
+    on_day, now = Tree.of(then, ctx, facts, False), Tree.of(ctx.tree, ctx, facts, True)
     held = [(fact, found) for fact in facts for found in [fact.look(on_day)] if found.status is PromiseStatus.EXISTS]
     if held:
         return [_at_ref(fact, found.detail, now, day) for fact, found in held]
@@ -166,6 +174,8 @@ def _field(name: str) -> Look:
             if owner is not None:
                 return Found(PromiseStatus.EXISTS, f"{owner} ({path})", path)
         found = at.naming(name)
+        if not at.at_ref:
+            return Found(PromiseStatus.UNVERIFIABLE, "no class of the card's evidence files defines it")
         if found is None:
             return Found(PromiseStatus.UNVERIFIABLE, "this tree cannot be searched")
         if not found:
@@ -176,13 +186,14 @@ def _field(name: str) -> Look:
     return look
 
 
-def _defining_files(at: Tree, name: str) -> list[str]:
-    """Where a setting's class is looked for: the evidence files, then the first files that name it, a config
-    module first (``config.py``, ``*_config.py``), then the shortest path."""
+def _defining_files(at: Tree, name: str) -> Iterator[str]:
+    """Where a setting's class is looked for: the evidence files, then (searched only when it comes to them) the
+    first files that name it, a config module first (``config.py``, ``*_config.py``), then the shortest path."""
     files = evidence_files(at.ctx.skill)
+    yield from files
     found = [p for p in at.naming(name) or [] if p not in files and not is_test(p)]
     found.sort(key=lambda p: ("config" not in p.rsplit("/", 1)[-1], len(p), p))
-    return files + found[:MAX_READ]
+    yield from found[:MAX_READ]
 
 
 def _compared(name: str, word: str, module: str | None) -> Look:
@@ -190,10 +201,11 @@ def _compared(name: str, word: str, module: str | None) -> Look:
     define the setting, or the function's ``module``."""
 
     def look(at: Tree) -> Found:
-        files = _defining_files(at, name) if module is None else evidence_files(at.ctx.skill)
-        if module is not None:
-            files = [*files, *(p for p in [module_path(at.tree, module)] if p)]
+        files = evidence_files(at.ctx.skill) + [p for p in [module_path(at.tree, module) if module else None] if p]
         gate = next((g for g in gates_in(at.tree, files, at.ctx) if (name, word) in compared_values(g.text)), None)
+        if gate is None and module is None:  # the files that define the setting, beyond the evidence
+            more = [p for p in _defining_files(at, name) if p not in files]
+            gate = next((g for g in gates_in(at.tree, more, at.ctx) if (name, word) in compared_values(g.text)), None)
         if gate is None:
             return Found(PromiseStatus.UNVERIFIABLE, f'no gate compares {name} with "{word}"')
         return Found(PromiseStatus.EXISTS, f"compared by {gate.said}", gate.path)

@@ -14,13 +14,14 @@ cite, at most :data:`MAX_FILES`. Each is read on the card's validation day, wher
 
 from __future__ import annotations
 
+import re
+
 from ..errors import NotCarried, UnreadableFile
 from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
 from ..source import SourceTree
 from ..source.listing import is_test
 from .captions import words
 from .claimgates import telling
-from .gates import definitions_in
 from .protocol import Context
 
 MAX_FILES = 20
@@ -33,7 +34,7 @@ def tests_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     if then is None or "test" not in words(claim_id) or telling(claim_id):
         return []
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    held = [path for path in named_tests(ctx) if _tests_in(then, path, ctx)]
+    held = [path for path in named_tests(ctx) if _tests_in(then, path)]
     return [_at_ref(path, ctx, day) for path in held]
 
 
@@ -45,19 +46,22 @@ def named_tests(ctx: Context) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p.endswith(".py") and is_test(p)][:MAX_FILES]
 
 
-def _tests_in(tree: SourceTree, path: str, ctx: Context) -> bool:
-    """Whether ``path`` is in ``tree`` and defines a test."""
+def _tests_in(tree: SourceTree, path: str) -> bool:
+    """Whether ``path`` is in ``tree`` and defines a test (read, not parsed: a ``def test...`` or ``class Test...``
+    at a line's start)."""
     try:
-        if tree.blob_id(path) is None:
-            return False
+        source = tree.read(path) if tree.blob_id(path) is not None else None
     except (NotCarried, UnreadableFile, ValueError):
         return False
-    return any(name.rsplit(".", 1)[-1].startswith("test") for name in definitions_in(tree, path, ctx))
+    return source is not None and _TEST.search(source.text) is not None
+
+
+_TEST = re.compile(r"^\s*(?:async\s+)?def test|^class Test", re.M)  # a test function, or a test class
 
 
 def _at_ref(path: str, ctx: Context, day: str) -> Evidence:
     said = f"a test file the skill names, with tests on {day}"
-    if _tests_in(ctx.tree, path, ctx):
+    if _tests_in(ctx.tree, path):
         return Evidence(EvidenceKind.NAMED, path, True, PromiseStatus.EXISTS, f"{said} and at the ref")
     try:
         there = ctx.tree.blob_id(path) is not None
@@ -66,7 +70,7 @@ def _at_ref(path: str, ctx: Context, day: str) -> Evidence:
     if there:
         return Evidence(EvidenceKind.NAMED, path, False, PromiseStatus.MISSING, f"{said}; at the ref it defines none")
     elsewhere = [p for p in ctx.listing.named(path.rsplit("/", 1)[-1]) if p != path]
-    if len(elsewhere) == 1 and _tests_in(ctx.tree, elsewhere[0], ctx):
+    if len(elsewhere) == 1 and _tests_in(ctx.tree, elsewhere[0]):
         moved = f"{said}; at the ref it is {elsewhere[0]}"
         return Evidence(EvidenceKind.NAMED, path, True, PromiseStatus.EXISTS, moved)
     if len(elsewhere) > 1:

@@ -13,7 +13,7 @@ from pathlib import Path
 from anchor_audit.cli import main
 from anchor_audit.match.quotefacts import facts_in, facts_of, holds_in
 
-from .hostile.conftest import make_code_repo, make_skill
+from .hostile.conftest import commit_later, make_code_repo, make_skill
 
 CONFIG = '''\
 class Config:
@@ -429,8 +429,7 @@ EXACT_CALL = '''\
 def test_a_call_given_one_more_argument_since_the_validation_day_still_holds_the_claim(tmp_path, capsys) -> None:
     card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
     repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})
-    repo.write("pkg/opt.py", OPTIMIZER)  # fp32=True added to the call after the card's day
-    repo.commit("later", date="2026-02-01T00:00:00")
+    commit_later(repo, {"pkg/opt.py": OPTIMIZER})  # fp32=True added to the call after the card's day
     claim = _only_claim(repo, make_skill(tmp_path / "skill", EXACT_CALL, card=card), capsys)
     assert claim["verdict"] == "code_verified", claim
     assert ("`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin)` is called with more arguments at the ref: "
@@ -440,8 +439,7 @@ def test_a_call_given_one_more_argument_since_the_validation_day_still_holds_the
 def test_a_call_whose_quoted_argument_changed_since_the_validation_day_does_not_hold_the_claim(tmp_path, capsys) -> None:
     card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
     repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})
-    repo.write("pkg/opt.py", OPTIMIZER.replace("pin=cfg.pin", "pin=False"))
-    repo.commit("later", date="2026-02-01T00:00:00")
+    commit_later(repo, {"pkg/opt.py": OPTIMIZER.replace("pin=cfg.pin", "pin=False")})
     claim = _only_claim(repo, make_skill(tmp_path / "skill", EXACT_CALL, card=card), capsys)
     assert claim["verdict"] != "code_verified", claim
 
@@ -473,11 +471,15 @@ def apply_graph_overrides(
 OVERRIDES_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  harness:\n    - code_verified  # overrides.py:1-8\n'
 
 
+def _changed_claim(tmp_path: Path, capsys, path: str, first: str, later: str, quote: str, card: str) -> dict:
+    """The one claim of a skill quoting ``path``, after a later commit rewrites it from ``first`` to ``later``."""
+    repo = make_code_repo(tmp_path / "code", {path: first})
+    commit_later(repo, {path: later})
+    return _only_claim(repo, make_skill(tmp_path / "skill", quote, card=card), capsys)
+
+
 def _overrides_claim(tmp_path: Path, capsys, later: str) -> dict:
-    repo = make_code_repo(tmp_path / "code", {"pkg/overrides.py": OVERRIDES})
-    repo.write("pkg/overrides.py", later)
-    repo.commit("later", date="2026-02-01T00:00:00")
-    return _only_claim(repo, make_skill(tmp_path / "skill", SIGNATURE_AND_COMMENT, card=OVERRIDES_CARD), capsys)
+    return _changed_claim(tmp_path, capsys, "pkg/overrides.py", OVERRIDES, later, SIGNATURE_AND_COMMENT, OVERRIDES_CARD)
 
 
 def test_a_quote_of_a_signature_and_a_comment_is_judged_by_the_values_the_comment_names(tmp_path, capsys) -> None:
@@ -525,10 +527,7 @@ PACKING_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  packing:\n    
 
 
 def _packing_claim(tmp_path: Path, capsys, later: str) -> dict:
-    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": PACKING_CHECKS})
-    repo.write("pkg/config.py", later)
-    repo.commit("later", date="2026-02-01T00:00:00")
-    return _only_claim(repo, make_skill(tmp_path / "skill", PACKING_QUOTE, card=PACKING_CARD), capsys)
+    return _changed_claim(tmp_path, capsys, "pkg/config.py", PACKING_CHECKS, later, PACKING_QUOTE, PACKING_CARD)
 
 
 def test_a_gate_that_became_one_of_two_tests_still_holds_the_claim(tmp_path: Path, capsys) -> None:

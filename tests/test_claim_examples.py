@@ -10,7 +10,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .hostile.conftest import make_code_repo, make_skill
+from .hostile.conftest import commit_later, make_code_repo, make_skill
 
 CONFIG = """\
 class ModelConfig:
@@ -50,12 +50,7 @@ def _claim(tmp_path: Path, capsys, later: dict[str, str | None] | None = None, b
     files = {"pkg/config.py": CONFIG, "pkg/routing.py": ROUTER} if first is None else first
     repo = make_code_repo(tmp_path / "code", files)
     if later is not None:
-        for path, text in later.items():
-            if text is None:
-                (repo.path / path).unlink()
-            else:
-                repo.write(path, text)
-        repo.commit("later", date="2026-02-01T00:00:00")
+        commit_later(repo, later)
     skill = make_skill(tmp_path / "skill", body, card=CARD)
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]

@@ -10,7 +10,7 @@ import pytest
 
 from anchor_audit.cli import main
 
-from .hostile.conftest import make_code_repo, make_skill
+from .hostile.conftest import commit_later, make_code_repo, make_skill
 
 CONFIG = """\
 class TrainConfig:
@@ -31,12 +31,7 @@ def _claim(tmp_path: Path, capsys, claim_id: str, later: dict[str, str | None] |
     """The verdict of ``claim_id`` at the ref, after a later commit writes (or, for None, removes) files."""
     repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG, "scripts/convert_weights.py": SCRIPT})
     if later is not None:
-        for path, text in later.items():
-            if text is None:
-                (repo.path / path).unlink()
-            else:
-                repo.write(path, text)
-        repo.commit("later", date="2026-02-01T00:00:00")
+        commit_later(repo, later)
     skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", claim_id))
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
@@ -136,12 +131,7 @@ def test_a_claim_that_tests_are_there_is_decided_by_the_test_files_the_skill_nam
                                                                                     said) -> None:  # fmt: skip
     repo = make_code_repo(tmp_path / "code", {"tests/unit/test_planner.py": TESTS, "pkg/config.py": CONFIG})
     if later is not None:
-        for path, text in later.items():
-            if text is None:
-                (repo.path / path).unlink()
-            else:
-                repo.write(path, text)
-        repo.commit("later", date="2026-02-01T00:00:00")
+        commit_later(repo, later)
     body = "Run `tests/unit/test_planner.py`; the config is `pkg/config.py`.\n"
     skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", "test_functions_exist"))
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])

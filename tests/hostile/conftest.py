@@ -76,6 +76,16 @@ def make_code_repo(path: Path, files: dict[str, str] | None = None) -> GitRepo:
     return repo
 
 
+def commit_later(repo: GitRepo, files: dict[str, str | None]) -> None:
+    """A commit after the cards' validation days (2026-02-01) that writes ``files`` (None: removes the file)."""
+    for rel, text in files.items():
+        if text is None:
+            (repo.path / rel).unlink()
+        else:
+            repo.write(rel, text)
+    repo.commit("later", date="2026-02-01T00:00:00")
+
+
 def make_skill(path: Path, body: str = QUOTE, card: str | None = None) -> Path:
     """A skill folder with a SKILL.md holding ``body`` (and a card.yaml)."""
     path.mkdir(parents=True)

@@ -480,3 +480,31 @@ def test_a_switch_the_sentence_names_in_other_forms_of_its_words_is_said(tmp_pat
     in_batch = found["In-batch packing requires micro_batch_size > 1."]
     assert in_batch["status"] == "holds" and "enable_in_batch_packing and" in in_batch["detail"]
     assert found["Sharded packing requires micro_batch_size == 1."]["status"] == "unverifiable"  # no such switch
+
+
+FEATURE = '''\
+def check(cfg):
+    if cfg.use_replay_buffer:
+        if cfg.num_workers > 1:
+            assert cfg.shared_memory, "several workers share the buffer"
+    if cfg.replay_buffer_kind == "ring" and cfg.ring_slots > 8:
+        raise ValueError("a ring holds eight slots")
+'''
+FEATURE_SENTENCES = "  - If num_workers > 1, shared_memory is required.\n  - ring_slots must be at most 8.\n"
+
+
+def test_a_gate_that_also_tests_the_cards_feature_is_on_decides_its_sentences(tmp_path: Path, capsys) -> None:
+    """A card is about its feature (its title): that the feature is on goes without saying in its sentences."""
+    card = "title: replay_buffer\n" + CARD_HEAD + FEATURE_SENTENCES
+    found = _constraints(tmp_path, capsys, code=FEATURE, card=card)
+    workers = found["If num_workers > 1, shared_memory is required."]
+    assert workers["status"] == "holds", workers
+    assert "`cfg.use_replay_buffer and cfg.num_workers > 1 and cfg.shared_memory`" in workers["detail"]
+    # the feature's kind compared with a value is a condition of its own, which the sentence leaves out
+    assert "only together with replay_buffer_kind" in found["ring_slots must be at most 8."]["detail"]
+
+
+def test_without_a_title_naming_it_the_feature_a_gate_tests_is_left_out_by_the_sentence(tmp_path, capsys) -> None:
+    card = "title: sharing\n" + CARD_HEAD + FEATURE_SENTENCES
+    workers = _constraints(tmp_path, capsys, code=FEATURE, card=card)["If num_workers > 1, shared_memory is required."]
+    assert workers["status"] == "unverifiable" and "only together with use_replay_buffer" in workers["detail"]

@@ -20,11 +20,14 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source.listing import is_test
+from .captions import words
 from .gates import PREDICATES, Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
@@ -63,8 +66,9 @@ _HOW = frozenset(
 MAX_LEFT_WORDS = 1
 
 
-def _about(sentence: str, names: frozenset[str], gates: list[Gate]) -> bool:
-    """Whether ``sentence`` says no more than ``gates`` decide: nothing it names beyond what they test."""
+def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: frozenset[str] = frozenset()) -> bool:
+    """Whether ``sentence`` says no more than ``gates`` decide: nothing it names beyond what they test (the words of
+    the card's ``feature``, where they test that it is on, counted as said)."""
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare)[0])  # "TP overlap": what the code spells otherwise
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
@@ -72,6 +76,7 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate]) -> bool:
     said |= {part for g in gates for n in g.names if "_" in n and n.lower() in runs for part in n.lower().split("_")}
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
+    said |= feature
     left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
             and w.split(".")[-1] not in names]  # fmt: skip
     return len(left) <= MAX_LEFT_WORDS
@@ -93,7 +98,7 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
     gates = gates_in(then if then is not None else ctx.tree, files, ctx)
-    said = _said(sentence)
+    said = _said(sentence) | _featured(ctx.skill, gates)
     decided = _best(gates, names, constants, said)
     parts = [decided] if decided is not None else _parts(gates, names, constants, said)
     if not parts:
@@ -107,7 +112,7 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
             return PromiseStatus.UNVERIFIABLE, (f"{narrower.said} tests {_names(names)} only together with {also}, "
                                                 "which the sentence leaves out: narrower than it says")  # fmt: skip
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
-    if not _about(sentence, names, parts):
+    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts)):
         tests = ", ".join(g.said for g in parts)
         return PromiseStatus.UNVERIFIABLE, f"{tests} tests {_names(names)}, but the sentence says more than it " \
                                            "decides: re-verify"  # fmt: skip
@@ -257,9 +262,47 @@ def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
 
 
 def _said_setting(gate: Gate, name: str, names: frozenset[str], said: frozenset[str]) -> bool:
-    """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it."""
-    return name in names or ("_" in name and name.lower() in said) or bool(spoken(name, said)) or _valued(gate, name,
-                                                                                                       said)
+    """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it; or
+    whether it is the switch of the card's feature, which the gate tests is on (:func:`_featured`)."""
+    if name in names or ("_" in name and name.lower() in said) or bool(spoken(name, said)) or _valued(gate, name, said):
+        return True
+    return f"{name}:on" in said and name in switched_on(gate.text)
+
+
+def _featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:
+    """``NAME:on`` for each setting the gates test whose name says every word of the card's title, two at least
+    (``overlap_moe_expert_parallel_comm`` for ``expert_parallel_overlap``): a card's sentences are about its
+    feature, so a gate that also tests that it is on says no more than they do."""
+    title = words(skill.card.title) if skill.card else frozenset()
+    if len(title) < 2:
+        return frozenset()
+    return frozenset(f"{n}:on" for g in gates for n in g.names if title <= words(n))
+
+
+def _feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> frozenset[str]:
+    """The words of the card's title, where the gates that decide a sentence test that its feature is on (none
+    else): they say what the sentence leaves unsaid."""
+    featured = {m.split(":")[0] for m in said if m.endswith(":on")}
+    on = any(featured & switched_on(g.text) for g in parts)
+    return words(skill.card.title) if on and skill.card else frozenset()
+
+
+@functools.lru_cache(maxsize=8192)
+def switched_on(test: str) -> frozenset[str]:
+    """The settings a gate's test requires to be on, each by its last name: a conjunct that is the setting
+    (``cfg.overlap``), or says it is true or set (``is True``, ``is not None``, ``!= "none"``)."""
+    node = ast.parse(test, mode="eval").body
+    parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+    found = set()
+    for part in parts:
+        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.comparators[0], ast.Constant):
+            value, op = part.comparators[0].value, part.ops[0]
+            on = (isinstance(op, (ast.Is, ast.Eq)) and value is True) or (
+                isinstance(op, (ast.IsNot, ast.NotEq)) and value in (None, False, "none"))
+            part = part.left if on else part
+        if isinstance(part, (ast.Name, ast.Attribute)):
+            found.add(part.attr if isinstance(part, ast.Attribute) else part.id)
+    return frozenset(found)
 
 
 def _stated(constant: str, stated: frozenset[str]) -> bool:

@@ -185,6 +185,7 @@ class Card:
     evidence_lines: tuple[int, ...] = ()
     validated_versions: tuple[VersionRange, ...] = ()
     constraints: tuple[tuple[str, int], ...] = ()  # known_constraints: each sentence, and its line
+    title: str = ""  # what the card is about (``expert_parallel_overlap``)
 
     def versions_for(self, claim_id: str) -> VersionRange | None:
         """The range the card gives ``claim_id``: its own entry, else the skill's (None: the card gives none)."""

@@ -55,9 +55,10 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
             "evidence": list(card.evidence), "evidence_lines": list(card.evidence_lines),
             "versions": [[v.claim, list(v.specifiers), v.line] for v in card.validated_versions],
             "constraints": [list(c) for c in card.constraints],
+            "title": card.title,
         }  # fmt: skip
 
-    said = memo(content.key("card/2", path), read)
+    said = memo(content.key("card/3", path), read)
     claims = tuple(
         CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
                                                 for f, ranges, prefix, at in anchors))
@@ -66,7 +67,7 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
     versions = tuple(VersionRange(claim, tuple(specs), line) for claim, specs, line in said["versions"])
     constraints = tuple((text, line) for text, line in said["constraints"])
     return Card(path, said["validated_on"], claims, tuple(said["evidence"]), tuple(said["evidence_lines"]), versions,
-                constraints)  # fmt: skip
+                constraints, said["title"])  # fmt: skip
 
 
 def parse_card(text: str, path: Path) -> Card:
@@ -102,7 +103,13 @@ def parse_card(text: str, path: Path) -> Card:
         raise SpecError(f"{doc.where(('known_constraints',))}: expected a list of sentences")
     constraints = tuple((s, doc.line(("known_constraints", i))) for i, s in enumerate(said) if isinstance(s, str))
     return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions,
-                constraints)  # fmt: skip
+                constraints, _title(data))  # fmt: skip
+
+
+def _title(data: dict[str, Any]) -> str:
+    """What the card says it is about (``title:``), where that is text."""
+    title = data.get("title")
+    return title if isinstance(title, str) else ""
 
 
 def _version_ranges(doc: YamlDoc, value: Any) -> tuple[VersionRange, ...]:

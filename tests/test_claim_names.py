@@ -113,7 +113,7 @@ def test_without_a_validation_day_a_claims_id_names_nothing(tmp_path: Path, caps
     assert claim["verdict"] == "unlinked"
 
 
-TESTS = "def test_plan_is_built():\n    assert True\n"
+TESTS = "from pkg.plan import PLAN\n\n\ndef test_plan_is_built():\n    assert PLAN\n"  # a test file's text, never run
 
 
 @pytest.mark.parametrize(

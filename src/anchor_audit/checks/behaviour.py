@@ -153,9 +153,11 @@ def _written_shorter(
     same target with the quote's arguments and more (:func:`fewer_keywords`); none where no one statement does."""
     wanted = [f for f in stale if f.kind in kinds]
     source = then.read(path) if wanted else None
-    if source is None:
-        return {}
-    code = file_facts(source.text)
+    return _shorter_in(wanted, file_facts(source.text)) if source is not None else {}
+
+
+def _shorter_in(wanted: list[Fact], code: tuple[Fact, ...]) -> dict[Fact, Fact]:
+    """:func:`_written_shorter` in a file whose facts are ``code``."""
     found: dict[Fact, Fact] = {}
     for fact in wanted:
         if fact.kind == "set":
@@ -172,12 +174,11 @@ def _written_otherwise(gone: list[Fact], tree: SourceTree, path: str) -> dict[Fa
     """The facts gone at the ref that the file still does, written otherwise, with how: a call given an argument
     since, the quote's all passed alike, does what it did and more; a gate whose test is now one of two (``a`` is
     now ``a or b``, :func:`widened`) still checks what it did."""
-    more = _written_shorter(gone, tree, path, ("set",))
-    said = {f: f"is called with more arguments at the ref: {_said([now])}" for f, now in more.items()}
-    gates = [f for f in gone if f.kind == "gate"]
-    source = tree.read(path) if gates else None
+    source = tree.read(path) if any(f.kind in ("set", "gate") for f in gone) else None
     code = file_facts(source.text) if source is not None else ()
-    for fact in gates:
+    more = _shorter_in([f for f in gone if f.kind == "set"], code)
+    said = {f: f"is called with more arguments at the ref: {_said([now])}" for f, now in more.items()}
+    for fact in (f for f in gone if f.kind == "gate"):
         wider = widened(fact, code)
         if wider is not None:
             said[fact] = f"is one of two tests at the ref: {_said([wider])}"

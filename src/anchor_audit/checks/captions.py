@@ -23,6 +23,7 @@ it stands for.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Protocol, Sequence, TypeVar
 
@@ -51,6 +52,7 @@ _GENERIC = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """The content words of a claim id or a caption: split at ``_``, ``-``, spaces and case changes (a word written
     in mixed case, ``DeepEP``, is also itself: ``deepep``); lower case; a plural's trailing ``s`` dropped."""

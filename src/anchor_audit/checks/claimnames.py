@@ -81,7 +81,7 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     for thing in _named_things(tree, ctx, need):
         last = _last(thing)
         if all(says(w, last) for w in need):
-            others = len(_words(last) - wanted - own - words(claim_id))
+            others = len(words(last) - wanted - own - words(claim_id))
             scored.append(((sum(says(w, last) for w in wanted), -others), thing))
     best = max((score for score, _ in scored), default=None)
     chosen = [thing for score, thing in scored if score == best]
@@ -109,15 +109,10 @@ def _last(thing: Named) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def _words(name: str) -> frozenset[str]:
-    return words(name)
-
-
-@functools.lru_cache(maxsize=65536)
 def says(word: str, name: str) -> bool:
     """Whether ``name`` says ``word``: the word itself, a longer form, one of its stem, or what an abbreviation
     stands for (a definition's every name of an evidence file is asked of every claim's words: remembered)."""
-    said = _words(name)
+    said = words(name)
     if word in said or name in ABBREVIATIONS.get(word, ()):
         return True
     stemmed = stem(word)

@@ -26,10 +26,11 @@ CARD = ('validated_on: "2026-01-15"\nevidence:\n  - pkg/config.py\n  - scripts/c
 BODY = "Nothing here links the claim.\n"
 
 
-def _claim(tmp_path: Path, capsys, claim_id: str, later: dict[str, str | None] | None = None, body: str = BODY
-           ) -> dict:  # fmt: skip
-    """The verdict of ``claim_id`` at the ref, after a later commit writes (or, for None, removes) files."""
-    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG, "scripts/convert_weights.py": SCRIPT})
+def _claim(tmp_path: Path, capsys, claim_id: str, later: dict[str, str | None] | None = None, body: str = BODY,
+           files: dict[str, str] | None = None) -> dict:  # fmt: skip
+    """The verdict of ``claim_id`` at the ref (the code: ``files``, else a config and a script), after a later commit
+    writes (or, for None, removes) files."""
+    repo = make_code_repo(tmp_path / "code", files or {"pkg/config.py": CONFIG, "scripts/convert_weights.py": SCRIPT})
     if later is not None:
         commit_later(repo, later)
     skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", claim_id))
@@ -129,13 +130,9 @@ TESTS = "from pkg.plan import PLAN\n\n\ndef test_plan_is_built():\n    assert PL
 )  # fmt: skip
 def test_a_claim_that_tests_are_there_is_decided_by_the_test_files_the_skill_names(tmp_path, capsys, later, verdict,
                                                                                     said) -> None:  # fmt: skip
-    repo = make_code_repo(tmp_path / "code", {"tests/unit/test_planner.py": TESTS, "pkg/config.py": CONFIG})
-    if later is not None:
-        commit_later(repo, later)
     body = "Run `tests/unit/test_planner.py`; the config is `pkg/config.py`.\n"
-    skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", "test_functions_exist"))
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    files = {"tests/unit/test_planner.py": TESTS, "pkg/config.py": CONFIG}
+    claim = _claim(tmp_path, capsys, "test_functions_exist", later, body, files)
     assert claim["verdict"] == verdict
     (evidence,) = claim["evidence"]  # the test file only: the config module is no test
     assert (evidence["kind"], evidence["ref"]) == ("named", "tests/unit/test_planner.py")
@@ -143,9 +140,6 @@ def test_a_claim_that_tests_are_there_is_decided_by_the_test_files_the_skill_nam
 
 
 def test_a_claim_that_says_more_than_that_tests_are_there_is_not_decided_by_them(tmp_path: Path, capsys) -> None:
-    repo = make_code_repo(tmp_path / "code", {"tests/unit/test_planner.py": TESTS})
     body = "Run `tests/unit/test_planner.py`.\n"
-    skill = make_skill(tmp_path / "skill", body, card=CARD.replace("CLAIM", "test_planner_speedup"))
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    claim = _claim(tmp_path, capsys, "test_planner_speedup", None, body, {"tests/unit/test_planner.py": TESTS})
     assert claim["verdict"] == "unlinked"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import collections
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ..errors import NotCarried, UnreadableFile
@@ -71,18 +71,15 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
-@functools.lru_cache(maxsize=8192)
-def enumerations(test: str) -> tuple[tuple[str, frozenset[str]], ...]:
+def _enumerations(test: ast.expr) -> Iterator[tuple[str, frozenset[str]]]:
     """(setting, its values) for each test of a setting against a list of two or more words (``impl not in
     ["full", "selective"]``): every value the code knows the setting by."""
-    found = []
-    for node in ast.walk(ast.parse(test, mode="eval")):
+    for node in ast.walk(test):
         for name, op, other, left in _compared(node):
             if left and isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, _LISTED):
                 words = [e.value for e in other.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
                 if len(words) == len(other.elts) >= 2:
-                    found.append((name, frozenset(words)))
-    return tuple(found)
+                    yield name, frozenset(words)
 
 
 def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
@@ -97,12 +94,11 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/6|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/7|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
                           any(n.startswith(PREDICATES) for n in names))
                      for line, text, names, consts, guards, inner, exempt in rows]  # fmt: skip
-            built = _completed(built)
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
             _BUILT_GATES[(path, blob)] = built
@@ -113,28 +109,24 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
 MAX_BUILT_GATES = 256  # files whose gates are kept built, the latest first out
 
 
-def _completed(gates: list[Gate]) -> list[Gate]:
+def _completed(rows: list[list[Any]], listed: dict[str, set[frozenset[str]]]) -> list[list[Any]]:
     """Each gate of a file that lets through all but one of the values a gate of the file lists for what it tests
-    (``impl != "selective"``, where one tests ``impl not in ["full", "selective"]``) read as what it is: a test
-    of that one value (``impl == "full"``), stating it and letting nothing through.  A setting the file lists
-    otherwise by two gates is read as written."""
-    listed: dict[str, set[frozenset[str]]] = {}
-    for gate in gates:
-        for name, values in enumerations(gate.text):
-            listed.setdefault(name, set()).add(values)
-    out = []
-    for gate in gates:
+    (``impl != "selective"``, where one tests ``impl not in ["full", "selective"]``; ``listed`` has them) read as
+    what it is: a test of that one value (``impl == "full"``), stating it and letting nothing through.  A setting
+    the file lists otherwise by two gates is read as written."""
+    for row in rows:
         one = {}
-        for name, let in gate.exempt:
+        for name, let in row[6]:
             lists = listed.get(name, set())
             left = next(iter(lists)) - set(let) if len(lists) == 1 and set(let) < next(iter(lists)) else set()
             if len(left) == 1:
                 one[name] = next(iter(left))
         if one:
-            gate = replace(gate, constants=gate.constants | frozenset(one.values()),
-                           exempt=tuple(e for e in gate.exempt if e[0] not in one))  # fmt: skip
-        out.append(gate)
-    return out
+            row[3] = sorted(set(row[3]) | set(one.values()))
+            row[6] = [e for e in row[6] if e[0] not in one]
+    return rows
+
+
 _BUILT_GATES: dict[tuple[str, str], list[Gate]] = {}
 
 
@@ -147,7 +139,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/6|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/7|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -187,12 +179,15 @@ def _read_gates(module: ast.Module | None) -> list[list[object]]:
     if module is None:
         return rows
     read: dict[int, tuple[str, set[str], set[str]]] = {}  # a test's text and leaves, by the node: each read once
+    listed: dict[str, set[frozenset[str]]] = {}
     for node in _statements_breadth_first(module):
         if isinstance(node, (ast.If, ast.While, ast.Assert)):
             rows.append(_row(node.lineno, [node.test], _guards(node), False, read))
+            for name, values in _enumerations(node.test):
+                listed.setdefault(name, set()).add(values)
     rows += [_row(gate.lineno, [*outer, gate.test], _guards(gate), True, read)
              for outer, gate in _nested(module.body, [], {})]  # fmt: skip
-    return rows
+    return _completed(rows, listed)
 
 
 MAX_NESTING = 3  # enclosing ifs whose tests a nested gate is read with

@@ -547,3 +547,19 @@ def test_a_skill_that_quotes_code_and_has_a_card_is_expected_to_cost_more(tmp_pa
     prose, quotes = (expected_cost(tmp_path, CatalogSkill(path=f"skills/{n}", catalog_dir=n)) for n in ("prose", "quotes"))
     assert prose == 1.0 and quotes > 8 * prose
     assert expected_cost(tmp_path, CatalogSkill(path="skills/gone", catalog_dir="gone")) == 1.0
+
+
+def test_a_component_s_first_skill_carries_what_opening_its_code_costs(tmp_path) -> None:
+    """Opening a component's code (its listing, its first parses and searches) is paid once, by whichever process
+    audits its first skill; a skill whose repository could not be had costs less than any that is read."""
+    from anchor_audit.runs.catalog import COMPONENT_COST, expected_cost, expected_costs
+    from anchor_audit.spec.components import CatalogSkill
+
+    skills = [CatalogSkill(path=f"skills/s{i}", catalog_dir=f"s{i}") for i in range(5)]
+    one, two = object(), object()
+    work = [(skills[0], one, None, ()), (skills[1], one, None, ()), (skills[2], two, None, ()),
+            (skills[3], None, "gone", ()), (skills[4], two, None, ())]  # fmt: skip
+    costs = expected_costs(tmp_path, work)  # type: ignore[arg-type]
+    plain = expected_cost(tmp_path, skills[0])
+    assert costs[:3] == [plain + COMPONENT_COST, plain, plain + COMPONENT_COST] and costs[4] == plain
+    assert 0 < costs[3] < plain

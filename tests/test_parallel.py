@@ -6,6 +6,7 @@ SQLite connection would garble reads or lose results, and these tests would see 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -42,10 +43,47 @@ def test_weighted_parts_cover_the_items_in_order_and_cut_the_heavy_ones_fine() -
     weights = [1.0] * 40 + [20.0] * 8 + [1.0] * 40  # a catalog's skills that quote code, among many that do not
     parts = _parts(len(weights), 16, weights)
     assert [i for part in parts for i in part] == list(range(len(weights)))
-    assert all(sum(40 <= i < 48 for i in part) <= 1 for part in parts)  # never a run of the heaviest in one part
+    assert all(sum(40 <= i < 48 for i in part) <= 2 for part in parts)  # never a long run of the heaviest
     assert len(parts) <= 16 and all(len(part) >= 5 for part in parts if part[0] >= 48)  # the light ones: coarse
     assert _parts(5, 16, [0.0] * 5) == _parts(5, 16)  # no cost known: even parts
     assert _parts(4, 2, [1.0, 1.0]) == _parts(4, 2)  # weights that do not fit the items are not used
+
+
+@pytest.mark.parametrize("processes", [2, 3, 4])
+def test_weighted_parts_are_largest_at_both_ends_and_smallest_where_the_processes_meet(processes: int) -> None:
+    """The workers take parts from the first, this process from the last: those are cut large (a component's
+    skills share a search of their tree, done once a part), the parts where they meet small (no process ends
+    long after another)."""
+    weights = [20.0] * 8 + [1.0] * 160  # a catalog audited heaviest component first
+    parts = _parts(len(weights), 8 * processes, weights, processes)
+    assert [i for part in parts for i in part] == list(range(len(weights)))
+    costs = [sum(weights[i] for i in part) for part in parts]
+    least = costs.index(min(costs))
+    assert 0 < least < len(costs) - 1 and costs[0] == max(costs[: least + 1]) and costs[-1] == max(costs[least:])
+    assert costs[0] > 2 * min(costs) and costs[-1] > 2 * min(costs)
+    assert len(parts) < 8 * processes  # fewer parts than an even cut: fewer searches
+    assert len(parts[0]) < len(parts[-1])  # the heaviest items cut finer than the light ones
+
+
+def test_a_catalog_is_audited_heaviest_component_first_and_reported_in_its_own_order(tmp_path: Path) -> None:
+    """The second component quotes the most code: it is audited first, and the report is the catalog's order,
+    the same bytes for one process and two."""
+    from anchor_audit.runs.catalog import heaviest_first
+
+    light, heavy = object(), object()
+    work = [(None, light, None, ()), (None, light, None, ()), (None, None, "gone", ()), (None, heavy, None, ()),
+            (None, light, None, ()), (None, heavy, None, ())]  # fmt: skip
+    assert heaviest_first(work, [1.0, 1.0, 0.2, 9.0, 1.0, 9.0]) == [3, 5, 0, 1, 4, 2]  # type: ignore[arg-type]
+
+    catalog, mirrors = build_catalog(tmp_path)
+    fences = "".join(f"```{n}:{n}:tool/cli.py\n{line}\n```\n\n" for n, line in ((1, "import argparse"), (3, "def main():")))
+    with open(catalog / "skills" / "b-clean" / "SKILL.md", "a") as handle:
+        handle.write(fences * 6)  # beta's copy now outweighs alpha
+    outputs = [run_cli("check", "--catalog", str(catalog), *mirrors, "--format", "json", "--jobs", jobs, "--quiet",
+                       "--cache-dir", str(tmp_path / f"cache{jobs}")) for jobs in ("1", "2")]  # fmt: skip
+    assert outputs[0].out == outputs[1].out and outputs[0].code == 1, outputs[0].err
+    names = [skill["name"] for skill in json.loads(outputs[0].out)["skills"]]
+    assert names.index("a-clean") < names.index("b-clean") < names.index("g-one")
 
 
 def _wait_for(path: Path) -> None:

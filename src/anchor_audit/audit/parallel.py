@@ -35,7 +35,8 @@ MIN_PER_WORKER = 4  # fewer items than this per worker gain less than the fork c
 # Many small parts: a slow part does not leave the others idle, and the two a worker has queued (which the run's
 # own process cannot take) are a small share of the whole (with 4 a worker, it sat idle 0.5 s of a 1.2 s spread).
 # Not many more: each part searches its components' trees for its own skills again (on the real catalog 8 a
-# worker gave 0.66x of one process, 16 gave 0.68x: 54 searches, not 68).
+# worker gave 0.66x of one process, 16 gave 0.68x: 54 searches, not 68).  Parts cut by cost are tapered, this
+# many a worker being the smallest (:func:`_tapered_lines`): 4, 6, 10 or 12 gave the same or slower.
 PARTS_PER_WORKER = 8
 CLAIM_WAIT = 1.0  # seconds: a claim's lock is held for microseconds, unless its holder was killed holding it
 
@@ -76,7 +77,7 @@ class Spread(Generic[R]):
 
         if "fork" not in multiprocessing.get_all_start_methods():
             return self.work(range(count))
-        parts = _parts(count, workers * PARTS_PER_WORKER, weights)
+        parts = _parts(count, workers * PARTS_PER_WORKER, weights, workers)
         self.before_fork()
         if threading.active_count() > 1:  # a fork copies this thread only: another's held locks would never free
             return self.work(range(count))
@@ -174,22 +175,44 @@ def _run_part(k: int, start: int, stop: int) -> list[Any] | None:
     return _SPREAD.work(range(start, stop)) if _CLAIMS.claim(k) else None
 
 
-def _parts(count: int, wanted: int, weights: Sequence[float] | None = None) -> list[range]:
-    """``range(count)`` cut into ``wanted`` contiguous parts (or ``count``): sizes differing by one at most, or, with
-    ``weights`` (what each item is expected to cost), weights as even as contiguous parts allow, so that the
-    last part a process takes is never a run of the heaviest items (a catalog's skills that quote code)."""
+def _parts(count: int, wanted: int, weights: Sequence[float] | None = None, processes: int = 2) -> list[range]:
+    """``range(count)`` cut into ``wanted`` contiguous parts (or ``count``): sizes differing by one at most; or, with
+    ``weights`` (what each item is expected to cost), tapered for ``processes`` (:func:`_tapered_lines`): the
+    first parts, which the workers take, and the last, which this process takes, the largest, and the parts
+    where they meet the smallest, so that no process ends long after another and a run of like items (a
+    component's skills, which share a search of their tree) is cut into few parts."""
     n = max(1, min(wanted, count))
     total = sum(max(w, 0.0) for w in weights) if weights is not None and len(weights) == count else 0.0
     if weights is None or total <= 0:
         size, extra = divmod(count, n)
         bounds = [i * size + min(i, extra) for i in range(n + 1)]
         return [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-    cuts, done, goal = [0], 0.0, total / n
-    line = goal  # the next part ends at the first item that brings the cost done to it
+    lines = iter(_tapered_lines(total, wanted, max(2, processes)))
+    cuts, done, line = [0], 0.0, next(lines, total)
     for i, weight in enumerate(weights):
         done += max(weight, 0.0)
         if done >= line and i + 1 < count:
             cuts.append(i + 1)
-            line = (done // goal + 1) * goal  # a heavy item may pass several lines: the next is past them all
+            while line <= done:  # a heavy item may pass several lines: the next is past them all
+                line = next(lines, total + 1)
     cuts.append(count)
     return [range(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
+def _tapered_lines(total: float, wanted: int, processes: int) -> list[float]:
+    """Where parts end, as cost done: from the first item, each of the workers' parts a share of what is left of
+    theirs (``processes - 1`` of ``processes``) that halves as it shrinks; from the last, this process's the same,
+    each at least ``total / wanted``."""
+    smallest = total / max(1, wanted)
+    meet = total * (processes - 1) / processes
+    front, done, left = [], 0.0, meet
+    while left > smallest * 1.5:
+        step = max(smallest, left / (2 * (processes - 1)))
+        done, left = done + step, left - step
+        front.append(done)
+    back, at, left = [], total, total - meet
+    while left > smallest * 1.5:
+        step = max(smallest, left / 2)
+        at, left = at - step, left - step
+        back.append(at)
+    return [*front, meet, *reversed(back)]

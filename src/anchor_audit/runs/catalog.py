@@ -89,10 +89,13 @@ def audit_catalog(
         folders = tuple(item.path for item in component.skills)  # what its sync checks ask of its history
         work += [(item, tree, info, folders) for item in component.skills]
 
-    audits = _Audits(root, root.resolve(), spec, judge, work, dates)
-    weights = [expected_cost(root, item) if tree is not None else 0.2 for item, tree, _, _ in work]
-    audited = iter(spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare,
-                          weights))  # fmt: skip
+    weights = expected_costs(root, work)
+    order = heaviest_first(work, weights)
+    audits = _Audits(root, root.resolve(), spec, judge, [work[i] for i in order], dates)
+    done = spread(len(work), audits.one, judge, progress, jobs, audits.step, "skills", audits.prepare,
+                  [weights[i] for i in order])  # fmt: skip
+    by_item = dict(zip(order, done, strict=True))
+    audited = (by_item[i] for i in range(len(work)))
     progress("", 1.0)
     reports: list[SkillReport] = []
     warnings: list[str] = list(spec.warnings) if spec else []
@@ -108,6 +111,39 @@ def audit_catalog(
 
 
 _FENCE = re.compile(rb"^\s*(?:`{3,}|~{3,})\s*\d+:\d+:", re.M)
+
+
+def heaviest_first(work: list[Work], weights: list[float]) -> list[int]:
+    """The order a catalog's skills are audited in: each component's together, the one expected to cost most
+    first (its skills share the searches of its tree, and parts cut from the first items are the largest:
+    its skills are audited by few processes, in few parts), the catalog's order kept within a component."""
+    groups: dict[int, list[int]] = {}
+    for i, (_, tree, _, _) in enumerate(work):
+        groups.setdefault(id(tree) if tree is not None else -i - 1, []).append(i)
+    ranked = sorted(groups.values(), key=lambda members: -sum(weights[i] for i in members))
+    return [i for members in ranked for i in members]
+
+
+# What a component's code costs before its skills do (its listing, the first parses and searches of its tree),
+# and what a skill whose repository could not be had costs, in the units of :func:`expected_cost` (one is
+# about 20 ms of a skill that quotes code): measured on the real catalog, where the cold `--jobs 2` run took
+# 0.66x of `--jobs 1` without them and 0.64x with them.
+COMPONENT_COST = 15.0
+UNREACHED_COST = 0.3
+
+
+def expected_costs(root: Path, work: list[Work]) -> list[float]:
+    """What auditing each of ``work``'s skills is expected to cost (:func:`expected_cost`), the first of each
+    component's carrying what opening its code costs."""
+    opened: set[int] = set()
+    costs = []
+    for item, tree, _, _ in work:
+        if tree is None:
+            costs.append(UNREACHED_COST)
+            continue
+        costs.append(expected_cost(root, item) + (COMPONENT_COST if id(tree) not in opened else 0.0))
+        opened.add(id(tree))
+    return costs
 
 
 def expected_cost(root: Path, item: CatalogSkill) -> float:

@@ -69,8 +69,25 @@ def test_a_claim_is_decided_by_the_file_its_id_names(tmp_path: Path, capsys, lat
         ({"pkg/config.py": CONFIG.replace("    recompute_modules: list = None\n", ""),
           "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"},
          "unverifiable", "1 files name it: re-verify"),
+        ({"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
+            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
+          "pkg/settings/__init__.py": "from .common import BaseConfig\n",
+          "pkg/settings/common.py": "class BaseConfig:\n    seed_offset: int = 1\n    recompute_modules: list = None\n"},
+         "code_verified", "at the ref TrainConfig inherits it from pkg/settings/common.py:3"),
+        ({"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
+            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
+          "pkg/settings/__init__.py": "from .common import BaseConfig\n",
+          "pkg/settings/common.py": "class BaseConfig:\n    seed_offset: int = 1\n",
+          "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"},
+         "unverifiable", "1 files name it: re-verify"),
+        ({"pkg/config.py": "from ns.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
+            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
+          "vendor/core/ns/settings/__init__.py": "from .common import BaseConfig\n",
+          "vendor/core/ns/settings/common.py": "class BaseConfig:\n    recompute_modules: list = None\n"},
+         "code_verified", "inherits it from vendor/core/ns/settings/common.py:2"),
     ],
-    ids=["there", "moved-with-its-class", "gone", "another-class-has-the-name"],
+    ids=["there", "moved-with-its-class", "gone", "another-class-has-the-name", "inherited-from-a-base-elsewhere",
+         "a-base-elsewhere-without-it", "inherited-from-a-namespace-package"],
 )  # fmt: skip
 def test_a_claim_is_decided_by_the_definition_its_id_names(tmp_path: Path, capsys, later, verdict, said) -> None:
     claim = _claim(tmp_path, capsys, "recompute_modules_enum", later)
@@ -143,3 +160,13 @@ def test_a_claim_that_says_more_than_that_tests_are_there_is_not_decided_by_them
     body = "Run `tests/unit/test_planner.py`.\n"
     claim = _claim(tmp_path, capsys, "test_planner_speedup", None, body, {"tests/unit/test_planner.py": TESTS})
     assert claim["verdict"] == "unlinked"
+
+
+def test_a_namespace_package_lies_where_its_packages_do() -> None:
+    """A folder with no ``__init__.py`` holding packages (``ns/settings/__init__.py``) is a package its modules
+    are imported through (``ns.settings``); a package's own subpackage adds no such root."""
+    from anchor_audit.source.listing import roots_of
+
+    roots = roots_of(["vendor/core/ns/settings/__init__.py", "pkg/__init__.py", "pkg/sub/__init__.py"])
+    assert roots["ns"] == {"vendor/core/"} and roots["settings"] == {"vendor/core/ns/"}
+    assert roots["pkg"] == {""} and roots["sub"] == {"pkg/"} and "core" not in roots

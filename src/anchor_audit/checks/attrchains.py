@@ -197,7 +197,15 @@ def _import_path(node: ast.ImportFrom, path: str, tree: SourceTree, locate: Loca
     return None
 
 
-def _fields(at: ClassAt, tree: SourceTree, seen: set[ClassAt]) -> tuple[dict[str, Field], bool]:
+def class_fields(tree: SourceTree, path: str, name: str, locate: Locate | None = None) -> dict[str, Field]:
+    """The attributes of the class ``name`` that ``path`` defines, its bases' too wherever they are defined
+    (``locate``: where an absolute import's module lies, as in :func:`resolve_class`)."""
+    return _fields(ClassAt(path, name), tree, set(), locate)[0]
+
+
+def _fields(
+    at: ClassAt, tree: SourceTree, seen: set[ClassAt], locate: Locate | None = None
+) -> tuple[dict[str, Field], bool]:
     """The attributes of class ``at`` (its bases' too) and whether that is all of them."""
     module = _parsed(tree, at.path)
     node = next((n for n in module.body if isinstance(n, ast.ClassDef) and n.name == at.name), None) if module else None
@@ -212,8 +220,8 @@ def _fields(at: ClassAt, tree: SourceTree, seen: set[ClassAt]) -> tuple[dict[str
             complete &= name is not None
             continue
         assert name is not None
-        parent = resolve_class(name, at.path, tree)
-        inherited, whole = _fields(parent, tree, seen) if parent is not None else ({}, False)
+        parent = resolve_class(name, at.path, tree, locate=locate)
+        inherited, whole = _fields(parent, tree, seen, locate) if parent is not None else ({}, False)
         fields |= inherited
         complete &= whole
     _add_own_fields(node, at.path, fields)

@@ -20,7 +20,9 @@ At the ref, a file named is there (or, gone, exactly one file of its name is els
 is still defined in its file (or in another evidence file; a class's member in a class of the same name): the
 claim holds.  A file gone with nothing of its
 name left, or a name no Python file of the ref says any more: broken.  A definition gone from its file but
-defined in another file of the ref (one of the first :data:`MAX_READ` that name it): it holds, moved.  A
+defined in another file of the ref (one of the first :data:`MAX_READ` that name it), or a class's member its class
+now inherits from a base defined in another file (a field moved up into a base of another package or of a
+submodule): it holds, moved.  A
 definition no file of the ref defines while some still name it: unverifiable (renamed? re-verify).
 """
 
@@ -34,12 +36,15 @@ from dataclasses import dataclass
 from ..errors import NotCarried, UnreadableFile
 from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
 from ..source import SourceTree
+from ..source.listing import module_file
+from .attrchains import class_fields
 from .captions import words
 from .claimgates import telling
 from .constraints import evidence_files
 from .gates import definitions_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS, stem
+from .symbols import module_path
 
 MAX_NAMED = 2
 MAX_READ = 12  # files that name a definition gone from its own, read for where it is defined now
@@ -189,6 +194,9 @@ def _definition_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
     for path in evidence_files(ctx.skill):
         if path != thing.path and thing.name in definitions_in(ctx.tree, path, ctx):
             return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; at the ref in {path}")
+    inherited = _inherited(thing, ctx)
+    if inherited is not None:
+        return Evidence(EvidenceKind.NAMED, ref, True, PromiseStatus.EXISTS, f"{said}; {inherited}")
     found = ctx.tree.search(_last(thing), ".py")
     defined = next((p for p in (found or [])[:MAX_READ] if thing.name in definitions_in(ctx.tree, p, ctx)), None)
     if defined is not None:
@@ -201,6 +209,25 @@ def _definition_at_ref(thing: Named, ctx: Context, day: str) -> Evidence:
                         f"{said}, is not defined there at the ref; {len(found)} files name it: re-verify")  # fmt: skip
     return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.MISSING,
                     f"{said}, is named by no Python file at the ref")  # fmt: skip
+
+
+def _inherited(thing: Named, ctx: Context) -> str | None:
+    """Where a class member gone from its class is now given by a base class the class has at the ref, defined in
+    another file (a field moved up into a base of another package or of a submodule); None otherwise."""
+    cls, _, member = thing.name.rpartition(".")
+    if not cls or "." in cls or cls not in definitions_in(ctx.tree, thing.path, ctx):
+        return None
+    def locate(dotted: str) -> str | None:  # a package of the repository or of a submodule, else a usual root
+        found = module_file(ctx.tree, dotted, ctx.listing.package_roots(dotted.split(".")[0]))
+        return found[0] if found is not None else module_path(ctx.tree, dotted)
+
+    try:
+        field = class_fields(ctx.tree, thing.path, cls, locate).get(member)
+    except (NotCarried, UnreadableFile):
+        return None
+    if field is None or field.path == thing.path:
+        return None
+    return f"at the ref {cls} inherits it from {field.path}:{field.line}"
 
 
 def paths_named(claim_id: str, paths: list[str]) -> list[str]:

@@ -167,11 +167,15 @@ class ListedBefore:
 def roots_of(files: list[str]) -> dict[str, set[str]]:
     """For every top-level package or module name of a listing, the folders it lies in: one pass over the files."""
     roots: dict[str, set[str]] = {}
+    packages = {path.rpartition("/")[0] for path in files if path.endswith("/__init__.py")}
     for path in files:
         folder, _, name = path.rpartition("/")
         if name == "__init__.py" and folder:  # folder/top/__init__.py: top lies at folder/
             parent, _, top = folder.rpartition("/")
             roots.setdefault(top, set()).add(f"{parent}/" if parent else "")
+            if parent and parent not in packages:  # parent/ a namespace package (no __init__.py) holding top
+                above, _, space = parent.rpartition("/")
+                roots.setdefault(space, set()).add(f"{above}/" if above else "")
         elif name.endswith(".py"):
             roots.setdefault(name[:-3], set()).add(f"{folder}/" if folder else "")
     return roots

@@ -90,3 +90,53 @@ def test_a_claim_whose_words_name_too_many_validations_gets_none(tmp_path: Path,
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
     assert claim["verdict"] == "unlinked"  # five validations name its words: too vague to be decided by them
+
+
+BACKENDS = """\
+def check_backend(cfg, gpu):
+    if cfg.dispatcher == "flex":
+        if cfg.backend == "ringex":
+            if gpu.major < 8:
+                raise ValueError("RingEx needs Ampere or newer")
+        if cfg.backend == "meshex":
+            if gpu.major not in (9, 10):
+                raise ValueError("MeshEx needs Hopper or Blackwell")
+"""
+BACKEND_CARD = ('validated_on: "2026-01-15"\nevidence:\n  - pkg/backend.py\nvalidation_status:\n'
+                "  ringex_meshex_helper_behavior:\n    - code_verified\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict", "said"),
+    [
+        (None, "code_verified", "meshex"),
+        (BACKENDS.replace("gpu.major < 8", "gpu.major < 9"), "broken", "at the ref the validation is"),
+        (BACKENDS.split('        if cfg.backend == "meshex"')[0], "broken", "no validation names meshex at the ref"),
+    ],
+    ids=["same", "other-constant", "one-value-gone"],
+)  # fmt: skip
+def test_a_claim_naming_values_of_one_setting_is_decided_by_the_validations_of_each(
+    tmp_path: Path, capsys, later, verdict, said
+) -> None:
+    """No one validation names both words of ``ringex_meshex_helper_behavior``; the file's validations of the
+    setting they are values of (``backend == "ringex"``, ``backend == "meshex"``) do, one each."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/backend.py": BACKENDS})
+    if later is not None:
+        repo.write("pkg/backend.py", later)
+        repo.commit("later", date="2026-02-01T00:00:00")
+    skill = make_skill(tmp_path / "skill", BODY, card=BACKEND_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == verdict
+    assert [e["kind"] for e in claim["evidence"]] == ["condition", "condition"]
+    assert "ringex" in claim["evidence"][0]["ref"] and "meshex" in claim["evidence"][1]["ref"]
+    assert any(said in e["detail"] for e in claim["evidence"])
+
+
+def test_values_of_two_settings_do_not_decide_a_claim_together(tmp_path: Path, capsys) -> None:
+    two = BACKENDS.replace('cfg.backend == "meshex"', 'cfg.fallback == "meshex"')
+    repo = make_code_repo(tmp_path / "code", {"pkg/backend.py": two})
+    skill = make_skill(tmp_path / "skill", BODY, card=BACKEND_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unlinked"

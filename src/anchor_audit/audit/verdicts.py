@@ -19,7 +19,7 @@ from ..checks import CHECKERS
 from ..checks.behaviour import quote_evidence
 from ..checks.captions import captioned
 from ..checks.claimexamples import example_evidence
-from ..checks.claimgates import gate_evidence
+from ..checks.claimgates import gate_evidence, value_evidence
 from ..checks.claimnames import named_evidence, paths_named
 from ..checks.claimquotes import named_by_code, named_by_comments_only
 from ..checks.claimtests import tests_evidence
@@ -96,6 +96,7 @@ def _own_evidence(
         found = [_by_code(card.id, match, ctx) for match in coded]
         if all(named_by_comments_only(card.id, match.quote) for match in coded):  # no quote's code says it: the
             found = example_evidence(card.id, ctx) or found  # example whose caption names the claim says more
+    found = found or value_evidence(card.id, ctx)  # its words the values a setting's validations compare it with
     return (found, []) if found else None
 
 

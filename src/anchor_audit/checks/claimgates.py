@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..model import ConditionStatus, Evidence, EvidenceKind
 from .captions import words
 from .constraints import evidence_files
-from .gates import Gate, gates_in
+from .gates import Gate, compared_values, gates_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS
 
@@ -68,6 +68,31 @@ def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
         return []
     now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards and not g.nested]
     return [_at_ref(gate, now, wanted, day) for gate in found]
+
+
+def value_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+    """A claim whose telling words are all values the validations of its files compare one setting with
+    (``deepep_hybridep_...``: ``backend == "deepep"``, ``backend == "hybridep"``), decided by the first
+    validation comparing it with each; none where the words are values of no setting, or of several."""
+    wanted = telling(claim_id)
+    then = ctx.validated()
+    if len(wanted) < 2 or then is None:
+        return []
+    files = evidence_files(ctx.skill)
+    day = f"the validation day ({(then.info.commit or '')[:10]})"
+    validations = [g for g in gates_in(then, files, ctx) if g.guards]
+    compared = [(g, compared_values(g.text)) for g in validations]
+    chosen = []
+    for setting in sorted({s for _, pairs in compared for s, _ in pairs}):
+        picks = {w: next((g for g, pairs in compared if any(s == setting and w in words(v) for s, v in pairs)), None)
+                 for w in wanted}  # fmt: skip
+        if all(g is not None for g in picks.values()):
+            chosen.append(picks)
+    if len(chosen) != 1 or len(chosen[0]) > MAX_GATES:
+        return []
+    now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards]
+    ordered = sorted(chosen[0].items(), key=lambda item: validations.index(item[1]))  # type: ignore[arg-type]
+    return [_at_ref(g, now, frozenset({w}), day) for w, g in ordered if g is not None]
 
 
 def _at_ref(gate: Gate, now: list[Gate], wanted: frozenset[str], day: str) -> Evidence:

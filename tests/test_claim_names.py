@@ -170,3 +170,17 @@ def test_a_namespace_package_lies_where_its_packages_do() -> None:
     roots = roots_of(["vendor/core/ns/settings/__init__.py", "pkg/__init__.py", "pkg/sub/__init__.py"])
     assert roots["ns"] == {"vendor/core/"} and roots["settings"] == {"vendor/core/ns/"}
     assert roots["pkg"] == {""} and roots["sub"] == {"pkg/"} and "core" not in roots
+
+
+def test_a_base_nested_past_reading_leaves_the_claim_unverifiable(tmp_path: Path, capsys) -> None:
+    """A base class's file nested too deeply to parse is no answer about the member: the claim stays
+    unverifiable, the run goes on."""
+    later = {"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
+                 "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
+             "pkg/settings/__init__.py": "from .common import BaseConfig\n",
+             "pkg/settings/common.py": "DEEP = " + "(" * 5000 + "1" + ")" * 5000 + "\n\nclass BaseConfig:\n"
+                                       "    recompute_modules: list = None\n",
+             "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"}  # fmt: skip
+    claim = _claim(tmp_path, capsys, "recompute_modules_enum", later)
+    assert claim["verdict"] == "unverifiable"
+    assert "files name it: re-verify" in claim["evidence"][0]["detail"]

@@ -33,7 +33,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..errors import NotCarried, UnreadableFile
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import Evidence, EvidenceKind, PromiseStatus, ReferenceKind
 from ..source import SourceTree
 from ..source.listing import module_file
@@ -223,7 +223,7 @@ def _inherited(thing: Named, ctx: Context) -> str | None:
 
     try:
         field = class_fields(ctx.tree, thing.path, cls, locate).get(member)
-    except (NotCarried, UnreadableFile):
+    except (NotCarried, UnreadableFile, BoundExceeded):  # a base out of reach, or nested past reading: not said
         return None
     if field is None or field.path == thing.path:
         return None

@@ -25,10 +25,13 @@ CARD = ('validated_on: "2026-01-15"\nevidence:\n  - pkg/config.py\nvalidation_st
 BODY = "Nothing here links the claim.\n"
 
 
-def _verdict(tmp_path: Path, capsys, later: str | None, card: str = CARD) -> dict:
-    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": OFFLOAD})
+def _verdict(tmp_path: Path, capsys, later: str | None, card: str = CARD, path: str = "pkg/config.py",
+             code: str = OFFLOAD) -> dict:  # fmt: skip
+    """The one claim's verdict at the ref, the file at ``path`` written ``code`` before the card's validation day
+    and ``later`` (where given) after it."""
+    repo = make_code_repo(tmp_path / "code", {path: code})
     if later is not None:
-        repo.write("pkg/config.py", later)
+        repo.write(path, later)
         repo.commit("later", date="2026-02-01T00:00:00")
     skill = make_skill(tmp_path / "skill", BODY, card=card)
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
@@ -120,13 +123,7 @@ def test_a_claim_naming_values_of_one_setting_is_decided_by_the_validations_of_e
 ) -> None:
     """No one validation names both words of ``ringex_meshex_helper_behavior``; the file's validations of the
     setting they are values of (``backend == "ringex"``, ``backend == "meshex"``) do, one each."""
-    repo = make_code_repo(tmp_path / "code", {"pkg/backend.py": BACKENDS})
-    if later is not None:
-        repo.write("pkg/backend.py", later)
-        repo.commit("later", date="2026-02-01T00:00:00")
-    skill = make_skill(tmp_path / "skill", BODY, card=BACKEND_CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    claim = _verdict(tmp_path, capsys, later, BACKEND_CARD, "pkg/backend.py", BACKENDS)
     assert claim["verdict"] == verdict
     assert [e["kind"] for e in claim["evidence"]] == ["condition", "condition"]
     assert "ringex" in claim["evidence"][0]["ref"] and "meshex" in claim["evidence"][1]["ref"]
@@ -135,8 +132,4 @@ def test_a_claim_naming_values_of_one_setting_is_decided_by_the_validations_of_e
 
 def test_values_of_two_settings_do_not_decide_a_claim_together(tmp_path: Path, capsys) -> None:
     two = BACKENDS.replace('cfg.backend == "meshex"', 'cfg.fallback == "meshex"')
-    repo = make_code_repo(tmp_path / "code", {"pkg/backend.py": two})
-    skill = make_skill(tmp_path / "skill", BODY, card=BACKEND_CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
-    assert claim["verdict"] == "unlinked"
+    assert _verdict(tmp_path, capsys, None, BACKEND_CARD, "pkg/backend.py", two)["verdict"] == "unlinked"

@@ -26,6 +26,17 @@ CARD = ('validated_on: "2026-01-15"\nevidence:\n  - pkg/config.py\n  - scripts/c
 BODY = "Nothing here links the claim.\n"
 
 
+def _inheriting(folder: str, base: str) -> dict[str, str]:
+    """The files of a later commit where ``TrainConfig`` no longer defines ``recompute_modules`` but inherits from
+    ``BaseConfig``, which ``base`` (``FOLDER/settings/common.py``) defines and the package ``settings`` (under
+    ``folder``, importable as the folder's last name) re-exports."""
+    top = folder.rsplit("/", 1)[-1]
+    config = CONFIG.replace("class TrainConfig:", "class TrainConfig(_Base):").replace(
+        "    recompute_modules: list = None\n", "")
+    return {"pkg/config.py": f"from {top}.settings import BaseConfig as _Base\n\n\n{config}",
+            f"{folder}/settings/__init__.py": "from .common import BaseConfig\n", f"{folder}/settings/common.py": base}
+
+
 def _claim(tmp_path: Path, capsys, claim_id: str, later: dict[str, str | None] | None = None, body: str = BODY,
            files: dict[str, str] | None = None) -> dict:  # fmt: skip
     """The verdict of ``claim_id`` at the ref (the code: ``files``, else a config and a script), after a later commit
@@ -69,21 +80,12 @@ def test_a_claim_is_decided_by_the_file_its_id_names(tmp_path: Path, capsys, lat
         ({"pkg/config.py": CONFIG.replace("    recompute_modules: list = None\n", ""),
           "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"},
          "unverifiable", "1 files name it: re-verify"),
-        ({"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
-            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
-          "pkg/settings/__init__.py": "from .common import BaseConfig\n",
-          "pkg/settings/common.py": "class BaseConfig:\n    seed_offset: int = 1\n    recompute_modules: list = None\n"},
+        (_inheriting("pkg", "class BaseConfig:\n    seed_offset: int = 1\n    recompute_modules: list = None\n"),
          "code_verified", "at the ref TrainConfig inherits it from pkg/settings/common.py:3"),
-        ({"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
-            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
-          "pkg/settings/__init__.py": "from .common import BaseConfig\n",
-          "pkg/settings/common.py": "class BaseConfig:\n    seed_offset: int = 1\n",
+        ({**_inheriting("pkg", "class BaseConfig:\n    seed_offset: int = 1\n"),
           "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"},
          "unverifiable", "1 files name it: re-verify"),
-        ({"pkg/config.py": "from ns.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
-            "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
-          "vendor/core/ns/settings/__init__.py": "from .common import BaseConfig\n",
-          "vendor/core/ns/settings/common.py": "class BaseConfig:\n    recompute_modules: list = None\n"},
+        (_inheriting("vendor/core/ns", "class BaseConfig:\n    recompute_modules: list = None\n"),
          "code_verified", "inherits it from vendor/core/ns/settings/common.py:2"),
     ],
     ids=["there", "moved-with-its-class", "gone", "another-class-has-the-name", "inherited-from-a-base-elsewhere",
@@ -175,12 +177,8 @@ def test_a_namespace_package_lies_where_its_packages_do() -> None:
 def test_a_base_nested_past_reading_leaves_the_claim_unverifiable(tmp_path: Path, capsys) -> None:
     """A base class's file nested too deeply to parse is no answer about the member: the claim stays
     unverifiable, the run goes on."""
-    later = {"pkg/config.py": "from pkg.settings import BaseConfig as _Base\n\n\n" + CONFIG.replace(
-                 "class TrainConfig:", "class TrainConfig(_Base):").replace("    recompute_modules: list = None\n", ""),
-             "pkg/settings/__init__.py": "from .common import BaseConfig\n",
-             "pkg/settings/common.py": "DEEP = " + "(" * 5000 + "1" + ")" * 5000 + "\n\nclass BaseConfig:\n"
-                                       "    recompute_modules: list = None\n",
-             "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"}  # fmt: skip
+    deep = "DEEP = " + "(" * 5000 + "1" + ")" * 5000 + "\n\nclass BaseConfig:\n    recompute_modules: list = None\n"
+    later = {**_inheriting("pkg", deep), "pkg/other.py": "class Unrelated:\n    recompute_modules: list = None\n"}
     claim = _claim(tmp_path, capsys, "recompute_modules_enum", later)
     assert claim["verdict"] == "unverifiable"
     assert "files name it: re-verify" in claim["evidence"][0]["detail"]

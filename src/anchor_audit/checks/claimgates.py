@@ -54,15 +54,25 @@ def _names(gate: Gate, wanted: frozenset[str]) -> bool:
     return True
 
 
-def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
-    """The claim's evidence from the validations its id names (none where it names too little, or too much)."""
+def _on_day(claim_id: str, ctx: Context) -> tuple[frozenset[str], list[Gate], list[str], str] | None:
+    """The claim's telling words, the validations of its files on the card's validation day, those files, and
+    that day as said; None where the id says too little or the card has no validation day."""
     wanted = telling(claim_id)
     then = ctx.validated()
     if len(wanted) < 2 or then is None:
-        return []
+        return None
     files = evidence_files(ctx.skill)
     day = f"the validation day ({(then.info.commit or '')[:10]})"
-    named = [g for g in gates_in(then, files, ctx) if g.guards and not g.nested and _names(g, wanted)]
+    return wanted, [g for g in gates_in(then, files, ctx) if g.guards], files, day
+
+
+def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+    """The claim's evidence from the validations its id names (none where it names too little, or too much)."""
+    read = _on_day(claim_id, ctx)
+    if read is None:
+        return []
+    wanted, validations, files, day = read
+    named = [g for g in validations if not g.nested and _names(g, wanted)]
     found = list({(g.path, g.loose): g for g in reversed(named)}.values())[::-1]  # one test twice in a file: once
     if not found or len(found) > MAX_GATES:
         return []
@@ -74,13 +84,10 @@ def value_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     """A claim whose telling words are all values the validations of its files compare one setting with
     (``deepep_hybridep_...``: ``backend == "deepep"``, ``backend == "hybridep"``), decided by the first
     validation comparing it with each; none where the words are values of no setting, or of several."""
-    wanted = telling(claim_id)
-    then = ctx.validated()
-    if len(wanted) < 2 or then is None:
+    read = _on_day(claim_id, ctx)
+    if read is None:
         return []
-    files = evidence_files(ctx.skill)
-    day = f"the validation day ({(then.info.commit or '')[:10]})"
-    validations = [g for g in gates_in(then, files, ctx) if g.guards]
+    wanted, validations, files, day = read
     compared = [(g, compared_values(g.text)) for g in validations]
     chosen = []
     for setting in sorted({s for _, pairs in compared for s, _ in pairs}):

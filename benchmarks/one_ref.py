@@ -15,6 +15,9 @@ from a copy served beside it (see ``_common.served_copy``).
   packages a warm audit really imports;
 * a warm audit writing JSON, which is remembered whole (``runmemo``): the
   same floor, goal 0.6x, and what it imports;
+* one skill after an edit (SKILL.md appended to before each run, the cache
+  warm): against start-up + ``import git, yaml, rich`` + the same cat-file,
+  goal 1.5x, and what importing the modules such a run loads costs alone;
 * cold audit from the served copy (an empty cache each run): bytes stored
   against a full ``git clone --bare`` of the same served repository;
 * parse cost: ast and libcst per 1,000 lines, and which blobs a run parses.
@@ -48,6 +51,7 @@ SHARED_SKILL = ROOT.parent / "shared" / "skills" / "nemo-mbridge-perf-tp-dp-comm
 GOAL_FLOOR = 1.0  # warm audit / floor with libcst
 GOAL_REMEMBERED = 0.6  # a warm run writing JSON (remembered whole) / the same floor
 GOAL_FETCH = 0.01  # lean fetch / full clone
+GOAL_EDITED = 1.5  # one skill after an edit / start-up + import git, yaml, rich + cat-file
 FLOOR_PACKAGES = ("libcst", "git", "yaml", "rich")  # the floor the goal names
 CANDIDATES = ("libcst", "git", "yaml", "rich", "markdown_it")  # what the tool may import
 
@@ -106,6 +110,9 @@ def main() -> int:
           f"(imports {', '.join(heavy) or 'none'} of {', '.join(CANDIDATES)})")  # fmt: skip
     print(verdict("warm JSON audit / floor", remembered / named, GOAL_REMEMBERED))
 
+    # 1b. One skill after an edit: the pre-commit and editor-save case.
+    _after_an_edit(args, work, repo, ref, skill, spec, files, env)
+
     # 2. Cold audits from a served copy: bytes stored against a full clone of the same served repository.
     served = served_copy(repo, work)
     stored: list[int] = []
@@ -135,6 +142,50 @@ def main() -> int:
     _parsed_by_a_run(spec, skill, repo, ref)
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _after_an_edit(
+    args: argparse.Namespace, work: Path, repo: Path, ref: str, skill: Path, spec: Path, files: list[str],
+    env: dict[str, str],
+) -> None:  # fmt: skip
+    """A warm audit of a copy of the skill whose SKILL.md gets a new line before each run, against the floor of
+    ``import git, yaml, rich`` and a ``git cat-file --batch`` of its files, and what importing the modules the
+    run loads costs alone (the share of the floor's budget this package's own code takes before any work)."""
+    edited = work / "edited" / skill.name
+    shutil.copytree(skill, edited)
+    check = [*anchor_audit(), "check", "--quiet", "--format", "json", "-o", str(work / "edited.json"), "--spec",
+             str(spec), "--repo", str(repo), "--ref", ref, str(edited)]  # fmt: skip
+    count = iter(range(1_000_000))
+
+    def after_an_edit() -> float:
+        with open(edited / "SKILL.md", "a", encoding="utf-8") as handle:
+            handle.write(f"\nAn edited line, {next(count)}.\n")
+        return timed(check, env)
+
+    after_an_edit()  # the cache warm for everything the edit leaves alone
+    seconds = median_of(args.runs, after_an_edit)
+    batch = "".join(f"{ref}:{f}\n" for f in files).encode()
+
+    def floor() -> float:
+        took = timed([sys.executable, "-c", "import git, yaml, rich"], env)
+        start = time.perf_counter()
+        subprocess.run(["git", "cat-file", "--batch"], cwd=repo, input=batch, stdout=subprocess.DEVNULL, check=True)
+        return took + time.perf_counter() - start
+
+    least = median_of(args.runs, floor)
+    traced = [check[0], "-X", "importtime", *check[1:]]
+    with open(edited / "SKILL.md", "a", encoding="utf-8") as handle:
+        handle.write("\nOne more edited line.\n")
+    err = subprocess.run(traced, env=env, capture_output=True, text=True).stderr
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")]
+    ours = [name for name in loaded if name.split(".")[0] in ("anchor_audit", "markdown_it")]
+    imports = median_of(args.runs, lambda: timed([sys.executable, "-c", "import git, yaml, rich\n" + "".join(
+        f"import {name}\n" for name in ours)], env))  # fmt: skip
+    print(f"one skill after an edit (SKILL.md appended to before each run, cache warm): {seconds:.3f} s; floor "
+          f"(start-up + `import git, yaml, rich` + git cat-file --batch): {least:.3f} s")  # fmt: skip
+    print(verdict("edited audit / floor", seconds / least, GOAL_EDITED))
+    print(f"the floor's imports and this package's own ({len(ours)} modules, markdown-it among them), imported "
+          f"alone: {imports:.3f} s, {imports / least:.2f}x the floor before any work")  # fmt: skip
 
 
 def _imported(cmd: list[str], env: dict[str, str]) -> tuple[str, ...]:
@@ -208,8 +259,8 @@ def _parsed_by_a_run(spec: Path, skill: Path, repo: Path, ref: str) -> None:
     loaded = load_skill(skill)
     before = INDEXES.parses
     audit([(loaded, registry.skill(loaded.name))] * 3, tree, registry, Judge())  # the same skill three times
-    print(f"one run auditing the skill 3 times over: {INDEXES.parses - before} blobs parsed, of "
-          f"{sorted(set(reads))} only; {len(reads)} reads, one per distinct quote or condition")  # fmt: skip
+    print(f"one run auditing the skill 3 times over: {INDEXES.parses - before} blobs parsed with their index; "
+          f"{len(reads)} reads of {len(set(reads))} distinct files")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -436,6 +436,21 @@ def test_a_call_given_one_more_argument_since_the_validation_day_still_holds_the
             "`opt = Hybrid(groups, fraction=cfg.fraction, pin=cfg.pin, fp32=True)`") in claim["evidence"][0]["detail"]
 
 
+def test_a_warm_run_judges_a_call_written_otherwise_as_a_cold_run_does(tmp_path, capsys) -> None:
+    """The facts of the quoted file at the ref are remembered by its blob: read back from the cache, they give the
+    same verdict and the same words (a second run writing elsewhere is computed, not replayed whole)."""
+    card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
+    repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})
+    commit_later(repo, {"pkg/opt.py": OPTIMIZER})
+    skill = make_skill(tmp_path / "skill", EXACT_CALL, card=card)
+    cold = _only_claim(repo, skill, capsys)
+    warm_file = tmp_path / "warm.json"
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", "-o", str(warm_file), str(skill)])
+    (warm,) = json.loads(warm_file.read_text())["skills"][0]["claims"]
+    assert warm == cold and cold["verdict"] == "code_verified"
+    assert "is called with more arguments at the ref" in warm["evidence"][0]["detail"]
+
+
 def test_a_call_whose_quoted_argument_changed_since_the_validation_day_does_not_hold_the_claim(tmp_path, capsys) -> None:
     card = 'validated_on: "2026-01-15"\nvalidation_status:\n  offload:\n    - code_verified  # opt.py:2-5\n'
     repo = make_code_repo(tmp_path / "code", {"pkg/opt.py": BUILT})

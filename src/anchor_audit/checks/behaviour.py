@@ -23,7 +23,7 @@ A quote of a file that is not Python has no facts: its changed text makes the cl
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 
 from ..errors import NotCarried, UnreadableFile
 from ..match.quote import match_quote
@@ -129,7 +129,7 @@ def _on_day(
         keys_then |= helper_facts(then, path, {f.needle for f in facts if not holds_in(f, keys_then)})
     held = tuple(f for f in facts if holds_in(f, keys_then))
     stale = tuple(f for f in facts if f not in held)
-    shorter = _written_shorter(stale, then, path) if held and stale else {}
+    shorter = _written_shorter(stale, then, path, ctx) if held and stale else {}
     if shorter:  # the code's own statements are the facts, said beside what the quote writes
         held += tuple(shorter.values())
         stale = tuple(f for f in stale if f not in shorter)
@@ -145,15 +145,14 @@ def _shown(fact: Fact) -> str:
 
 
 def _written_shorter(
-    stale: tuple[Fact, ...] | list[Fact], then: SourceTree, path: str, kinds: tuple[str, ...] = _SHORTER
+    stale: tuple[Fact, ...] | list[Fact], then: SourceTree, path: str, ctx: Context, kinds: tuple[str, ...] = _SHORTER
 ) -> dict[Fact, Fact]:
     """For each assert, raise or value set of the quote (of ``kinds``) that its file did not hold in ``then``, the
     one statement of that kind the file held that says the same, written out in full: an assert or raise testing
     the same names and constants (``assert not nan_check`` for ``assert not self.nan_check``), a call set to the
     same target with the quote's arguments and more (:func:`fewer_keywords`); none where no one statement does."""
     wanted = [f for f in stale if f.kind in kinds]
-    source = then.read(path) if wanted else None
-    return _shorter_in(wanted, file_facts(source.text)) if source is not None else {}
+    return _shorter_in(wanted, _code(then, path, ctx)) if wanted else {}
 
 
 def _shorter_in(wanted: list[Fact], code: tuple[Fact, ...]) -> dict[Fact, Fact]:
@@ -170,12 +169,25 @@ def _shorter_in(wanted: list[Fact], code: tuple[Fact, ...]) -> dict[Fact, Fact]:
     return found
 
 
-def _written_otherwise(gone: list[Fact], tree: SourceTree, path: str) -> dict[Fact, str]:
+def _code(tree: SourceTree, path: str, ctx: Context) -> tuple[Fact, ...]:
+    """Every fact of the file at ``path`` in ``tree`` (none where it is not there or not Python), remembered by
+    its blob: a drifted quote's file is read for them on every run."""
+    blob = tree.blob_id(path)
+    if blob is None or not path.endswith(".py"):
+        return ()
+
+    def compute() -> dict[str, list[list[str]]]:
+        source = tree.read(path)
+        return {"facts": [list(astuple(f)) for f in file_facts(source.text)] if source is not None else []}
+
+    return tuple(Fact(*row) for row in ctx.memo(f"file-facts/1|{blob}", compute)["facts"])
+
+
+def _written_otherwise(gone: list[Fact], tree: SourceTree, path: str, ctx: Context) -> dict[Fact, str]:
     """The facts gone at the ref that the file still does, written otherwise, with how: a call given an argument
     since, the quote's all passed alike, does what it did and more; a gate whose test is now one of two (``a`` is
     now ``a or b``, :func:`widened`) still checks what it did."""
-    source = tree.read(path) if any(f.kind in ("set", "gate") for f in gone) else None
-    code = file_facts(source.text) if source is not None else ()
+    code = _code(tree, path, ctx) if any(f.kind in ("set", "gate") for f in gone) else ()
     more = _shorter_in([f for f in gone if f.kind == "set"], code)
     said = {f: f"is called with more arguments at the ref: {_said([now])}" for f, now in more.items()}
     for fact in (f for f in gone if f.kind == "gate"):
@@ -261,7 +273,7 @@ def _at_ref(held: tuple[Fact, ...], stale: tuple[Fact, ...], ctx: Context, say: 
     helpers = helper_facts(ctx.tree, say.match.quote.path, {f.needle for f in gone}) if gone else frozenset()
     inlined = [f for f in gone if holds_in(f, helpers)]
     gone = [f for f in gone if f not in inlined]
-    otherwise = _written_otherwise(gone, ctx.tree, say.match.quote.path) if gone else {}
+    otherwise = _written_otherwise(gone, ctx.tree, say.match.quote.path, ctx) if gone else {}
     gone = [f for f in gone if f not in otherwise]
     if gone:
         return _gone(held, gone, keys_now, say, ctx)

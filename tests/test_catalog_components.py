@@ -295,6 +295,28 @@ def test_a_skill_whose_repository_cannot_be_reached_still_has_its_own_links_chec
     assert sorted(f["code"] for f in report["findings"]) == ["AA302", *["AA407"] * 4]
 
 
+def test_a_page_a_skipped_skill_links_many_times_is_judged_anchor_by_anchor(tmp_path: Path, capsys) -> None:
+    """A page linked again and again (its anchors) is looked for and read once; each link still gets its own
+    answer: an anchor the page has, one it has not, the page itself, and a page that is not there."""
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    body = ("[b](references/guide.md), [a](references/guide.md#guide), [c](references/guide.md#steps), "
+            "[d](references/guide.md#gone), [e](references/nope.md#x), [f](references/nope.md), "
+            "[g](references/guide.md#steps).\n")
+    skill = make_skill(catalog / "skills" / "gone-skill", body)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text("# Guide\n\n## Steps\n\n[back](../SKILL.md)\n")
+    main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert [(p["path"], p["status"]) for p in report["promises"] if p["kind"] == "link"] == [
+        ("references/guide.md", "exists"), ("references/guide.md#guide", "exists"),
+        ("references/guide.md#steps", "exists"), ("references/guide.md#gone", "missing"),
+        ("references/nope.md", "missing"), ("references/nope.md", "missing"),
+        ("references/guide.md#steps", "exists"), ("SKILL.md", "exists"),
+    ]
+
+
 def test_a_skill_whose_repository_cannot_be_reached_still_has_its_unreached_pages_said(tmp_path: Path, capsys) -> None:
     catalog = tmp_path / "catalog"
     (catalog / "components.d").mkdir(parents=True)

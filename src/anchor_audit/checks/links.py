@@ -127,11 +127,17 @@ def folder_links(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
     skill's folder that the catalog does not have is broken in this copy wherever the repository has its target,
     as with a copy whose repository could be read (``shown``: the folder as reports name it)."""
     out = []
+    there: dict[str, bool] = {}  # a target linked many times (a page's anchors) is looked for and read once
+    texts: dict[str, str | None] = {}
     for c in skill.citations:
         if c.kind is not ReferenceKind.LINK or not c.target:
             continue
-        if on_disk(skill, c.target, skill.disk_root):
-            status, path, detail = _anchor(c, c.target, read_disk(skill, c.target) if c.fragment else None)
+        if c.target not in there:
+            there[c.target] = on_disk(skill, c.target, skill.disk_root)
+        if there[c.target]:
+            if c.fragment and c.target not in texts:
+                texts[c.target] = read_disk(skill, c.target)
+            status, path, detail = _anchor(c, c.target, texts[c.target] if c.fragment else None)
         elif leaves(c.target):  # a folder no component names has no repository to ask
             status, path, detail = PromiseStatus.MISSING, c.target, _NOT_IN_COPY if skill.repo_folder else _LEAVES
         else:

@@ -89,17 +89,21 @@ def value_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
         return []
     wanted, validations, files, day = read
     compared = [(g, compared_values(g.text)) for g in validations]
-    chosen = []
+    chosen: list[dict[str, Gate]] = []
     for setting in sorted({s for _, pairs in compared for s, _ in pairs}):
-        picks = {w: next((g for g, pairs in compared if any(s == setting and w in words(v) for s, v in pairs)), None)
-                 for w in wanted}  # fmt: skip
-        if all(g is not None for g in picks.values()):
+        picks = {w: g for w in wanted if (g := _comparing(compared, setting, w)) is not None}
+        if len(picks) == len(wanted):
             chosen.append(picks)
     if len(chosen) != 1 or len(chosen[0]) > MAX_GATES:
         return []
     now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards]
-    ordered = sorted(chosen[0].items(), key=lambda item: validations.index(item[1]))  # type: ignore[arg-type]
-    return [_at_ref(g, now, frozenset({w}), day) for w, g in ordered if g is not None]
+    ordered = sorted(chosen[0].items(), key=lambda item: validations.index(item[1]))
+    return [_at_ref(g, now, frozenset({w}), day) for w, g in ordered]
+
+
+def _comparing(compared: list[tuple[Gate, frozenset[tuple[str, str]]]], setting: str, word: str) -> Gate | None:
+    """The first of the validations (each with what it compares) that compares ``setting`` with ``word``."""
+    return next((g for g, pairs in compared if any(s == setting and word in words(v) for s, v in pairs)), None)
 
 
 def _at_ref(gate: Gate, now: list[Gate], wanted: frozenset[str], day: str) -> Evidence:

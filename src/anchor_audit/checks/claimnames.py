@@ -217,6 +217,7 @@ def _inherited(thing: Named, ctx: Context) -> str | None:
     cls, _, member = thing.name.rpartition(".")
     if not cls or "." in cls or cls not in definitions_in(ctx.tree, thing.path, ctx):
         return None
+
     def locate(dotted: str) -> str | None:  # a package of the repository or of a submodule, else a usual root
         found = module_file(ctx.tree, dotted, ctx.listing.package_roots(dotted.split(".")[0]))
         return found[0] if found is not None else module_path(ctx.tree, dotted)

@@ -211,3 +211,19 @@ def test_an_index_keeps_no_tree_past_the_bound(monkeypatch) -> None:
     gc.collect()
     assert tree() is None
     assert first.statements and first.parsed_by_ast
+
+
+def test_a_file_read_by_an_index_its_gates_and_its_names_is_parsed_once(monkeypatch) -> None:
+    """Every reader of a file's syntax tree asks the one keeper: the index, the gate and fact readers, a name's
+    resolver get the same tree, parsed once while it is kept."""
+    from anchor_audit.match.quotefacts import parsed_file
+    from anchor_audit.parse import index as index_module
+    from anchor_audit.parse import parse_ast
+    from anchor_audit.parse.index import KeptTrees, PythonIndex
+
+    trees = KeptTrees(max_chars=1 << 20)
+    monkeypatch.setattr(index_module, "TREES", trees)
+    index = PythonIndex(LAYERED)
+    assert index.statements and index.ast_module is parsed_file(LAYERED) is parse_ast(LAYERED)
+    assert (trees.parses, trees.reparses) == (1, 0)
+    assert parse_ast(NESTED) is not parse_ast(LAYERED) and trees.parses == 2

@@ -15,7 +15,6 @@ from typing import Any, Callable, Iterator
 
 from ..errors import NotCarried, UnreadableFile
 from ..match.quotefacts import loose_key, parsed_file
-from ..parse.index import INDEXES
 from ..source import SourceTree
 from .protocol import Context
 
@@ -149,7 +148,7 @@ def _reader(tree: SourceTree, path: str) -> Callable[[], dict[str, Any]]:
             source = tree.read(path)
         except (NotCarried, UnreadableFile):
             source = None
-        module = None if source is None else INDEXES.kept_tree(source) or parsed_file(source.text)
+        module = None if source is None else parsed_file(source.text)
         if module is None:
             return {"gates": [], "defs": []}
         return {"gates": _read_gates(module), "defs": list(dict.fromkeys(_qualnames(module.body, "")))}

@@ -16,7 +16,6 @@ some gate.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 import textwrap
 from dataclasses import dataclass
@@ -153,10 +152,9 @@ def statement_keys(nodes: Iterable[ast.AST]) -> frozenset[str]:
     return frozenset(k for f in _facts(nodes, True) for k in (f.key, f.loose, f.shape))
 
 
-@functools.lru_cache(maxsize=2)
 def parsed_file(text: str) -> ast.Module | None:
-    """A whole file's syntax tree (None: it does not parse), kept for the last two texts: a file whose facts and
-    gates are read one after the other is parsed once.  Read only, never changed."""
+    """A whole file's syntax tree (None: it does not parse), among the recent ones :func:`parse_ast` keeps: a
+    file whose facts and gates are read one after the other is parsed once.  Read only, never changed."""
     try:
         return parse_ast(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError, BoundExceeded):

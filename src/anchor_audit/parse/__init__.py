@@ -6,8 +6,8 @@ for positions, libcst on demand for the scopes a condition names), and
 :mod:`.walk` is the one walk over statement blocks.
 """
 
-from .bounds import MAX_BRACKET_DEPTH, check_nesting, parse_ast, too_complex
-from .index import PythonIndex, PythonSyntaxProblem, ScopeView, python_index
+from .bounds import MAX_BRACKET_DEPTH, check_nesting, too_complex
+from .index import PythonIndex, PythonSyntaxProblem, ScopeView, parse_ast, python_index
 from .tokens import LogicalLine, logical_lines
 
 __all__ = [

@@ -24,9 +24,9 @@ _TOKEN = re.compile(r"\w+|\n|\S")  # a word (name or number), a line end, or one
 MAX_PARSED_TOKENS = 250_000
 
 
-def parse_ast(text: str) -> ast.Module:
+def bounded_parse(text: str) -> ast.Module:
     """``ast.parse`` of a text an input gave, past :data:`MAX_PARSED_TOKENS` refused (:class:`BoundExceeded`)
-    before the parser holds gigabytes."""
+    before the parser holds gigabytes.  Readers ask :func:`~.index.parse_ast`, which keeps the recent trees."""
     check_tokens(text)
     return ast.parse(text)
 

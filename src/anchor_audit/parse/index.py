@@ -29,7 +29,7 @@ from ..model import LineRange
 from ..source.file import SourceFile
 from ..store.recent import Recent
 from ..text.lines import split_lines_keepends
-from .bounds import check_nesting, check_tokens
+from .bounds import bounded_parse, check_nesting
 from .cstview import ScopeView, cst_statements, view
 from .tokens import LogicalLine, logical_lines, module_logical_lines
 from .walk import ast_bindings, ast_qualnames, ast_scopes, cst_scopes
@@ -79,34 +79,28 @@ class PythonIndex:
         self._ast_error: SyntaxError | None = None
         self._cst: tuple[cst.Module, Mapping[cst.CSTNode, CodeRange]] | None = None  # whole-file libcst, if needed
         self._worked: dict[Callable[[ast.Module], Any], Any] = {}  # worked_out's answers, let go with the index
-        check_tokens(text)
+        self._by_ast = False
         try:
-            self._ast: ast.Module | None = ast.parse(text)  # let go by TREES, parsed again when asked
+            self._by_ast = parse_ast(text) is not None  # kept by TREES, parsed again when asked
         except SyntaxError as exc:
-            self._ast = None  # newer syntax than this Python reads, or invalid: libcst decides below
-            self._ast_error = exc
+            self._ast_error = exc  # newer syntax than this Python reads, or invalid: libcst decides below
         except (RecursionError, MemoryError):
             raise BoundExceeded("the code is nested too deeply to parse") from None
         except ValueError:  # e.g. a NUL byte
-            self._ast = None
-        self._by_ast = self._ast is not None
-        if self._ast is None:
+            pass
+        if not self._by_ast:
             self._whole_cst()  # raises PythonSyntaxProblem if libcst cannot read it either
-        else:
-            TREES.used(self)
 
     def _tree(self) -> ast.Module | None:
         """The stdlib parser's tree (None: only libcst reads the file), parsed again if :data:`TREES` let it go."""
         if not self._by_ast:
             return None
-        tree = self._ast
-        if tree is None:
-            try:
-                tree = self._ast = ast.parse(self.text)  # it parsed before: the same text parses the same
-            except (RecursionError, MemoryError):  # a deeper stack than the first parse had
-                raise BoundExceeded("the code is nested too deeply to parse") from None
-            TREES.reparses += 1
-        TREES.used(self)
+        before = TREES.parses
+        try:
+            tree = parse_ast(self.text)  # it parsed before: the same text parses the same
+        except (RecursionError, MemoryError):  # a deeper stack than the first parse had
+            raise BoundExceeded("the code is nested too deeply to parse") from None
+        TREES.reparses += TREES.parses - before
         return tree
 
     @cached_property
@@ -266,24 +260,35 @@ class PythonIndex:
 
 
 class KeptTrees:
-    """The syntax trees kept, the most recently used last, within ``max_chars`` of their sources (a tree is some
-    thirty times its source): an index keeps what it built from its tree (statements, logical lines, what a
-    reader worked out) and parses its text again if a reader asks for the tree once it was let go."""
+    """The syntax trees kept, by the text they were parsed from, the most recently used last, within ``max_chars``
+    of their sources (a tree is some thirty times its source): every reader of a file's tree (an index, a gate
+    reader, a symbol's resolver) asks here, so a text is parsed once while its tree is kept; an index keeps what it
+    built from its tree (statements, logical lines, what a reader worked out) and asks again if it needs the tree
+    once it was let go.  One thread at a time, as :data:`INDEXES` (the language server checks on one worker; a
+    ``--jobs`` worker is a process with its own)."""
 
     def __init__(self, max_chars: int) -> None:
-        self.reparses = 0  # trees parsed again once let go (the tests count them)
-        # By the index's id, the index kept alive while its tree is (so no id is reused meanwhile).
-        self._recent: Recent[PythonIndex] = Recent(1 << 30, max_chars, on_drop=_let_tree_go)
+        self.parses = 0  # texts parsed (the tests and benchmarks count them)
+        self.reparses = 0  # of those, trees an index had and asked for again once let go
+        self._recent: Recent[tuple[str, ast.Module]] = Recent(1 << 30, max_chars)
 
-    def used(self, index: PythonIndex) -> None:
-        """``index``'s tree was asked for: the most recent now.  One thread at a time, as :data:`INDEXES` (the
-        language server checks on one worker; a ``--jobs`` worker is a process with its own)."""
-        if self._recent.get(str(id(index))) is None:
-            self._recent.put(str(id(index)), index, len(index.text))
+    def parsed(self, text: str) -> ast.Module:
+        """The stdlib parser's tree of ``text``: the kept one, else parsed (within the token bound) and kept.
+        Raises what :func:`~.bounds.bounded_parse` raises; a text that does not parse is not kept.  Read only."""
+        key = f"{len(text)}:{hash(text)}"
+        hit = self._recent.get(key)
+        if hit is not None and hit[0] == text:
+            return hit[1]
+        tree = bounded_parse(text)
+        self.parses += 1
+        self._recent.put(key, (text, tree), len(text))
+        return tree
 
 
-def _let_tree_go(index: PythonIndex) -> None:
-    index._ast = None
+def parse_ast(text: str) -> ast.Module:
+    """``ast.parse`` of a text an input gave, past the token bound refused (:class:`BoundExceeded`), the tree kept
+    among the most recent (:data:`TREES`): read only, never changed (copy a node before transforming it)."""
+    return TREES.parsed(text)
 
 
 # Characters of source whose trees are kept. Measured on the impact replay (1,415 commits) and a cold 5,000-skill
@@ -317,12 +322,6 @@ class IndexCache:
         if isinstance(hit, PythonSyntaxProblem):
             raise hit
         return hit
-
-    def kept_tree(self, source: SourceFile) -> ast.Module | None:
-        """The stdlib parser's tree of ``source`` where an index of its blob holds it now (None: none is built, or
-        its tree was let go): a reader of the same file's statements parses it no second time."""
-        hit = self._recent.get(source.blob) if source.blob else None
-        return hit._ast if isinstance(hit, PythonIndex) else None
 
 
 INDEXES = IndexCache()

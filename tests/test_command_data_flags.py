@@ -206,3 +206,27 @@ def test_the_flags_a_program_makes_are_remembered_by_commit_never_across_commits
         return str(flag["status"])
 
     assert [status("v1"), status("v2"), status("v1")] == ["missing", "exists", "missing"]
+
+
+def test_a_command_remembered_by_commit_is_judged_for_its_own_flags_on_its_own_line(tmp_path: Path, capsys) -> None:
+    """The same program run twice with other flags: each command gets its own flags' results, on the line it is
+    written on, in a cold run and again in a warm one after the commands swapped places."""
+    written = 'def add_config_flags(parser):\n    parser.add_argument("--workers", type=int)\n'
+    repo = make_code_repo(tmp_path / "code", {"src/acme/__init__.py": "", "src/acme/cli/__init__.py": "",
+                                              "src/acme/cli/serve.py": SERVE, "src/acme/cli/options.py": written})  # fmt: skip
+    good, typo = "python -m acme.cli.serve --port 80", "python -m acme.cli.serve --prot 80"
+    skill = make_skill(tmp_path / "skill", f"```bash\n{good}\n```\n\nThen:\n\n```bash\n{typo}\n```\n")
+
+    def judged() -> list[tuple[str, str, int]]:
+        main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+        (report,) = json.loads(capsys.readouterr().out)["skills"]
+        return [(p["path"], p["status"], p["line"]) for p in report["promises"] if p["kind"] == "command"]
+
+    program = "python -m acme.cli.serve"
+    assert judged() == [(program, "exists", 7), (f"{program} --port", "exists", 7),
+                        (program, "exists", 13), (f"{program} --prot", "missing", 13)]  # fmt: skip
+    skill_md = skill / "SKILL.md"
+    skill_md.write_text(skill_md.read_text(encoding="utf-8").replace(good, "GOOD").replace(typo, good).replace(
+        "GOOD", typo), encoding="utf-8")  # fmt: skip
+    assert judged() == [(program, "exists", 7), (f"{program} --prot", "missing", 7),
+                        (program, "exists", 13), (f"{program} --port", "exists", 13)]  # fmt: skip

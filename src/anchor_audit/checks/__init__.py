@@ -15,10 +15,11 @@ from typing import Any, Mapping
 
 from ..model import ReferenceKind
 from .cardanchors import CARD_ANCHOR
-from .command import COMMAND, DEFAULT
+from .command import COMMAND
 from .conditions import CONDITION
 from .constraints import CONSTRAINT
 from .examples import SYMBOL
+from .flagdefaults import DEFAULT
 from .lineanchors import LINES
 from .links import LINK, REPO_LINK
 from .names import NAME

@@ -18,7 +18,7 @@ import ast
 import difflib
 import json
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator
 
 from ..model import (
     Citation,
@@ -102,104 +102,14 @@ def _made_flag(shown: str, flag: str, defined: set[str], made: MadeFlags, result
     return replace(judged, detail=counted + (f"; closest: {hint}" if hint else ""))
 
 
-def check_default(
-    c: Citation, commands: Sequence[Citation], tree: SourceTree, listing: Listing, file: str
-) -> PromiseResult:
-    """A default the prose states for a flag (``c``), against the parsers of the skill's ``commands`` that define
-    it: the code's default is the promise, read from its ``default=`` (or typer's first argument)."""
-    found: dict[str, object] = {}
-    for command in commands:
-        path = _command_file(command, tree, listing)
-        defaults = _defaults(path, tree, listing) if path is not None else {}
-        if c.target in defaults:
-            found.setdefault(path or "", defaults[c.target])
-
-    def result(status: PromiseStatus, detail: str) -> PromiseResult:
-        return PromiseResult(PromiseKind.COMMAND, c.text, status, file, c.line, detail)
-
-    if not found:
-        return result(PromiseStatus.UNVERIFIABLE, f"no command of this skill defines {c.target}")
-    shown = {path: _shown(value) for path, value in found.items()}
-    if len(set(shown.values())) > 1:
-        why = "; ".join(f"{path} has {value}" for path, value in shown.items())
-        return result(PromiseStatus.UNVERIFIABLE, f"the skill's commands default {c.target} differently: {why}")
-    path, value = next(iter(found.items()))
-    if isinstance(value, _Computed):
-        return result(PromiseStatus.UNVERIFIABLE, f"{path} computes it at run time: {value.code}")
-    if _same(value, c.fragment):
-        return result(PromiseStatus.HOLDS, f"{path} defaults {c.target} to {_shown(value)}")
-    return result(PromiseStatus.DIFFERS, f"{path} defaults {c.target} to {_shown(value)}; the skill says {c.fragment}")
-
-
-def check_spec_default(c: Citation, schemas: Sequence[tuple[str, str, str]], file: str) -> list[PromiseResult]:
-    """A default the prose states for a spec key (``train.distributed_strategy``), against the JSON schemas the
-    skill ships (``schemas/train.schema.json``); nothing where none of them gives the key a default."""
-    given = {name: json.loads(value) for key, name, value in schemas if key == c.target}
-    if not given:
-        return []
-    top = c.target.split(".")[0]
-    name = next((n for n in given if n.rpartition("/")[2] == f"{top}.schema.json"), next(iter(given)))
-    value = given[name]
-    more = f" (and {len(given) - 1} more)" if len(given) > 1 else ""
-
-    def result(status: PromiseStatus, detail: str) -> list[PromiseResult]:
-        return [PromiseResult(PromiseKind.COMMAND, c.text, status, file, c.line, detail)]
-
-    if not _comparable(value, c.fragment):
-        return []  # "configurable", "per GPU": words, not a value to hold against the schema's
-    if len({json.dumps(v) for v in given.values()}) > 1:
-        why = "; ".join(f"{n} has {_brief(v)}" for n, v in list(given.items())[:3])
-        return result(PromiseStatus.UNVERIFIABLE, f"the skill's schemas default {c.target} differently: {why}")
-    said = f"{name}{more} defaults {c.target} to {_brief(value)}"
-    if _same(value, c.fragment):
-        return result(PromiseStatus.HOLDS, said)
-    return result(PromiseStatus.DIFFERS, f"{said}; the skill says {c.fragment}")
-
-
-def _brief(value: object) -> str:
-    """A schema's default as a report shows it: its repr, cut at 80 characters (a schema is untrusted)."""
-    shown = repr(value)
-    return shown if len(shown) <= 80 else shown[:79] + "…"
-
-
-def _comparable(value: object, stated: str) -> bool:
-    """Whether the prose's word is a value of the default's type (``true`` for a bool, ``8`` for a number)."""
-    said = stated.strip("'\"").lower()
-    if isinstance(value, bool) or value is None:
-        return said in ("true", "false", "null", "none")
-    if isinstance(value, (int, float)):
-        try:
-            float(said)
-        except ValueError:
-            return False
-    return True
-
-
 @dataclass(frozen=True)
-class _Computed:
+class Computed:
     """A default that is not a literal (``default=os.cpu_count()``): known only by running the code."""
 
     code: str
 
 
-def _shown(value: object) -> str:
-    return value.code if isinstance(value, _Computed) else repr(value)
-
-
-def _same(value: object, stated: str) -> bool:
-    """Whether the code's default is what the prose writes (``True``/``true``, ``8``/``8.0``, ``bf16``)."""
-    said = stated.strip("'\"")
-    if isinstance(value, bool) or value is None:
-        return said.lower() == str(value).lower() or (value is None and said.lower() == "null")
-    if isinstance(value, (int, float)):
-        try:
-            return float(said) == float(value)
-        except ValueError:
-            return False
-    return said == str(value)
-
-
-def _command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None:
+def command_file(c: Citation, tree: SourceTree, listing: Listing) -> str | None:
     """The file a command runs: a console script's module, a module, a script."""
     kind, _, name = c.target.partition(":")
     if kind == "program":
@@ -280,10 +190,10 @@ def _flags(n: int) -> str:
 
 
 def _defined_flags(path: str, tree: SourceTree, listing: Listing) -> set[str]:
-    return set(_defaults(path, tree, listing))
+    return set(program_defaults(path, tree, listing))
 
 
-def _defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object]:
+def program_defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str, object]:
     """The flags ``path`` defines and their defaults, and those of the repository's modules it imports (a
     parser kept in an ``arguments.py`` beside a script, or in the package): one level of imports, never the
     whole program."""
@@ -331,7 +241,7 @@ def _default_of(call: ast.Call, name: str) -> object:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _Computed(ast.unparse(node)[:60])
+        return Computed(ast.unparse(node)[:60])
 
 
 def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
@@ -348,7 +258,7 @@ def _console_scripts(tree: SourceTree, listing: Listing) -> dict[str, str]:
 MAX_PROJECTS = 32  # pyproject.toml files read for console scripts
 
 
-def _reads_command(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
+def reads_command(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
     """Its module (wherever the package's root is), its script, or the programs pyproject.toml declares."""
     kind, _, name = c.target.partition(":")
     if kind == "module":
@@ -358,15 +268,8 @@ def _reads_command(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterat
         yield Reference(c.kind, c.file, c.line, c.text, frozenset({"pyproject.toml", name}))
 
 
-def _reads_default(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    """A flag's default is read where the skill's commands define their flags."""
-    for command in citations_of(ReferenceKind.COMMAND)(skill, entry):
-        for read in _reads_command(command, skill, entry):
-            yield replace(read, kind=ReferenceKind.DEFAULT, line=c.line, text=c.text)
-
-
 def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
-    results = check_command(c, ctx.tree, ctx.listing, ctx.file(c.file))
+    results = _judged_command(c, ctx)
     if on_a_page(c) and len(results) == 1 and results[0].status is PromiseStatus.MISSING:  # the program itself
         # A page runs other projects' programs as often as this one's: one not here is not said missing (the
         # flags of one that is here are judged as anywhere).
@@ -375,17 +278,22 @@ def _check_command(c: Citation, ctx: Context) -> list[PromiseResult]:
     return results
 
 
-def _check_default(c: Citation, ctx: Context) -> list[PromiseResult]:
-    if not c.target.startswith("-"):
-        return check_spec_default(c, ctx.skill.schema_defaults, ctx.skill_md)
-    return [check_default(c, ctx.commands, ctx.tree, ctx.listing, ctx.skill_md)]
+def _judged_command(c: Citation, ctx: Context) -> list[PromiseResult]:
+    """:func:`check_command`'s results, remembered by the commit and what the command says (a program many skills
+    run is judged once for the same flags: its parser, the modules it imports, the flags it makes from data)."""
+    file, key = ctx.file(c.file), ctx.tree.content_key()
+    if key is None:
+        return check_command(c, ctx.tree, ctx.listing, file)
+
+    def judged() -> dict[str, list[list[str]]]:
+        return {"results": [[r.path, str(r.status), r.detail] for r in check_command(c, ctx.tree, ctx.listing, file)]}
+
+    said = ctx.memo(f"command/1|{key}|{json.dumps([c.target, c.flags, c.positionals])}", judged)["results"]
+    return [PromiseResult(PromiseKind.COMMAND, path, PromiseStatus(status), file, c.line, detail)
+            for path, status, detail in said]  # fmt: skip
 
 
 COMMAND: Checker[Citation, list[PromiseResult]] = Checker(
-    ReferenceKind.COMMAND, citations_of(ReferenceKind.COMMAND), _reads_command, _check_command, PromiseKind.COMMAND,
-    unreadable_is_there=False,
-)  # fmt: skip
-DEFAULT: Checker[Citation, list[PromiseResult]] = Checker(
-    ReferenceKind.DEFAULT, citations_of(ReferenceKind.DEFAULT), _reads_default, _check_default, PromiseKind.COMMAND,
+    ReferenceKind.COMMAND, citations_of(ReferenceKind.COMMAND), reads_command, _check_command, PromiseKind.COMMAND,
     unreadable_is_there=False,
 )  # fmt: skip

@@ -127,3 +127,37 @@ def test_a_quote_under_the_same_caption_is_the_evidence_before_the_example(tmp_p
     body = EXAMPLE + "\n## Partial replay check\n\n```5:7:pkg/config.py\n" + CONFIG.split("\n", 4)[4].rstrip() + "\n```\n"
     claim = _claim(tmp_path, capsys, body=body)
     assert [e["kind"] for e in claim["evidence"]] == ["quote"]
+
+
+SPOKEN = """\
+# Replay
+
+## Partial replay
+
+Setting the depth alone does not replay anything.
+You must also set `replay_mode = "partial"`, and keep `replay_depth` small.
+"""
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict"),
+    [
+        (None, "code_verified"),
+        ({"pkg/config.py": CONFIG.replace('"whole", "partial"', '"whole", "halves"')}, "unverifiable"),
+    ],
+    ids=["still-compared", "no-longer-compared"],
+)  # fmt: skip
+def test_a_setting_a_sentence_writes_as_code_is_the_example_where_no_fence_is(tmp_path, capsys, later, verdict) -> None:
+    """`` `replay_mode = "partial"` `` in a sentence under the caption naming the claim: a name alone is the setting
+    there, and the word it gives is one a gate must compare it with, on the validation day and at the ref."""
+    claim = _claim(tmp_path, capsys, later, body=SPOKEN)
+    assert claim["verdict"] == verdict
+    fact = _by_ref(claim)['replay_mode = "partial"']
+    assert fact["ok"] is (verdict == "code_verified")
+    assert ('no gate compares replay_mode with "partial"' in fact["detail"]) is (verdict != "code_verified")
+
+
+def test_a_fence_the_caption_names_is_the_example_before_a_setting_in_a_sentence(tmp_path: Path, capsys) -> None:
+    body = EXAMPLE + "\n## Partial replay, in words\n\nSet `replay_mode = \"whole\"` to turn it off.\n"
+    facts = _by_ref(_claim(tmp_path, capsys, body=body))
+    assert 'replay_mode = "partial"' in facts and 'replay_mode = "whole"' not in facts

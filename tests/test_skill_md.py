@@ -130,7 +130,7 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     for key in store:  # as the on-disk cache gives them back
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
-    assert sorted(k.split("|")[0] for k in store) == ["card/3", "skill-md/12"] and calls[:2] == calls[2:4]
+    assert sorted(k.split("|")[0] for k in store) == ["card/3", "skill-md/13"] and calls[:2] == calls[2:4]
 
 
 def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:
@@ -231,3 +231,18 @@ def test_each_citation_of_a_paragraph_is_on_its_own_line_when_the_same_text_come
         ("../other/TASKS.md#debug", 3), ("TASKS.md#debug", 4), ("TASKS.md#debug", 5), ("pkg/a.py", 5),
         ("pkg/a.py", 6),
     ]  # fmt: skip
+
+
+def test_a_setting_a_sentence_writes_as_code_is_read_with_its_line_and_caption() -> None:
+    """One assignment of a word to a name or an attribute chain is a setting written in prose; a name alone, a
+    comparison, a call, a number, or a span in a fence is not."""
+    from anchor_audit.spec.skill import skill_from_text
+
+    text = ("# Title\n\n## Fast path\n\nFirst turn it on.\n\nThen set `engine.mode = \"fast\"` and\n"
+            "`backend = \"lane\"`, never `mode == \"slow\"`, `run(mode=\"x\")`, `depth = 2` or `mode`.\n\n"
+            "```python\nmode = \"fenced\"\n```\n")  # fmt: skip
+    skill = skill_from_text("s", "skills/s", text, Path("skills/s/SKILL.md"), None, Path("skills/s/card.yaml"))
+    assert [(e.code, e.line, e.caption) for e in skill.prose_settings] == [
+        ('engine.mode = "fast"', 7, "Fast path First turn it on."), ('backend = "lane"', 8, "Fast path First turn it on."),
+    ]  # fmt: skip
+    assert [e.code for e in skill.examples] == ['mode = "fenced"\n']

@@ -2,7 +2,9 @@
 
 ``### Partial replay`` above ``cfg.model.replay_mode = "partial"``: where no quote's caption, validation, file,
 definition or quoted code links a ``code_verified`` claim, the plain Python examples whose caption names it best
-(the rule of :mod:`.captions`) are its evidence. Their facts, read on the card's validation day:
+(the rule of :mod:`.captions`) are its evidence; where no fence's caption names it, the settings its sentences write
+as code (`` `replay_mode = "partial"` `` under ``### Partial replay``, a name alone a setting there). Their facts,
+read on the card's validation day:
 
 * each setting an example assigns (the last name of ``cfg.model.replay_mode``: what ``cfg`` is, an example does not
   say) is a field that a class of the card's evidence files defines (at the ref, where it left them, one of the
@@ -92,8 +94,10 @@ def example_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     """The claim's evidence from the examples its caption names (none where no caption names it, the examples say
     nothing of the code, or the card has no validation day)."""
     then = ctx.validated()
-    examples = captioned(claim_id, ctx.skill.examples) if then is not None else ()
-    facts = [fact for example in examples for fact in facts_of(example)]
+    fenced = captioned(claim_id, ctx.skill.examples) if then is not None else ()
+    spoken = captioned(claim_id, ctx.skill.prose_settings) if then is not None and not fenced else ()
+    facts = [fact for example in fenced for fact in facts_of(example)]
+    facts += [fact for example in spoken for fact in facts_of(example, bare=True)]
     if then is None or not facts:
         return []
     day = f"the validation day ({(then.info.commit or '')[:10]})"
@@ -104,9 +108,10 @@ def example_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     return _landed(facts, now, then, day)
 
 
-def facts_of(example: Example) -> list[Fact]:
+def facts_of(example: Example, bare: bool = False) -> list[Fact]:
     """What an example says of the code: the settings it assigns and the words it gives them, the functions it
-    imports and calls with their keywords and words (an example that does not parse says nothing)."""
+    imports and calls with their keywords and words (an example that does not parse says nothing).  ``bare``: a
+    setting written in prose, whose name alone is a setting too (in a fence, ``x = ...`` is a local variable)."""
     try:
         module = parse_ast(example.code)
     except (SyntaxError, ValueError, RecursionError, BoundExceeded):
@@ -116,8 +121,8 @@ def facts_of(example: Example) -> list[Fact]:
                 for alias in node.names}  # fmt: skip
     facts: dict[str, Fact] = {}
     for node in ast.walk(module):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and _setting(node.targets[0]):
-            name = _setting(node.targets[0])
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and _setting(node.targets[0], bare):
+            name = _setting(node.targets[0], bare)
             assert name is not None
             facts.setdefault(name, Fact(name, _field(name), name))
             word = _word(node.value)
@@ -137,8 +142,11 @@ def facts_of(example: Example) -> list[Fact]:
     return list(facts.values())
 
 
-def _setting(target: ast.expr) -> str | None:
-    """The setting an assignment sets: the last name of an attribute chain on a name (``cfg.model.x``)."""
+def _setting(target: ast.expr, bare: bool) -> str | None:
+    """The setting an assignment sets: the last name of an attribute chain on a name (``cfg.model.x``), or where
+    ``bare``, a name alone."""
+    if bare and isinstance(target, ast.Name):
+        return target.id
     node = target
     while isinstance(node, ast.Attribute):
         node = node.value

@@ -230,6 +230,7 @@ class Skill:
     references: tuple[tuple[str, int], ...] = ()  # @path references in SKILL.md prose, with their lines
     test_promises: tuple[TestPromise, ...] = ()
     examples: tuple[Example, ...] = ()  # Python code blocks (not quotes)
+    prose_settings: tuple[Example, ...] = ()  # settings its sentences write as code (`mode = "partial"`)
     citations: tuple[Citation, ...] = ()  # paths, links and version pins of the prose
     disk: str | None = None  # the folder on disk, when read from disk (links inside it are checked there)
     disk_root: str | None = None  # how far up a relative link is followed on disk (a catalog's root)

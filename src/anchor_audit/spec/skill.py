@@ -17,7 +17,7 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotCarried, SpecError, UnreadableFile
 from ..model import (
@@ -34,6 +34,7 @@ from ..text.fsutil import read_input
 from ..text.lines import split_lines
 from .card import Content, Memo, remembered_card
 from .citations import MAKES, parse_citations
+from .codeexamples import caption, fenced_examples, prose_settings
 from .pages import disk_pages, tree_pages, with_folder
 from .repopath import normalize, repo_path_problem
 
@@ -47,7 +48,6 @@ from .yamldoc import load_yaml
 
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_QUOTES = 2_000
-MAX_CAPTION = 300  # characters of the heading and lead-in kept above a quote
 MAX_BUILT = 1_024  # skills kept built, the latest of a run (a history meets the same texts at every commit)
 MAX_LINE_DIGITS = 9  # int() of thousands of digits is slow, and Python refuses past 4,300
 _ANCHOR = re.compile(r"^(-?\d+):(-?\d+):(.*)$")
@@ -167,7 +167,8 @@ def _built(
             "quotes": [[q.path, q.declared.as_list(), list(q.body), q.skill_line, q.caption] for q in quotes],
             "references": [list(r) for r in references],
             "tests": [[t.path, t.promised, t.line] for t in tests],
-            "examples": [list(e) for e in python_examples(skill_md)],
+            "examples": [list(e) for e in fenced_examples(_tokens(body))],
+            "settings": [list(e) for e in prose_settings(_tokens(body))],
             "clones": list(dict.fromkeys(_CLONE.findall(skill_md)))[:MAX_CLONES],
             "citations": [
                 [str(c.kind), c.text, c.target, c.line, c.fragment, c.repo, list(c.flags), list(c.positionals)]
@@ -176,7 +177,7 @@ def _built(
             "citations_cut": cut,
         }
 
-    said = memo(content.key("skill-md/12", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/13", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,
@@ -185,6 +186,7 @@ def _built(
         references=tuple((ref, line) for ref, line in said["references"]),
         test_promises=tuple(TestPromise(p, n, line) for p, n, line in said["tests"]),
         examples=tuple(Example(*e) for e in said["examples"]),
+        prose_settings=tuple(Example(*e) for e in said["settings"]),
         clones=tuple(said["clones"]),
         citations=tuple(
             Citation(ReferenceKind(k), text, target, line, fragment, repo, tuple(flags), tuple(words))
@@ -224,23 +226,16 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+def python_examples(text: str) -> tuple[Example, ...]:
+    """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line and their
+    caption."""
+    return fenced_examples(_tokens(_blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")))
+
+
 _REFERENCE = re.compile(r"(?<![\w@`])@([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*[A-Za-z0-9_-])")
 _PYTEST_FILE = re.compile(r"(?:^|\s)((?:[\w.-]+/)*test_[\w-]*\.py|(?:[\w.-]+/)*[\w-]*_test\.py)\b")
 _PASSED = re.compile(r"\b(\d{1,9}) passed\b")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-
-
-def python_examples(text: str) -> tuple[Example, ...]:
-    """The plain Python code blocks of a SKILL.md (not quotes), with the line of their first code line and their
-    caption."""
-    text = _blank_front_matter(text.replace("\r\n", "\n"), "SKILL.md")
-    out = []
-    tokens = _tokens(text)
-    for at, token in enumerate(tokens):
-        info = token.info.strip().split()[0].lower() if token.type == "fence" and token.info.strip() else ""
-        if info in ("python", "py", "python3") and token.map:
-            out.append(Example(token.content, token.map[0] + 2, _caption(tokens, at)))
-    return tuple(out)
 
 
 def parse_promises(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[TestPromise, ...]]:
@@ -343,29 +338,12 @@ def parse_skill_md(text: str, name: str = "SKILL.md") -> tuple[Quote, ...]:
         body = tuple(split_lines(token.content))
         if not any(s.strip() and s.strip() != "..." for s in body):
             raise SpecError(f"{where}: the quote is empty")
-        quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line, _caption(tokens, at)))
+        quotes.append(Quote(normalize(qpath), LineRange(start, end), body, line, caption(tokens, at)))
         if len(quotes) > MAX_QUOTES:
             raise SpecError(f"{name}:{line}: more than {MAX_QUOTES} quotes; not auditing this file")
     return tuple(quotes)
 
 
-def _caption(tokens: Sequence[Token], fence: int) -> str:
-    """What a fence's author wrote above it: the nearest heading (not the page's title), and the last paragraph (a
-    list item's too) between that heading and the fence (``DP overlap defaults:``), unless another fence stands
-    between."""
-    lead = ""
-    for at in range(fence - 1, 0, -1):
-        token, opening = tokens[at], tokens[at - 1]
-        if token.type in ("fence", "code_block") and not lead:
-            lead = " "  # the prose above belongs to that fence
-        if token.type != "inline":
-            continue
-        if opening.type == "heading_open":  # a page's title (# ...) says what every fence is about: not kept
-            heading = token.content if opening.tag != "h1" else ""
-            return " ".join(s for s in (heading, lead.strip()) if s)[:MAX_CAPTION]
-        if opening.type == "paragraph_open" and not lead:
-            lead = token.content
-    return lead.strip()[:MAX_CAPTION]
 
 
 def _blank_front_matter(text: str, name: str) -> str:

@@ -1,5 +1,6 @@
-"""A skill's whole audit kept by commit (history, impact): the same bytes as a run that keeps nothing, and a
-second run that audits no skill again; never kept where something beside the commit could change it."""
+"""A skill's whole audit kept by commit (history, impact, check, a catalog): the same bytes as a run that keeps
+nothing, and a second run that audits no skill again; a skill on disk audited again once what its checks read
+there changed; never kept where something beside the commit could change it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from anchor_audit.source.git import open_git
 from anchor_audit.spec.skill import load_skill, load_skill_from_tree
 from anchor_audit.store.sqlite import ResultStore
 
+from .catalog_fixture import build_catalog
 from .conftest import DEMO, GitRepo, git
 
 SKILL = "skills/demo-overlap"
@@ -79,19 +81,20 @@ def test_a_second_run_audits_no_skill_and_says_the_same(
     assert audits and again == run(capsys, *argv, "--no-cache") and again != first
 
 
-def test_what_is_kept_is_keyed_by_a_whole_commit_only(code: GitRepo, tmp_path: Path) -> None:
+def test_what_is_kept_is_keyed_by_a_whole_commit_and_what_was_audited(code: GitRepo, tmp_path: Path) -> None:
     tree = open_git(str(code.path), "HEAD")
     in_tree = load_skill_from_tree(tree, SKILL)
-    assert kept_key(in_tree, None, tree, True) is not None
-    assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree, False)
-    assert kept_key(in_tree, None, tree, True) != kept_key(in_tree, None, tree.at(git(code.path, "rev-parse", "s1")), True)
+    key = kept_key(in_tree, None, tree, True, False)
+    assert key is not None
+    assert key not in (kept_key(in_tree, None, tree, False, False), kept_key(in_tree, None, tree, True, True))
+    assert key != kept_key(in_tree, None, tree.at(git(code.path, "rev-parse", "s1")), True, False)
     elsewhere = open_git(str(code.path), "HEAD", submodules={"vendor/lib": str(tmp_path)})  # --submodule given
-    assert kept_key(in_tree, None, elsewhere, True) not in (None, kept_key(in_tree, None, tree, True))
-    on_disk = load_skill(code.path / SKILL)  # its links are read on disk, which no commit names
-    assert kept_key(on_disk, None, tree, True) is None
+    assert kept_key(in_tree, None, elsewhere, True, False) not in (None, key)
+    on_disk = load_skill(code.path / SKILL)  # kept with what its checks read on disk (where it lies is its key's)
+    assert kept_key(on_disk, None, tree, True, False) not in (None, key)
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{code.path}", str(shallow))
-    assert kept_key(in_tree, None, open_git(str(shallow), "HEAD"), True) is None  # history ends early
+    assert kept_key(in_tree, None, open_git(str(shallow), "HEAD"), True, False) is None  # history ends early
 
 
 def test_a_report_left_unsettled_is_never_kept(tmp_path: Path) -> None:
@@ -141,9 +144,9 @@ def test_a_file_the_prose_names_by_its_tail_brings_its_commits_warm_as_cold(code
     assert run(capsys, *argv) == cold == run(capsys, *argv, "--no-cache")
 
 
-def test_a_second_matrix_audits_the_newest_release_alone(code: GitRepo, capsys, audits: list[str], cache_dir: Path) -> None:
+def test_a_second_matrix_audits_no_release_again(code: GitRepo, capsys, audits: list[str], cache_dir: Path) -> None:
     """A cell is a status: every release but the newest is audited without facts and kept; the newest shows its
-    detail (owners, the card's dates) and is audited again."""
+    detail (owners, the card's dates), kept with them: a second matrix audits none and says the same."""
     for tag, ref in (("v1.1.0", "s1"), ("v1.2.0", "HEAD~1"), ("v1.3.0", "HEAD")):  # newer than the demo's v1
         git(code.path, "tag", tag, ref)
     argv = ("matrix", "--in-repo", SKILL, "--spec", str(DEMO / "anchors.yaml"), "--repo", str(code.path),
@@ -151,8 +154,8 @@ def test_a_second_matrix_audits_the_newest_release_alone(code: GitRepo, capsys, 
     first = run(capsys, *argv)
     assert len(audits) == 3
     audits.clear()
-    assert run(capsys, *argv) == first and len(audits) == 1
-    assert run(capsys, *argv, "--no-cache") == first
+    assert run(capsys, *argv) == first and audits == []
+    assert run(capsys, *argv, "--no-cache") == first and len(audits) == 3
 
 
 def test_what_is_kept_is_only_good_for_the_code_of_every_module_of_the_package() -> None:
@@ -162,3 +165,52 @@ def test_what_is_kept_is_only_good_for_the_code_of_every_module_of_the_package()
 
     files = {entry[0] for entry in tool_identity()[2]}
     assert {"checks/names.py", "cli/dispatch.py", "store/toolprint.py", "__init__.py"} <= files
+
+
+def test_a_catalog_checked_again_audits_only_the_skills_whose_folder_or_link_targets_changed(
+    tmp_path: Path, capsys, audits: list[str], cache_dir: Path
+) -> None:
+    """A catalog's copies are read on disk: kept with what their checks read there (a link's target, a page's
+    headings), a copy is audited again when its own folder or a file it links outside it changed, and no other."""
+    catalog, mirrors = build_catalog(tmp_path)
+    clean = catalog / "skills" / "a-clean" / "SKILL.md"
+    clean.write_text(clean.read_text() + "\nSee [the gate](../a-moved/SKILL.md#the-gate).\n")
+    argv = ("check", "--catalog", str(catalog), *mirrors, "--format", "json", "--jobs", "1")
+    first = run(capsys, *argv)
+    assert "a-clean" in audits and "a-moved" in audits
+    audits.clear()
+    assert run(capsys, *argv) == first and audits == []
+    moved = catalog / "skills" / "a-moved" / "SKILL.md"
+    moved.write_text(moved.read_text().replace("The gate:", "## The gate\n\nThe gate:"))  # the anchor now there
+    again = run(capsys, *argv)
+    assert sorted(audits) == ["a-clean", "a-moved"]
+    assert again != first and again == run(capsys, *argv, "--no-cache")
+    links = [p for s in json.loads(again[1])["skills"] if s["name"] == "a-clean" for p in s["promises"]
+             if p["kind"] == "link"]  # fmt: skip
+    assert [(p["path"], p["status"]) for p in links] == [("../a-moved/SKILL.md#the-gate", "exists")]
+
+
+def test_a_skipped_skills_checks_are_kept_while_its_pages_and_what_they_read_are_the_same(
+    tmp_path: Path, capsys, monkeypatch, cache_dir: Path
+) -> None:
+    """A skill whose repository cannot be reached gets the checks that need no code; kept by its pages' texts and
+    what the checks read on disk, they run again only once a page or a linked file changed."""
+    import anchor_audit.runs.catalog as catalog_run
+
+    checked: list[str] = []
+    folder_links = catalog_run.folder_links
+    monkeypatch.setattr(catalog_run, "folder_links", lambda skill, shown: checked.append(shown) or folder_links(skill, shown))
+    catalog, mirrors = build_catalog(tmp_path)
+    page = catalog / "skills" / "g-one" / "SKILL.md"
+    page.write_text(page.read_text() + "\nSee [the notes](../g-two/notes.md).\n")
+    argv = ("check", "--catalog", str(catalog), *mirrors, "--format", "json", "--jobs", "1")
+
+    def link_status() -> str:
+        (skill,) = [s for s in json.loads(run(capsys, *argv)[1])["skills"] if s["name"] == "g-one"]
+        return next(p["status"] for p in skill["promises"] if p["kind"] == "link")
+
+    assert link_status() == "missing" and "skills/g-one" in checked
+    checked.clear()
+    assert link_status() == "missing" and checked == []
+    (catalog / "skills" / "g-two" / "notes.md").write_text("# Notes\n")  # outside g-one's folder: a read of it
+    assert link_status() == "exists" and sorted(checked) == ["skills/g-one", "skills/g-two"]

@@ -1,21 +1,26 @@
-"""A skill's whole audit at a commit, kept by that commit: for the commands that compare statuses.
+"""A skill's whole audit at a commit, kept by that commit and by what it read of the disk.
 
 A history audits a skill at every commit that touches it, an impact at both
 ends of every change, a diff or a bump at two refs, a matrix at every release,
-and the same commits come back run after run: what a skill's audit says at a
-commit (without the facts of the skill as a whole: its owners, its card's
-dates) is a function of the commit (its tree, and the history behind it), the
-skill and its registry entry as parsed, and this tool.  Kept whole
-(:mod:`.model.wire`), signed like every result, and only when it is the code's
-whole answer (:func:`unsettled`).
+and a catalog or a folder of skills is checked again and again at the same
+commits: what a skill's audit says at a commit is a function of the commit (its
+tree, and the history behind it), the skill and its registry entry as parsed,
+this tool, and for a skill read from disk what its checks read there (a link's
+target, a page its folder holds: :mod:`anchor_audit.checks.diskreads`).  Kept
+whole (:mod:`.model.wire`), signed like every result, with those reads, and only
+when it is the code's whole answer (:func:`unsettled`); given back only while
+each read answers the same.  A card's validation day is resolved on the default
+branch: a commit pushed there later, dated on or before a card's day, is not
+seen by a kept audit (nor by the memo of the day itself).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Callable
 
+from ..checks.diskreads import Reads, still_so, witnessing
 from ..model import Skill, SkillReport, SkillSpec, wire
 from ..source import SourceTree
 from ..store.codecs import promise_key
@@ -27,15 +32,15 @@ SUBMODULE_HINT = "=URL_OR_DIR)"  # how a submodule that could not be opened ends
 MAX_DECODED = 256  # reports held by digest in a run (content-addressed: never stale)
 
 
-def kept_key(skill: Skill, entry: SkillSpec | None, tree: SourceTree, promises: bool) -> str | None:
-    """The key a skill's whole audit (no facts: a history's, an impact's, a diff's) is kept under: this tool, the
-    tree's content key (a commit of a whole repository: its tree and the history behind it), the skill and its
-    entry as parsed.  None where something else could change the answer: a copy on disk (its links are read
-    there), a tree with no content key (a working tree, a packaged copy, a shallow or lean history)."""
+def kept_key(skill: Skill, entry: SkillSpec | None, tree: SourceTree, promises: bool, facts: bool) -> str | None:
+    """The key a skill's whole audit is kept under: this tool, the tree's content key (a commit of a whole
+    repository: its tree and the history behind it), the skill and its entry as parsed (a copy on disk: where it
+    lies, and the root its links may climb to), what was audited.  None where something else could change the
+    answer: a tree with no content key (a working tree, a packaged copy, a shallow or lean history)."""
     content = tree.content_key()
-    if skill.disk is not None or content is None:
+    if content is None:
         return None
-    said = [tool_digest(), tree.info.repo, tree.info.ref, content, repr(skill), repr(entry), promises]
+    said = [tool_digest(), tree.info.repo, tree.info.ref, content, repr(skill), repr(entry), promises, facts]
     return promise_key("skill-audit|" + hashlib.sha256(json.dumps(said).encode("utf-8", "surrogateescape")).hexdigest())
 
 
@@ -45,7 +50,7 @@ def recalled(judge: Judge, key: str) -> SkillReport | None:
     history leave a skill's report as it was."""
     row = judge.memo.recall(key)
     digest = row.get("digest") if row is not None else None
-    if not isinstance(digest, str):
+    if not isinstance(digest, str) or (row is not None and not still_so(row.get("reads", {}))):
         return None
     decoded = judge.reports
     if digest not in decoded:
@@ -77,21 +82,41 @@ def unsettled(skill: SkillReport) -> str | None:
     return None
 
 
-def keep(judge: Judge, key: str, report: SkillReport) -> None:
-    """Keep ``report`` under ``key`` when it is settled (the report itself once, by its digest; with no store to
-    write to, by ``key`` as it is: its digest would cost a serialization and a hash of the whole report)."""
+def keep(judge: Judge, key: str, report: SkillReport, reads: Reads | None = None) -> None:
+    """Keep ``report`` under ``key`` when it is settled, with the ``reads`` of the disk it was made from (the
+    report itself once, by its digest; with no store to write to, by ``key`` as it is: its digest would cost a
+    serialization and a hash of the whole report)."""
     if unsettled(report) is not None:
         return
+    said = dict(reads or {})
     if judge.store is None:  # nothing is written (--no-cache, a library's replay): held by its key, not serialized
         _hold(judge, key, report)
-        judge.memo.keep(key, {"digest": key})
+        judge.memo.keep(key, {"digest": key, "reads": said})
         return
     data = wire.dump(report)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
     if digest not in judge.reports:  # kept or read in this run: its row is there
         judge.memo.keep(_report_key(digest), {"report": data}, hold=False)
         _hold(judge, digest, report)
-    judge.memo.keep(key, {"digest": digest})
+    judge.memo.keep(key, {"digest": digest, "reads": said})
+
+
+def kept_or_checked(judge: Judge, said: list[Any], check: Callable[[], Any]) -> Any:
+    """``check()``, a model value that depends on nothing but this tool, what ``said`` names (JSON data: a
+    folder's pages by content, where it lies) and what it reads of the disk: kept with those reads, and given
+    back while each answers the same (the checks of a catalog's folder that need no code)."""
+    named = json.dumps([tool_digest(), *said]).encode("utf-8", "surrogateescape")
+    key = promise_key(f"checked|{hashlib.sha256(named).hexdigest()}")
+    row = judge.memo.recall(key)
+    if row is not None and still_so(row.get("reads", {})):
+        try:
+            return wire.load(row["value"])
+        except (KeyError, TypeError, ValueError):
+            pass
+    with witnessing() as reads:
+        value = check()
+    judge.memo.keep(key, {"value": wire.dump(value), "reads": dict(reads)})
+    return value
 
 
 def _hold(judge: Judge, digest: str, report: SkillReport) -> None:

@@ -14,6 +14,7 @@ from typing import Callable, Sequence, TypeVar
 
 from ..checks import CHECKERS
 from ..checks.barenames import search_all
+from ..checks.diskreads import witnessing
 from ..checks.names import expect_names, name_searches
 from ..checks.promises import check_promises
 from ..checks.prose import check_citations
@@ -61,7 +62,7 @@ def audit(
     statuses, and reports none of these.
     """
     judge = judge or Judge()
-    keys = [None if facts or isinstance(item, UnreadableSkill) else kept_key(*item, tree, promises) for item in skills]
+    keys = [None if isinstance(item, UnreadableSkill) else kept_key(*item, tree, promises, facts) for item in skills]
     known = {i: found for i, key in enumerate(keys) if key and (found := recalled(judge, key)) is not None}
     readable = [item[0] for i, item in enumerate(skills) if not isinstance(item, UnreadableSkill) and i not in known]
     presearch(readable, tree, judge)
@@ -75,12 +76,7 @@ def audit(
         item, key = skills[i], keys[i]
         if isinstance(item, UnreadableSkill):
             return SkillReport(item.name, item.path, (), (), error=item.error)
-        if i in known:
-            return known[i]
-        report = audit_skill(item[0], item[1], tree, judge, promises, facts)
-        if key is not None:
-            keep(judge, key, report)
-        return report
+        return known[i] if i in known else audited(item[0], item[1], tree, judge, promises, facts, key)
 
     def step(i: int) -> str:
         item = skills[i]
@@ -163,6 +159,24 @@ def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
             search_all(tree, texts)
         except BoundExceeded:
             pass  # each skill's own search says so, bounded as ever
+
+
+def audit_or_recall(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge) -> SkillReport:
+    """The skill's one-ref audit (:func:`audit_skill`, with its facts) as kept, if it is (:mod:`.kept`), else
+    audited and kept."""
+    key = kept_key(skill, entry, tree, True, True)
+    found = recalled(judge, key) if key is not None else None
+    return found if found is not None else audited(skill, entry, tree, judge, True, True, key)
+
+
+def audited(skill: Skill, entry: SkillSpec | None, tree: SourceTree, judge: Judge, promises: bool, facts: bool,
+            key: str | None) -> SkillReport:  # fmt: skip
+    """:func:`audit_skill`, kept under ``key`` (if any) with what it read of the disk."""
+    with witnessing() as reads:
+        report = audit_skill(skill, entry, tree, judge, promises, facts)
+    if key is not None:
+        keep(judge, key, report, reads)
+    return report
 
 
 def audit_skill(

@@ -28,6 +28,7 @@ from typing import Callable, Iterator, Sequence
 
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..spec.pages import folder_files
+from .diskreads import ASKED, witnessed
 from .protocol import Checker, Context
 
 MAX_PAGES = 1024
@@ -47,7 +48,7 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
     """The pages of the skill's folder that no chain of links from SKILL.md reaches, in name order."""
     if skill.disk is None and not skill.tree_pages:
         return []
-    pages = _pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
+    pages = _disk_pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
     reached = _reached(skill, pages)
     return [page for page in pages if page not in reached and _for_the_agent(page)]
 
@@ -56,6 +57,10 @@ def _for_the_agent(page: str) -> bool:
     """Whether the page is one an agent reads by following links (see the module's rule)."""
     parts = page.lower().split("/")
     return page.lower() not in FOR_PEOPLE and parts[-1] not in NOT_LINKED_ANYWHERE and parts[0] not in DATA_FOLDERS
+
+
+def _disk_pages(folder: str) -> list[str]:
+    return list(witnessed("pages", (folder,), _pages(folder)))
 
 
 def _pages(folder: str) -> list[str]:
@@ -129,7 +134,11 @@ def _text(skill: Skill, page: str) -> str:
         load = dict(skill.tree_pages).get(page)
         text = load() if load is not None else ""
         return text if len(text) <= MAX_PAGE_BYTES else ""
-    path = os.path.join(skill.disk, page)
+    return str(witnessed("page_text", (skill.disk, page), _page_text(skill.disk, page)))
+
+
+def _page_text(folder: str, page: str) -> str:
+    path = os.path.join(folder, page)
     try:
         if os.path.islink(path) or os.path.getsize(path) > MAX_PAGE_BYTES:
             return ""
@@ -137,6 +146,9 @@ def _text(skill: Skill, page: str) -> str:
             return handle.read()
     except OSError:
         return ""
+
+
+ASKED.update(pages=_pages, page_text=_page_text)
 
 
 def _named(target: str, pages: list[str]) -> Iterator[str]:

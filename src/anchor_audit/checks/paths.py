@@ -34,6 +34,7 @@ from ..model import (
 )
 from ..source import SourceTree, url_key
 from ..source.listing import Listing
+from .diskreads import ASKED, witnessed
 from .pathcandidates import healed, in_tree, namesakes
 from .protocol import Checker, Context, Heal, citations_of, judged
 
@@ -218,10 +219,14 @@ def on_disk(skill: Skill, target: str, root: str | None) -> bool:
     """Whether ``target`` (relative to the skill's folder) is on disk, never looking above ``root``."""
     if skill.disk is None or root is None:
         return False
+    return bool(witnessed("on_disk", (skill.disk, target, root), _on_disk(skill.disk, target, root)))
+
+
+def _on_disk(folder: str, target: str, root: str) -> bool:
     # Most targets are not there at all: one lstat says so before the walk of every folder up to the root.
-    if not os.path.lexists(os.path.normpath(os.path.join(skill.disk, target))):
+    if not os.path.lexists(os.path.normpath(os.path.join(folder, target))):
         return False
-    here = _inside(skill.disk, target, root)
+    here = _inside(folder, target, root)
     return here is not None and here.exists()
 
 
@@ -238,13 +243,22 @@ def read_disk(skill: Skill, target: str) -> str | None:
     """A Markdown file a link names, to read its headings: under the skill's root only, 2 MiB at most."""
     if skill.disk is None or skill.disk_root is None:
         return None
-    path = _inside(skill.disk, target, skill.disk_root)
+    asked = (skill.disk, target, skill.disk_root)
+    said = witnessed("read_disk", asked, _read_disk(*asked))
+    return said if isinstance(said, str) else None
+
+
+def _read_disk(folder: str, target: str, root: str) -> str | None:
+    path = _inside(folder, target, root)
     try:
         if path is None or not path.is_file() or path.stat().st_size > 2 * 1024 * 1024:
             return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+ASKED.update(on_disk=_on_disk, read_disk=_read_disk)
 
 
 def read_tree(tree: SourceTree, folder: str | None, target: str) -> str | None:

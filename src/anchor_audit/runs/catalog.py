@@ -20,7 +20,8 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from ..audit.judge import Judge
-from ..audit.skills import audit_skill, expect_names_past, presearch, spread
+from ..audit.kept import kept_or_checked
+from ..audit.skills import audit_or_recall, expect_names_past, presearch, spread
 from ..checks.links import folder_links
 from ..checks.orphans import folder_pages
 from ..errors import AuditError, SpecError
@@ -188,14 +189,20 @@ def _without_code(
     except (AuditError, OSError):
         return (), ""
     pages = [("SKILL.md", Content.of(text)), *disk_pages(real)]
-    memo = judge.memo.remember
-    citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
-    skill = Skill(catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
-                  repo_folder=upstream)  # fmt: skip
-    links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
-    ran = [what for what, found in (("its links, in the catalog", links), ("its pages no link reaches", unreached))
-           if found]  # fmt: skip
-    return links + unreached, " and ".join(ran)
+
+    def check() -> tuple[tuple[PromiseResult, ...], str]:
+        memo = judge.memo.remember
+        citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
+        skill = Skill(catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
+                      repo_folder=upstream)  # fmt: skip
+        links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
+        ran = [what for what, found in (("its links, in the catalog", links), ("its pages no link reaches", unreached))
+               if found]  # fmt: skip
+        return links + unreached, " and ".join(ran)
+
+    said = [shown, str(real), str(real_root), upstream, [content.key("page", name) for name, content in pages]]
+    promises, ran = kept_or_checked(judge, said, check)
+    return tuple(promises), str(ran)
 
 
 def unlisted_checked(root: Path, folders: list[UnlistedFolder], judge: Judge) -> tuple[UnlistedFolder, ...]:
@@ -248,7 +255,7 @@ class _Audits:
         # The sync first: a copy in sync gives the tree its folder's objects, which the audit's paths then walk.
         folder = self.root / "skills" / item.catalog_dir
         sync = sync_facts(folder, tree, item.path, self.dates.get(item.catalog_dir), siblings)
-        result = audit_skill(skill, self.spec.skill(skill.name) if self.spec else None, tree, self.judge)
+        result = audit_or_recall(skill, self.spec.skill(skill.name) if self.spec else None, tree, self.judge)
         return replace(result, source=info, sync=sync)
 
     def _load(self, item: CatalogSkill) -> Skill | SpecError:

@@ -167,7 +167,7 @@ def _skills_along(
 def _all_kept(pairs: list[tuple[Skill, SkillSpec | None]], tree: GitTree, judge: Judge) -> bool:
     """Whether every skill's audit at this commit is kept (:mod:`anchor_audit.audit.kept`): nothing of it will be
     read."""
-    keys = [kept_key(skill, entry, tree, True) for skill, entry in pairs]
+    keys = [kept_key(skill, entry, tree, True, False) for skill, entry in pairs]
     return all(key is not None and recalled(judge, key) is not None for key in keys)
 
 

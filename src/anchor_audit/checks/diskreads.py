@@ -1,0 +1,60 @@
+"""What a skill's audit read of the disk, so that its report is kept only while each read answers the same.
+
+A skill read from disk (a catalog's copy, a folder given on the command line) has its checks read more of the
+disk than its parsed pages: whether a link's target is there, the text of a page a link's anchor names, which
+pages its folder holds.  Each such read goes through :func:`witnessed` with what it asked and what it was told;
+while a :func:`witnessing` block is open, those are kept, and :func:`still_so` asks each again later.  A read is
+named by the function that made it (:data:`ASKED`) and its arguments, all strings; read back from the cache (a
+signed row), each is asked again through that same function, and only whether its answer is the same is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator
+
+Reads = dict[str, str]  # a read (its function's name and arguments, as JSON) -> a digest of its answer
+_OPEN: ContextVar[Reads | None] = ContextVar("disk_reads", default=None)
+ASKED: dict[str, Callable[..., Any]] = {}  # the functions whose reads are witnessed, by name
+
+
+def witnessed(name: str, args: tuple[str, ...], answer: Any) -> Any:
+    """``answer``, the answer of ``ASKED[name](*args)``, noted in the open :func:`witnessing` block (if any)."""
+    reads = _OPEN.get()
+    if reads is not None:
+        reads[json.dumps([name, *args])] = _digest(answer)
+    return answer
+
+
+@contextmanager
+def witnessing() -> Iterator[Reads]:
+    """The reads made within the block, filled as they are made."""
+    reads: Reads = {}
+    token = _OPEN.set(reads)
+    try:
+        yield reads
+    finally:
+        _OPEN.reset(token)
+
+
+def still_so(reads: object) -> bool:
+    """Whether each of ``reads`` (as :func:`witnessing` gave them, read back from the cache) answers the same now;
+    False for anything that is not such reads."""
+    if not isinstance(reads, dict):
+        return False
+    for said, digest in reads.items():
+        try:
+            name, *args = json.loads(said)
+        except (TypeError, ValueError):
+            return False
+        ask = ASKED.get(name) if isinstance(name, str) else None
+        if ask is None or not all(isinstance(a, str) for a in args) or _digest(ask(*args)) != digest:
+            return False
+    return True
+
+
+def _digest(answer: Any) -> str:
+    return hashlib.sha256(json.dumps(answer).encode("utf-8", "surrogateescape")).hexdigest()[:32]

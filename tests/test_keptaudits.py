@@ -60,10 +60,15 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.parametrize("pages", [False, True], ids=["skill-md-alone", "with-a-page"])
 @pytest.mark.parametrize("command", ["history", "impact", "diff"])
 def test_a_second_run_audits_no_skill_and_says_the_same(
-    command: str, code: GitRepo, tmp_path: Path, capsys, audits: list[str], cache_dir: Path
+    command: str, pages: bool, code: GitRepo, tmp_path: Path, capsys, audits: list[str], cache_dir: Path
 ) -> None:
+    """A skill with pages besides SKILL.md too (read from each commit's tree when a check asks)."""
+    if pages:
+        code.write(f"{SKILL}/references/guide.md", "# Guide\n\nThe gate is in `src/demo/overlap.py`.\n")
+        code.commit("a page of the skill")
     spec = tmp_path / "anchors.yaml"
     shutil.copy(DEMO / "anchors.yaml", spec)
     argv = (

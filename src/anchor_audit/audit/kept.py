@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..checks.diskreads import Reads, still_so, witnessing
@@ -40,7 +41,9 @@ def kept_key(skill: Skill, entry: SkillSpec | None, tree: SourceTree, promises: 
     content = tree.content_key()
     if content is None:
         return None
-    said = [tool_digest(), tree.info.repo, tree.info.ref, content, repr(skill), repr(entry), promises, facts]
+    # A page read from the tree is named, not shown (its loader's repr names an address): the commit gives its text.
+    skill_said = [repr(replace(skill, tree_pages=())), [name for name, _ in skill.tree_pages]]
+    said = [tool_digest(), tree.info.repo, tree.info.ref, content, skill_said, repr(entry), promises, facts]
     return promise_key("skill-audit|" + hashlib.sha256(json.dumps(said).encode("utf-8", "surrogateescape")).hexdigest())
 
 

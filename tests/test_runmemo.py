@@ -333,3 +333,57 @@ def test_a_skill_folder_added_under_all_is_seen(work, tmp_path: Path, capsys) ->
     shutil.copytree(skill, root / "second")
     again, fresh = run(capsys, *argv), run(capsys, *argv, "--no-cache")
     assert again == fresh and again != first
+
+
+@pytest.fixture
+def story(make_repo) -> GitRepo:
+    """The demo code with its skill inside (tagged s1), then the gate edited."""
+    repo = make_repo()
+    shutil.copytree(DEMO / "skills" / "demo-overlap", repo.path / "skills" / "demo-overlap")
+    repo.commit("the skill", tag="s1")
+    repo.edit("src/demo/overlap.py", "if model.tp_size < 2:", "if model.tp_size < 4:")
+    repo.commit("the gate moves")
+    return repo
+
+
+def history(capsys, repo: GitRepo, *more: str) -> tuple[int, str, str]:
+    return run(capsys, "history", "--in-repo", "skills/demo-overlap", "--spec", str(DEMO / "anchors.yaml"),
+               "--repo", str(repo.path), "--format", "json", "--jobs", "1", *more)  # fmt: skip
+
+
+@pytest.fixture
+def replays(monkeypatch) -> list[bool]:
+    """For each run, whether it was a replay of a remembered one."""
+    import anchor_audit.cli as cli
+
+    said: list[bool] = []
+    replay = cli.replay.replay
+
+    def counted(*args: object) -> int | None:
+        code = replay(*args)  # type: ignore[arg-type]
+        said.append(code is not None)
+        return code
+
+    monkeypatch.setattr(cli.replay, "replay", counted)
+    return said
+
+
+def test_a_history_is_replayed_until_its_until_or_since_ref_moves(story, capsys, cache_dir: Path, replays) -> None:
+    first = history(capsys, story, "--since", "s1")
+    assert len(stored_runs(cache_dir)) == 1 and json.loads(first[1])["events"]
+    assert history(capsys, story, "--since", "s1") == first and replays == [False, True]
+    story.edit("src/demo/overlap.py", "if model.tp_size < 4:", "if model.tp_size < 8:")
+    story.commit("the gate moves again")  # HEAD, the history's --until, moved
+    again = history(capsys, story, "--since", "s1")
+    assert again != first and again == history(capsys, story, "--since", "s1", "--no-cache")
+    git(story.path, "tag", "-f", "s1", "HEAD~1")  # the tag --since names moved
+    moved = history(capsys, story, "--since", "s1")
+    assert moved != again and moved == history(capsys, story, "--since", "s1", "--no-cache")
+    assert replays == [False, True, False, False]  # a --no-cache run asks for no replay
+
+
+def test_a_history_of_a_skill_on_disk_is_never_remembered(story, capsys, cache_dir: Path) -> None:
+    """Read from where it lies now at every commit, such a skill is no commit's."""
+    run(capsys, "history", str(story.path / "skills" / "demo-overlap"), "--spec", str(DEMO / "anchors.yaml"),
+        "--repo", str(story.path), "--format", "json", "--since", "s1")  # fmt: skip
+    assert stored_runs(cache_dir) == []

@@ -90,6 +90,9 @@ def history(
     from ..runs.history import history as timeline
     if options.all_roots:
         raise UsageError("history follows named skills; give SKILL_DIR arguments instead of --all")
+    if ctx.record is not None:  # witnessed before it is read (runs/remembered.py)
+        ctx.record.before_reading_file(options.spec or DEFAULT_SPEC)
+    given_since = since
     with open_sources(options, [until], ctx, full_history=True, git="history reads git") as sources:
         (tree,) = sources.git_trees
         inputs = sources.inputs
@@ -101,6 +104,8 @@ def history(
             since = _validated_start(tree, [s.disk for s in skills if s.disk] + in_repo)
         result = timeline(tree, skills, inputs.spec, since, until, sources.judge, progress, jobs=sources.jobs)
         progress("", 1.0)
+        if ctx.record is not None:
+            ctx.record.saw_history(inputs, tree, given_since, result.unsettled)
     render = history_renderer(report_options.format, report_options.color)
     emit(lambda stream: render(result, stream), report_options.output)
     return ExitCode.OK

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..audit.judge import Judge
-from ..audit.kept import kept_key, recalled
+from ..audit.kept import kept_key, recalled, unsettled
 from ..audit.skills import audit, spread
 from ..checks.reads import reads
 from ..errors import NotCarried, SpecError, UnreadableFile, UsageError
@@ -48,6 +48,7 @@ class History:
     commits_in_range: int = 0
     commits_touching: int = 0
     skill_paths: list[str] = field(default_factory=list)  # where the skill lived, oldest first (in-repo)
+    unsettled: str | None = None  # why a commit's audit is not the code's whole answer (a bound, a submodule)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ def history(
     todo = [trees[sha] for sha, pairs in zip(walk, skills_at, strict=True) if not _all_kept(pairs, trees[sha], judge)]
     fetch_blobs((tree, path) for tree in todo for path in files)
     audits = _audits(walk, trees, skills_at, spec, judge, progress, jobs if todo else 1)  # all kept: no fork
+    result.unsettled = _unsettled(audits)
     previous = AuditReport(base.info, ())
     for sha, current in zip(walk, audits, strict=True):
         date, subject = trees[sha].history.summary
@@ -111,6 +113,11 @@ def history(
         result.events += [Event(info, change) for change in compare(previous, current).changes if _event(change)]
         previous = current
     return result
+
+
+def _unsettled(audits: list[AuditReport]) -> str | None:
+    """Why a commit's audit is not the code's whole answer (the first such skill's reason), or None."""
+    return next((why for report in audits for skill in report.skills if (why := unsettled(skill))), None)
 
 
 def _audits(

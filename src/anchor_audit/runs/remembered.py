@@ -1,4 +1,4 @@
-"""A check's whole output, remembered with everything it was worked out from.
+"""A check's whole output (or a history's of in-repo skills), remembered with everything it was worked out from.
 
 A check at one ref is a function of the tool's own files, the command line
 (settings files included, as parsed), the registry, baseline and skill
@@ -10,12 +10,14 @@ nothing else stores its outputs with a fingerprint of each of those inputs (its
 folders hashed again, the refs asked of git in one process per repository) and,
 all holding, writes the same report and exits with the same code, without
 importing the model, git, the parser or rich: a fully cached run costs its
-imports and one git process (docs/performance.md, goal 7).
+imports and one git process (docs/performance.md, goal 7).  A history of in-repo
+skills is such a function too: its commits are the history of the ``--until``
+commit, and the ref ``--since`` names (where one is given) is witnessed as well.
 
 What is never remembered, because something outside those inputs could change
 its answer: a run that wrote anything on stderr (a warning, a note), that left
 anything unchecked for a bound or an unreadable file, whose submodules could
-not all be opened, that read a catalog, a working tree, a release wheel or an
+not all be opened, that read a working tree, a release wheel or an
 installed distribution, a local partial clone (its refs are copied into the
 cache each run), or a terminal report (its width and colour are the
 terminal's).  A witness is data: nothing in a stored run is run or followed, and
@@ -52,10 +54,14 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 def key_of(args: argparse.Namespace, cwd: Path) -> str | None:
     """The key a run of this command line is remembered under; None for a run that is never remembered."""
-    if getattr(args, "command", None) != "check" or args.no_cache or args.format == "terminal":
+    command = getattr(args, "command", None)
+    if command not in ("check", "history") or args.no_cache or args.format == "terminal":
         return None
-    if (args.worktree is not None or args.release is not None or args.report
-            or args.installed is not None or args.write_baseline or args.submodule or args.ref == "validated"
+    if command == "history" and not args.in_repo:
+        return None  # a history of a folder on disk: its skill is read at every commit from where it lies now
+    if (getattr(args, "worktree", None) is not None or getattr(args, "release", None) is not None
+            or getattr(args, "report", None) or getattr(args, "installed", None) is not None
+            or getattr(args, "write_baseline", None) or args.submodule or getattr(args, "ref", None) == "validated"
             or getattr(args, "config_from", None)):
         return None  # fmt: skip
     options = {k: v for k, v in sorted(vars(args).items()) if k not in _NOT_IN_KEY}
@@ -198,6 +204,23 @@ class RunRecord:
         why = unsettled(report)
         if why:
             self.spoil(why)
+
+    def saw_history(self, inputs: AuditInputs, tree: SourceTree, since: str | None, unsettled: str | None) -> None:
+        """A history of in-repo skills: its registry, the repository of ``tree`` (``--until``; HEAD, where the
+        cards' validation days are read), the ref ``--since`` names (where it is given); whether every commit's
+        audit is the code's whole answer (``unsettled``: why not)."""
+        self.spoiled = None
+        self._witnessed()
+        if inputs.disk_skills:
+            self.spoil("a skill was read from a folder on disk")
+        self._repository(tree)
+        if since is not None and not _FULL_SHA.fullmatch(since):
+            repo = self.witnesses["git"][-1] if self.witnesses["git"] else None
+            if repo is not None:
+                state = git_state(repo["git_dir"], repo["common_dir"], since)
+                self.witnesses["git"].append({**repo, "ref": since, "state": state})
+        if unsettled:
+            self.spoil(unsettled)
 
     def saw_catalog(self, root: Path, trees: tuple[SourceTree, ...], report: AuditReport) -> None:
         """A catalog check: its registry and the catalog's folder (every file but its ``.git``: witnessed before

@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -387,3 +388,21 @@ def test_a_history_of_a_skill_on_disk_is_never_remembered(story, capsys, cache_d
     run(capsys, "history", str(story.path / "skills" / "demo-overlap"), "--spec", str(DEMO / "anchors.yaml"),
         "--repo", str(story.path), "--format", "json", "--since", "s1")  # fmt: skip
     assert stored_runs(cache_dir) == []
+
+
+def test_a_history_with_a_commit_left_unsettled_is_not_remembered(story, capsys, cache_dir: Path, monkeypatch) -> None:
+    """A commit whose audit a bound cut short (a result ``incomplete``) is not the code's whole answer: the history
+    is worked out again next time."""
+    import anchor_audit.audit.skills as skills
+    from anchor_audit.model import LineRange, Quote, Unchecked, UncheckedReason
+
+    audit_skill = skills.audit_skill
+
+    def cut_short(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = audit_skill(*args, **kwargs)
+        quote = Quote("src/demo/overlap.py", LineRange(1, 2), ("x",), 3)
+        return replace(report, anchors=(*report.anchors, Unchecked(quote, UncheckedReason.INCOMPLETE, "a bound")))
+
+    monkeypatch.setattr(skills, "audit_skill", cut_short)
+    first = history(capsys, story, "--since", "s1")
+    assert first[0] == 0 and stored_runs(cache_dir) == []

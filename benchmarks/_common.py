@@ -9,6 +9,7 @@ nor a floor pays for compiling Python on every run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -176,3 +178,16 @@ def generated_repo(where: Path, commits: int = 600, touch_every: int = 50, other
             target.write_text(target.read_text() + f"# revision {n}\n")
         git(repo, "commit", "-q", "-a", "-m", f"change {n}", env=env)
     return repo
+
+
+@contextlib.contextmanager
+def checked_out_beside(rev: str) -> Iterator[tuple[Path, Path]]:
+    """A temporary work folder, and ``rev`` of this checkout checked out in it (a worktree); both gone after."""
+    work = Path(tempfile.mkdtemp(prefix="anchor-audit-bench-"))
+    baseline = work / "baseline"
+    git(ROOT, "worktree", "add", "--detach", "-q", str(baseline), rev)
+    try:
+        yield work, baseline
+    finally:
+        git(ROOT, "worktree", "remove", "--force", str(baseline))
+        shutil.rmtree(work, ignore_errors=True)

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
-import tempfile
 from pathlib import Path
 
-from _common import ROOT, bench_env, git, measure, verdict
+from _common import ROOT, bench_env, checked_out_beside, measure, verdict
 
 GOAL = 2.0
 BASELINE = "6a1a424"  # "Moved and Relocated share what a healed quote carries": before any citation was checked
@@ -34,10 +32,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-rev", default=BASELINE)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="anchor-audit-bench-"))
-    baseline = work / "baseline"
-    git(ROOT, "worktree", "add", "--detach", "-q", str(baseline), args.baseline_rev)
-    try:
+    with checked_out_beside(args.baseline_rev) as (work, baseline):
         spec = work / "anchors.yaml"
         spec.write_text(f"version: 1\nsource:\n  repo: {args.repo}\n  ref: HEAD\nskills: {{}}\n")
         jobs = {
@@ -53,9 +48,6 @@ def main() -> int:
             before = _median(args.runs, command, baseline / "src", work)
             print(f"{name}: {now:.2f} s now, {before:.2f} s at {args.baseline_rev}")
             print(verdict(f"{name}, now / before", now / before, GOAL))
-    finally:
-        git(ROOT, "worktree", "remove", "--force", str(baseline))
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

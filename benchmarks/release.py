@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from _common import ROOT, bench_env, git, measure, verdict
+from _common import ROOT, bench_env, checked_out_beside, git, measure, verdict
 
 GOAL = 1.3
 BASELINE = "9ab2ba1"
@@ -77,10 +77,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-rev", default=BASELINE)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="anchor-audit-bench-"))
-    baseline = work / "baseline"
-    git(ROOT, "worktree", "add", "--detach", "-q", str(baseline), args.baseline_rev)
-    try:
+    with checked_out_beside(args.baseline_rev) as (work, baseline):
         now, before = Side("now", ROOT, work, args.catalog), Side("before", baseline, work, args.catalog)
         for name, jobs in _jobs(args, now, before).items():
             seconds = {side.name: [] for side in (now, before)}  # type: dict[str, list[float]]
@@ -90,9 +87,6 @@ def main() -> int:
             mine, theirs = (statistics.median(seconds[s]) for s in ("now", "before"))
             print(f"{name}: {mine:.2f} s now, {theirs:.2f} s at {args.baseline_rev}")
             print(verdict(f"{name}, now / {args.baseline_rev}", mine / theirs, GOAL))
-    finally:
-        git(ROOT, "worktree", "remove", "--force", str(baseline))
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -219,3 +219,16 @@ def test_a_skipped_skills_checks_are_kept_while_its_pages_and_what_they_read_are
     assert link_status() == "missing" and checked == []
     (catalog / "skills" / "g-two" / "notes.md").write_text("# Notes\n")  # outside g-one's folder: a read of it
     assert link_status() == "exists" and sorted(checked) == ["skills/g-one", "skills/g-two"]
+
+
+def test_reads_of_another_shape_are_not_the_same_and_never_fail_the_run() -> None:
+    """What a kept row says it read is asked again only through the functions that read it, with the arguments
+    they take: anything else (a function not known, arguments of another number or kind, no reads at all) is
+    not the same, and asking never raises."""
+    import anchor_audit.checks  # noqa: F401  (the checks register the functions their reads go through)
+    from anchor_audit.checks.diskreads import still_so
+
+    assert still_so({})
+    for said in ('["on_disk", "a"]', '["nowhere", "a"]', '["on_disk", 1, 2, 3]', "not json", '"on_disk"'):
+        assert not still_so({said: "0" * 32}), said
+    assert not still_so(["on_disk"])

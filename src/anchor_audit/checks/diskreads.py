@@ -48,10 +48,15 @@ def still_so(reads: object) -> bool:
     for said, digest in reads.items():
         try:
             name, *args = json.loads(said)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # not JSON, or not a list
             return False
         ask = ASKED.get(name) if isinstance(name, str) else None
-        if ask is None or not all(isinstance(a, str) for a in args) or _digest(ask(*args)) != digest:
+        if ask is None or not all(isinstance(a, str) for a in args):
+            return False
+        try:
+            if _digest(ask(*args)) != digest:
+                return False
+        except (TypeError, ValueError, OSError, RecursionError):  # arguments of another number: another read
             return False
     return True
 

@@ -2,7 +2,7 @@
 
 A skill read from disk (a catalog's copy, a folder given on the command line) has its checks read more of the
 disk than its parsed pages: whether a link's target is there, the text of a page a link's anchor names, which
-pages its folder holds.  Each such read goes through :func:`witnessed` with what it asked and what it was told;
+pages its folder holds.  Each such read is a function marked :func:`disk_read`, which notes what it was asked and told;
 while a :func:`witnessing` block is open, those are kept, and :func:`still_so` asks each again later.  A read is
 named by the function that made it (:data:`ASKED`) and its arguments, all strings; read back from the cache (a
 signed row), each is asked again through that same function, and only whether its answer is the same is used.
@@ -10,23 +10,42 @@ signed row), each is asked again through that same function, and only whether it
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, ParamSpec, TypeVar
 
 Reads = dict[str, str]  # a read (its function's name and arguments, as JSON) -> a digest of its answer
 _OPEN: ContextVar[Reads | None] = ContextVar("disk_reads", default=None)
 ASKED: dict[str, Callable[..., Any]] = {}  # the functions whose reads are witnessed, by name
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
-def witnessed(name: str, args: tuple[str, ...], answer: Any) -> Any:
-    """``answer``, the answer of ``ASKED[name](*args)``, noted in the open :func:`witnessing` block (if any)."""
-    reads = _OPEN.get()
-    if reads is not None:
-        reads[json.dumps([name, *args])] = _digest(answer)
-    return answer
+def disk_read(name: str) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """A function that reads the disk, taking strings by position only: each call is noted, by ``name`` and its
+    arguments, in the open :func:`witnessing` block (if any), and :func:`still_so` asks it again by that name."""
+
+    def registered(read: Callable[P, T]) -> Callable[P, T]:
+        if name in ASKED:
+            raise ValueError(f"two disk reads are named {name}")
+        ASKED[name] = read
+
+        @functools.wraps(read)
+        def noted(*args: P.args, **kwargs: P.kwargs) -> T:
+            if kwargs:
+                raise TypeError(f"{name} takes its arguments by position: they are what is asked again")
+            answer = read(*args, **kwargs)
+            reads = _OPEN.get()
+            if reads is not None:
+                reads[json.dumps([name, *args])] = _digest(answer)
+            return answer
+
+        return noted
+
+    return registered
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Sequence
 
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..spec.pages import folder_files
-from .diskreads import ASKED, witnessed
+from .diskreads import disk_read
 from .protocol import Checker, Context
 
 MAX_PAGES = 1024
@@ -48,7 +48,7 @@ def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[str]:
     """The pages of the skill's folder that no chain of links from SKILL.md reaches, in name order."""
     if skill.disk is None and not skill.tree_pages:
         return []
-    pages = _disk_pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
+    pages = _pages(skill.disk) if skill.disk is not None else sorted(name for name, _ in skill.tree_pages)
     reached = _reached(skill, pages)
     return [page for page in pages if page not in reached and _for_the_agent(page)]
 
@@ -59,10 +59,7 @@ def _for_the_agent(page: str) -> bool:
     return page.lower() not in FOR_PEOPLE and parts[-1] not in NOT_LINKED_ANYWHERE and parts[0] not in DATA_FOLDERS
 
 
-def _disk_pages(folder: str) -> list[str]:
-    return list(witnessed("pages", (folder,), _pages(folder)))
-
-
+@disk_read("pages")
 def _pages(folder: str) -> list[str]:
     """The Markdown files under ``folder`` (paths in it), in name order; links and hidden folders not followed."""
     return sorted(folder_files(folder, (".md",), MAX_PAGES))[:MAX_PAGES]
@@ -134,9 +131,10 @@ def _text(skill: Skill, page: str) -> str:
         load = dict(skill.tree_pages).get(page)
         text = load() if load is not None else ""
         return text if len(text) <= MAX_PAGE_BYTES else ""
-    return str(witnessed("page_text", (skill.disk, page), _page_text(skill.disk, page)))
+    return _page_text(skill.disk, page)
 
 
+@disk_read("page_text")
 def _page_text(folder: str, page: str) -> str:
     path = os.path.join(folder, page)
     try:
@@ -146,9 +144,6 @@ def _page_text(folder: str, page: str) -> str:
             return handle.read()
     except OSError:
         return ""
-
-
-ASKED.update(pages=_pages, page_text=_page_text)
 
 
 def _named(target: str, pages: list[str]) -> Iterator[str]:

@@ -34,7 +34,7 @@ from ..model import (
 )
 from ..source import SourceTree, url_key
 from ..source.listing import Listing
-from .diskreads import ASKED, witnessed
+from .diskreads import disk_read
 from .pathcandidates import healed, in_tree, namesakes
 from .protocol import Checker, Context, Heal, citations_of, judged
 
@@ -219,9 +219,10 @@ def on_disk(skill: Skill, target: str, root: str | None) -> bool:
     """Whether ``target`` (relative to the skill's folder) is on disk, never looking above ``root``."""
     if skill.disk is None or root is None:
         return False
-    return bool(witnessed("on_disk", (skill.disk, target, root), _on_disk(skill.disk, target, root)))
+    return _on_disk(skill.disk, target, root)
 
 
+@disk_read("on_disk")
 def _on_disk(folder: str, target: str, root: str) -> bool:
     # Most targets are not there at all: one lstat says so before the walk of every folder up to the root.
     if not os.path.lexists(os.path.normpath(os.path.join(folder, target))):
@@ -243,11 +244,10 @@ def read_disk(skill: Skill, target: str) -> str | None:
     """A Markdown file a link names, to read its headings: under the skill's root only, 2 MiB at most."""
     if skill.disk is None or skill.disk_root is None:
         return None
-    asked = (skill.disk, target, skill.disk_root)
-    said = witnessed("read_disk", asked, _read_disk(*asked))
-    return said if isinstance(said, str) else None
+    return _read_disk(skill.disk, target, skill.disk_root)
 
 
+@disk_read("read_disk")
 def _read_disk(folder: str, target: str, root: str) -> str | None:
     path = _inside(folder, target, root)
     try:
@@ -256,9 +256,6 @@ def _read_disk(folder: str, target: str, root: str) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-
-
-ASKED.update(on_disk=_on_disk, read_disk=_read_disk)
 
 
 def read_tree(tree: SourceTree, folder: str | None, target: str) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from anchor_audit.cli import main
 from anchor_audit.spec.card import card_anchors
 
-from .hostile.conftest import CODE, QUOTE, make_code_repo, make_skill
+from .hostile.conftest import CODE, QUOTE, commit_later, make_code_repo, make_skill
 
 CARD = """\
 validated_on: "2026-01-10"
@@ -105,3 +105,42 @@ def test_a_card_comment_counts_where_its_lines_name_the_claim_by_an_abbreviation
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     assert [c["verdict"] for c in report["claims"]] == ["code_verified"]
+
+
+LIMITS = '''\
+def check(cfg):
+    width = cfg.width
+
+    if cfg.use_ring and cfg.use_star:
+        raise ValueError("ring and star exchanges exclude each other")
+    return width
+'''
+STALE_CARD = 'validated_on: "2026-01-10"\nvalidation_status:\n  ring_star_exclusion:\n    - code_verified  # limits.py:2\n'
+
+
+def test_a_claim_whose_card_comment_was_stale_is_decided_by_the_validations_its_id_names_in_that_file(
+    tmp_path: Path, capsys
+) -> None:
+    """Line 2 named nothing of ``ring_star_exclusion`` on the card's day: no evidence, said by AA208.  The
+    validation of the file it points into that names ``ring`` and ``star`` decides the claim instead."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/limits.py": LIMITS})
+    skill = make_skill(tmp_path / "skill", QUOTE, card=STALE_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    (claim,) = report["claims"]
+    assert claim["verdict"] == "code_verified", claim
+    stale, gate = claim["evidence"]
+    assert stale["stale_on_validation_day"].startswith("card.yaml:4: pkg/limits.py:2-2 on the validation day")
+    assert gate["kind"] == "condition" and "`cfg.use_ring and cfg.use_star` (pkg/limits.py:4)" in gate["detail"]
+    assert [f["code"] for f in report["findings"] if f["code"] == "AA208"] == ["AA208"]
+
+
+def test_a_stale_card_comments_claim_is_broken_when_the_validation_its_id_names_is_gone(tmp_path: Path, capsys) -> None:
+    repo = make_code_repo(tmp_path / "code", {"pkg/limits.py": LIMITS})
+    commit_later(repo, {"pkg/limits.py": LIMITS.replace("    if cfg.use_ring and cfg.use_star:\n", "").replace(
+        '        raise ValueError("ring and star exchanges exclude each other")\n', "")})
+    skill = make_skill(tmp_path / "skill", QUOTE, card=STALE_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "broken", claim
+    assert "no validation names ring, star at the ref" in claim["evidence"][1]["detail"]

@@ -133,3 +133,14 @@ def test_a_claim_naming_values_of_one_setting_is_decided_by_the_validations_of_e
 def test_values_of_two_settings_do_not_decide_a_claim_together(tmp_path: Path, capsys) -> None:
     two = BACKENDS.replace('cfg.backend == "meshex"', 'cfg.fallback == "meshex"')
     assert _verdict(tmp_path, capsys, None, BACKEND_CARD, "pkg/backend.py", two)["verdict"] == "unlinked"
+
+
+def test_one_validation_comparing_a_setting_with_both_values_is_the_claims_evidence_once(tmp_path, capsys) -> None:
+    """(Five validations of ``ringex_meshex_*`` limits name both words too: too many to decide it by.)"""
+    limits = "".join(f"    assert cfg.ringex_meshex_limit_{n} > {n}\n" for n in range(5))
+    both = ('def check_backend(cfg):\n    if cfg.backend in ("ringex", "meshex") and cfg.world < 2:\n'
+            '        raise ValueError("either needs two ranks")\n' + limits)  # fmt: skip
+    claim = _verdict(tmp_path, capsys, None, BACKEND_CARD, "pkg/backend.py", both)
+    assert claim["verdict"] == "code_verified"
+    (evidence,) = claim["evidence"]
+    assert "ringex" in evidence["ref"] and "meshex" in evidence["ref"]

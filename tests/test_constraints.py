@@ -508,3 +508,34 @@ def test_without_a_title_naming_it_the_feature_a_gate_tests_is_left_out_by_the_s
     card = "title: sharing\n" + CARD_HEAD + FEATURE_SENTENCES
     workers = _constraints(tmp_path, capsys, code=FEATURE, card=card)["If num_workers > 1, shared_memory is required."]
     assert workers["status"] == "unverifiable" and "only together with use_replay_buffer" in workers["detail"]
+
+
+CAPTURE = '''\
+import enum
+
+
+class Part(enum.Enum):
+    attn_block = "attn_block"
+    expert_router = "expert_router"
+    expert_mlp = "expert_mlp"
+
+
+def check(cfg):
+    assert Part.expert_mlp not in cfg.capture_parts or Part.expert_router not in cfg.capture_parts, "pick one"
+    if Part.attn_block in cfg.capture_parts and cfg.num_layers > 8:
+        raise ValueError("too many layers to capture")
+'''
+
+
+def test_members_of_an_enumeration_a_list_setting_holds_are_values_of_it(tmp_path: Path, capsys) -> None:
+    """``Part.expert_router in cfg.capture_parts`` compares the setting with the value ``expert_router``: a sentence
+    naming the values says the setting, as it would say ``kind == "expert_router"``."""
+    card = CARD_HEAD + ("  - expert_mlp capture and expert_router capture are mutually exclusive.\n"
+                        "  - attn_block capture is unsupported with num_layers > 8.\n"
+                        "  - expert_mlp capture requires num_layers > 8.\n")  # fmt: skip
+    found = _constraints(tmp_path, capsys, code=CAPTURE, card=card)
+    both = found["expert_mlp capture and expert_router capture are mutually exclusive."]
+    assert both["status"] == "holds", both
+    assert "`Part.expert_mlp not in cfg.capture_parts or Part.expert_router not in cfg.capture_parts`" in both["detail"]
+    assert found["attn_block capture is unsupported with num_layers > 8."]["status"] == "holds"
+    assert found["expert_mlp capture requires num_layers > 8."]["status"] == "unverifiable"  # no gate tests both

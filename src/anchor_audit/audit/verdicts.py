@@ -84,7 +84,8 @@ def _own_evidence(
     if card is None:
         return None
     if card.anchors:
-        return CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
+        evidence, notes = CHECKERS[ReferenceKind.CARD_ANCHOR].check(card, ctx)
+        return [*evidence, *_past_stale(card, evidence, ctx)], notes
     if "code_verified" not in card.tags:
         return None
     quotes = captioned(card.id, ctx.skill.quotes)
@@ -98,6 +99,15 @@ def _own_evidence(
             found = example_evidence(card.id, ctx) or found  # example whose caption names the claim says more
     found = found or value_evidence(card.id, ctx)  # its words the values a setting's validations compare it with
     return (found, []) if found else None
+
+
+def _past_stale(card: CardClaim, evidence: list[Evidence], ctx: Context) -> list[Evidence]:
+    """Where every card comment of a ``code_verified`` claim was stale on its own day (no evidence), the
+    validations its id names in the files they point into or the card's own (:mod:`..checks.claimgates`)."""
+    if not evidence or not all(e.stale for e in evidence) or "code_verified" not in card.tags:
+        return []
+    files = tuple(dict.fromkeys(e.ref.rsplit(":", 1)[0] for e in evidence))
+    return gate_evidence(card.id, ctx, files) or value_evidence(card.id, ctx, files)
 
 
 def _by_code(claim_id: str, match: QuoteMatch, ctx: Context) -> Evidence:
@@ -236,9 +246,11 @@ _UNCHECKED = (*_UNCHECKED_ANCHOR, *_UNCHECKED_CONDITION, PromiseStatus.UNVERIFIA
 
 
 def _conclude(cid: str, tags: tuple[str, ...], evidence: list[Evidence], missing_from_card: bool) -> ClaimVerdict:
-    """The verdict the evidence gives: all holds, some fails, some could not be checked, or none."""
-    unchecked = any(not e.ok and e.status in _UNCHECKED for e in evidence)
-    failed = any(not e.ok and e.status not in _UNCHECKED for e in evidence)
+    """The verdict the evidence gives: all holds, some fails, some could not be checked, or none.  An anchor that
+    was stale on its own validation day is no evidence where there is other (it is reported all the same)."""
+    counted = [e for e in evidence if not e.stale] or evidence
+    unchecked = any(not e.ok and e.status in _UNCHECKED for e in counted)
+    failed = any(not e.ok and e.status not in _UNCHECKED for e in counted)
     if not evidence:
         verdict = Verdict.DOC_ONLY
     elif failed:

@@ -54,21 +54,24 @@ def _names(gate: Gate, wanted: frozenset[str]) -> bool:
     return True
 
 
-def _on_day(claim_id: str, ctx: Context) -> tuple[frozenset[str], list[Gate], list[str], str] | None:
-    """The claim's telling words, the validations of its files on the card's validation day, those files, and
-    that day as said; None where the id says too little or the card has no validation day."""
+def _on_day(
+    claim_id: str, ctx: Context, also: tuple[str, ...] = ()
+) -> tuple[frozenset[str], list[Gate], list[str], str] | None:
+    """The claim's telling words, the validations of its files (``also`` first: the files its stale card comments
+    point into) on the card's validation day, those files, and that day as said; None where the id says too
+    little or the card has no validation day."""
     wanted = telling(claim_id)
     then = ctx.validated()
     if len(wanted) < 2 or then is None:
         return None
-    files = evidence_files(ctx.skill)
+    files = list(dict.fromkeys([*also, *evidence_files(ctx.skill)]))
     day = f"the validation day ({(then.info.commit or '')[:10]})"
     return wanted, [g for g in gates_in(then, files, ctx) if g.guards], files, day
 
 
-def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+def gate_evidence(claim_id: str, ctx: Context, also: tuple[str, ...] = ()) -> list[Evidence]:
     """The claim's evidence from the validations its id names (none where it names too little, or too much)."""
-    read = _on_day(claim_id, ctx)
+    read = _on_day(claim_id, ctx, also)
     if read is None:
         return []
     wanted, validations, files, day = read
@@ -80,11 +83,11 @@ def gate_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     return [_at_ref(gate, now, wanted, day) for gate in found]
 
 
-def value_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
+def value_evidence(claim_id: str, ctx: Context, also: tuple[str, ...] = ()) -> list[Evidence]:
     """A claim whose telling words are all values the validations of its files compare one setting with
     (``deepep_hybridep_...``: ``backend == "deepep"``, ``backend == "hybridep"``), decided by the first
     validation comparing it with each; none where the words are values of no setting, or of several."""
-    read = _on_day(claim_id, ctx)
+    read = _on_day(claim_id, ctx, also)
     if read is None:
         return []
     wanted, validations, files, day = read
@@ -97,8 +100,11 @@ def value_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     if len(chosen) != 1 or len(chosen[0]) > MAX_GATES:
         return []
     now = [g for g in gates_in(ctx.tree, files, ctx) if g.guards]
-    ordered = sorted(chosen[0].items(), key=lambda item: validations.index(item[1]))
-    return [_at_ref(g, now, frozenset({w}), day) for w, g in ordered]
+    by_gate: dict[Gate, set[str]] = {}  # one validation comparing it with two of the words is read once
+    for word, gate in chosen[0].items():
+        by_gate.setdefault(gate, set()).add(word)
+    ordered = sorted(by_gate.items(), key=lambda item: validations.index(item[0]))
+    return [_at_ref(g, now, frozenset(ws), day) for g, ws in ordered]
 
 
 def _comparing(compared: list[tuple[Gate, frozenset[tuple[str, str]]]], setting: str, word: str) -> Gate | None:

@@ -77,8 +77,9 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
     said |= feature
-    left = [w for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
-            and w.split(".")[-1] not in names]  # fmt: skip
+    left = {w.lower() for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
+            and w.split(".")[-1] not in names}  # fmt: skip
+    # (a word the sentence says twice, "X scope and Y scope", is one word left)
     return len(left) <= MAX_LEFT_WORDS
 
 

@@ -65,9 +65,16 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
     for node in ast.walk(ast.parse(test, mode="eval")):
         for name, _, other, _ in _compared(node):
             values = other.elts if isinstance(other, _LISTED) else [other]
-            found |= {(name, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)
-                      and len(v.value) >= 3 and v.value not in _OFF}  # fmt: skip
+            words = [v.value if isinstance(v, ast.Constant) else member(v) for v in values]
+            found |= {(name, w) for w in words if isinstance(w, str) and len(w) >= 3 and w not in _OFF}
     return frozenset(found)
+
+
+def member(node: ast.expr) -> str | None:
+    """``router`` for ``Part.router``, a class spelt in CapWords at its head: an enumeration's value (``Part.router
+    in cfg.parts`` compares the setting with it), not a setting."""
+    head = node.value.id if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) else ""
+    return node.attr if head[:1].isupper() and not head.isupper() and isinstance(node, ast.Attribute) else None
 
 
 def _enumerations(test: ast.expr) -> Iterator[tuple[str, frozenset[str]]]:
@@ -93,7 +100,7 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/7|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/8|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
                           any(n.startswith(PREDICATES) for n in names))
@@ -138,7 +145,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/7|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/8|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -346,12 +353,13 @@ def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
     """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
     each name that heads no chain, a setting read by ``getattr(cfg, "tp", 1)`` as ``tp`` (neither its object nor
     its default counted), a predicate ``is_full_graph(cfg.model)`` by its name alone; and the constants it
-    compares with (one walk of the test)."""
+    compares with, an enumeration's member (``Part.router``) among them (one walk of the test)."""
     attributes: list[ast.Attribute] = []
     names: list[ast.Name] = []
     constants: list[ast.Constant] = []
     skipped: set[int] = set()
     read: set[str] = set()
+    values: set[str] = set()
     for node in ast.walk(test):
         if isinstance(node, ast.Attribute):
             attributes.append(node)
@@ -361,11 +369,15 @@ def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
             constants.append(node)
         elif isinstance(node, ast.Call):
             skipped |= _not_conditions(node, read)
+        elif isinstance(node, ast.Compare):  # an enumeration's member it is compared with is a value
+            members = [n for n in (node.left, *node.comparators) if member(n) is not None]
+            values |= {str(member(n)) for n in members}
+            skipped |= {id(part) for n in members for part in ast.walk(n)}
     if skipped:
         attributes = [n for n in attributes if id(n) not in skipped]
         names = [n for n in names if id(n) not in skipped]
         constants = [n for n in constants if id(n) not in skipped]
-    consts = {str(node.value) for node in constants}
+    consts = {str(node.value) for node in constants} | values
     roots = {id(node.value) for node in attributes}
     leaves = {n.attr for n in attributes if id(n) not in roots}
     return leaves | {n.id for n in names if id(n) not in roots} | read, consts

@@ -358,6 +358,66 @@ def test_a_lazily_exported_name_is_found(make_repo, tmp_path: Path, capsys) -> N
     assert got == [("demo.lazy:Trainer", "exists"), ("demo.lazy:Missing", "missing")]
 
 
+LAZY_ALIAS = {"src/demo/__init__.py": dedent(
+    """\
+    import importlib
+
+    _SUBPACKAGES = {"parts"}
+    _LAZY = {"Motor": ("demo.real_parts.motors", "Motor"), "Gear": ".real_parts.gears"}
+
+
+    def __getattr__(name):
+        if name in _SUBPACKAGES:
+            return importlib.import_module("demo.real_parts")
+        raise AttributeError(name)
+    """
+), "src/demo/real_parts/__init__.py": "", "src/demo/real_parts/gears.py": "class Gear:\n    teeth = 12\n",
+    "src/demo/real_parts/motors.py": "class Motor:\n    def spin(self):\n        pass\n"}
+
+
+def test_a_dotted_name_past_a_lazily_exported_one_is_unverifiable_not_found(make_repo, tmp_path: Path, capsys) -> None:
+    """``demo.parts`` is served by a module __getattr__ at import time: what follows it (``parts.gears.Gear``) is
+    not there to follow statically, so it is not said to exist; the lazy name alone is."""
+    body = ("Build `demo.parts.gears.Gear` or `demo.parts`; `demo.tools.wrench.Wrench` is gone. Call "
+            "`demo.Motor.spin` and `demo.Gear.teeth`.\n")
+    said = _example_promises(make_repo(), tmp_path, capsys, LAZY_ALIAS, body)
+    status, detail = said["demo.parts.gears.Gear"]
+    assert status == "unverifiable", detail
+    assert detail == ("src/demo/__init__.py serves parts lazily (module __getattr__): gears.Gear past it is not "
+                      "followed")
+    assert said["demo.parts"][0] == "exists"
+    # where its table says where a name is served from, it is followed there
+    assert said["demo.Motor.spin"] == ("exists", "src/demo/real_parts/motors.py:2")
+    assert said["demo.Gear.teeth"] == ("exists", "src/demo/real_parts/gears.py:2")  # a relative module's name
+    assert said["demo.tools.wrench.Wrench"] == (
+        "missing", "no module demo.tools: src/demo/__init__.py does not define tools"
+    )
+
+
+def test_a_member_a_dotted_name_gives_past_a_class_is_looked_up_in_the_class(make_repo, tmp_path: Path, capsys) -> None:
+    """``demo.machines.Press.stamp``: the method must be the class's (its own, a base's of the repository, a field
+    its ``__init__`` sets); a class with a base from elsewhere may inherit it."""
+    files = {"src/demo/machines.py": (
+        "import threading\n\n\nclass Base:\n    def oil(self):\n        pass\n\n\n"
+        "class Press(Base):\n    SPEED = 3\n\n    def __init__(self):\n        self.load = 0\n\n"
+        "    def stamp(self):\n        pass\n\n    class Die:\n        pass\n\n\n"
+        "class Worker(threading.Thread):\n    pass\n"),
+        "src/demo/__init__.py": "from .machines import Press\n"}  # fmt: skip
+    names = ["demo.machines.Press.stamp", "demo.machines.Press.oil", "demo.machines.Press.SPEED",
+             "demo.machines.Press.load", "demo.machines.Press.Die", "demo.Press.stamp", "demo.machines.Press.punch",
+             "demo.Press.punch", "demo.machines.Worker.start"]  # fmt: skip
+    said = _example_promises(make_repo(), tmp_path, capsys, files, "".join(f"Use `{n}`.\n" for n in names))
+    assert said["demo.machines.Press.stamp"] == ("exists", "src/demo/machines.py:15")
+    assert said["demo.machines.Press.oil"] == ("exists", "src/demo/machines.py:5")  # its base's
+    assert [said[f"demo.machines.Press.{m}"][0] for m in ("SPEED", "load", "Die")] == ["exists"] * 3
+    assert said["demo.Press.stamp"] == said["demo.machines.Press.stamp"]  # through the package's re-export
+    assert said["demo.machines.Press.punch"] == ("missing", "class Press (src/demo/machines.py:9) has no punch")
+    assert said["demo.Press.punch"] == said["demo.machines.Press.punch"]
+    assert said["demo.machines.Worker.start"] == (
+        "unverifiable", "class Worker (src/demo/machines.py:22) inherits from classes outside the repository: start "
+                        "may be theirs")
+
+
 def test_a_copys_files_are_listed_as_rglob_lists_them_and_links_are_entries(tmp_path: Path) -> None:
     """The sync check and the link check walk a copy with one scandir per folder (fsutil.entries_under)."""
     import os

@@ -243,3 +243,25 @@ def _add_own_fields(node: ast.ClassDef, path: str, fields: dict[str, Field]) -> 
                     for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                             fields.setdefault(t.attr, Field(sub.lineno, getattr(sub, "annotation", None), path))
+
+
+def member_of(tree: SourceTree, path: str, name: str, member: str) -> tuple[PromiseStatus, str] | None:
+    """Whether class ``name``, as module ``path`` binds it (re-exports followed), has ``member``: a field, method
+    or class attribute of its own or of a base the repository defines, a class nested in it, a ``self.x`` its
+    methods set; unverifiable where a base is another package's; None where ``name`` is no class of ``path``."""
+    at = resolve_class(name, path, tree)
+    if at is None:
+        return None
+    module = _parsed(tree, at.path)
+    node = next((n for n in module.body if isinstance(n, ast.ClassDef) and n.name == at.name), None) if module else None
+    if node is None:
+        return None
+    fields, complete = _fields(at, tree, set())
+    fields |= {n.name: Field(n.lineno, None, at.path) for n in node.body if isinstance(n, ast.ClassDef)}
+    where = f"class {at.name} ({at.path}:{node.lineno})"
+    if member in fields:
+        return PromiseStatus.EXISTS, f"{fields[member].path}:{fields[member].line}"
+    if not complete or any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in node.body):
+        why = f"{where} inherits from classes outside the repository: {member} may be theirs"
+        return PromiseStatus.UNVERIFIABLE, why
+    return PromiseStatus.MISSING, f"{where} has no {member}"

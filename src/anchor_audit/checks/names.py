@@ -8,6 +8,7 @@ catalog's skills, once for all the skills of a component.
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Sequence
 
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
@@ -23,6 +24,7 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
+from .attrchains import member_of
 from .barenames import bare_searches, search_all
 from .namehistory import OwnLines, called, expect_gone_names, gone_names
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
@@ -101,12 +103,30 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     the ref has it nowhere or only in tests)."""
     said = ctx.gone.get(c) or spec_key(c.target, called(c), ctx.skill.schema_keys)
     if said is None:
-        said = resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo)
+        said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
             said = unverified_on_a_page(said[1])
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
+
+
+_FOUND_AT = re.compile(r"^(\S+\.py):\d+$")
+
+
+def _with_member(target: str, said: tuple[PromiseStatus, str] | None, tree: SourceTree
+                 ) -> tuple[PromiseStatus, str] | None:  # fmt: skip
+    """A dotted name found as far as a class of a module (``pkg.mod.Press``), then the member it names past it
+    (``.stamp``) looked up in the class (:func:`member_of`); as found where no class comes before a member."""
+    found = _FOUND_AT.match(said[1]) if said is not None and said[0] is PromiseStatus.EXISTS else None
+    if found is None:
+        return said
+    parts = target.split(".")
+    for at in range(1, len(parts) - 1):  # the first part the module binds is the name it was found by
+        member = member_of(tree, found.group(1), parts[at], parts[at + 1])
+        if member is not None:
+            return member
+    return said
 
 
 MAX_KEYS_SHOWN = 8  # a missing key's siblings a result names

@@ -23,6 +23,7 @@ from ..source import SourceTree
 from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
 from .barenames import resolve_bare
+from .lazyexports import LAZY, lazily_exported, lazy_target, past_lazy
 from .pyproject import project_meta
 from .starexports import Given, imported_file, star_given
 
@@ -187,8 +188,8 @@ def _name(tree: SourceTree, path: str, name: str) -> dict[str, Any]:
         found = next((at for names, at in python_index(source).module_bindings() if name in names), None)
     except PythonSyntaxProblem as exc:
         return {"status": "unverifiable", "detail": f"{path} does not parse: {exc}"}
-    if found is None and _lazily_exported(source.text, name):
-        return {"status": "exists", "detail": f"{path} exports {name} lazily (module __getattr__)"}
+    if found is None and lazily_exported(source.text, name):
+        return {"status": "exists", "detail": f"{path} exports {name} {LAZY}"}
     if found is None:
         return {"status": "missing", "detail": f"{path} does not define {name}"}
     return {"status": "exists", "detail": f"{path}:{found}"}
@@ -226,18 +227,6 @@ def _defined_elsewhere(tree: SourceTree, name: str, path: str) -> str:
         return ""
     more = f" and {len(found) - MAX_NAMED_ELSEWHERE} more" if len(found) > MAX_NAMED_ELSEWHERE else ""
     return f"; it is defined in {', '.join(found[:MAX_NAMED_ELSEWHERE])}{more}"
-
-
-def _lazily_exported(text: str, name: str) -> bool:
-    """Whether a module ``__getattr__`` serves ``name``: the module defines one, and names ``name`` in a string
-    of its ``__all__`` or of a table (the lazy-export pattern: ``{"Name": ".submodule"}``)."""
-    try:
-        module = parse_ast(text)
-    except (SyntaxError, ValueError, RecursionError, BoundExceeded):
-        return False
-    if not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in module.body):
-        return False
-    return any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(module))
 
 
 MAX_REEXPORTS = 4  # re-exports followed from the module an example imports a name from to where it is defined
@@ -344,7 +333,8 @@ def _params(node: ast.FunctionDef) -> dict[str, int]:
 
 
 def resolve_name(
-    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None, memo: Memo = no_memo
+    name: str, call: bool, tree: SourceTree, searched: dict[str, list[str]] | None = None, memo: Memo = no_memo,
+    hops: int = 2,
 ) -> tuple[PromiseStatus, str] | None:
     """A name the prose cites: ``pkg.mod.Name`` (or ``pkg.mod.Class.method``) when ``pkg`` is this repository's
     package, or a bare ``func()``; None when it is not a citation of this repository (``cfg.model.x``, ``print()``).
@@ -370,10 +360,15 @@ def resolve_name(
             return PromiseStatus.EXISTS, path
         found = _name(tree, path, rest[0])
         if found["status"] != "missing":
-            return PromiseStatus(found["status"]), found["detail"]
+            served = lazy_target(tree, path, ".".join(parts[:cut]), rest[0]) if len(rest) > 1 and hops else None
+            if served is not None and found["detail"].endswith(LAZY):  # its table names where: on from there
+                return resolve_name(".".join([served, *rest[1:]]), call, tree, searched, memo, hops - 1)
+            return past_lazy(found, path, rest)
         status, detail = _not_defined(tree, path, rest[0], found["detail"])  # a star import's?
         if status is PromiseStatus.MISSING and _name(tree, path, f"_{rest[0]}")["status"] == "exists":
             return PromiseStatus.PRIVATE, f"{path} has _{rest[0]}: the name became private"
+        if status is PromiseStatus.MISSING and len(rest) > 1:  # what follows it says it was to be a module
+            return status, f"no module {'.'.join(parts[: cut + 1])}: {detail}"
         return status, detail
     if namespace:
         why = f"{parts[0]} is a namespace package here: {name} may come from another distribution"

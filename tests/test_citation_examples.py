@@ -225,3 +225,21 @@ def test_a_headings_id_attribute_is_an_anchor_and_so_is_githubs_slug_of_its_text
     agent reading the text finds either: both count.  A dash between words is kept doubled, as GitHub does."""
     text = "# Intro {#start}\n## RR-loop — Convert a loop\n## Plain\n"
     assert heading_slugs(text) == {"start", "intro", "intro-start", "rr-loop--convert-a-loop", "plain"}
+
+
+def test_a_test_count_for_a_file_that_moved_says_where_it_moved(tmp_path: Path) -> None:
+    """The promise is missing (``pytest tests/test_plan.py`` finds no file), and says what became of it."""
+    import json
+
+    from .conftest import git
+    from .hostile.conftest import run_cli
+
+    repo = make_code_repo(tmp_path / "code", {"tests/test_plan.py": "def test_one():\n    pass\n"})
+    (repo.path / "tests" / "unit").mkdir()
+    git(repo.path, "mv", "tests/test_plan.py", "tests/unit/test_plan.py")
+    repo.commit("tests in a folder", tag="v2")
+    skill = make_skill(tmp_path / "skill", "```bash\npytest tests/test_plan.py\n```\n\n1 passed\n")
+    done = run_cli("check", "--repo", str(repo.path), "--ref", "v2", "--format", "json", str(skill))
+    (tests,) = [p for p in json.loads(done.out)["skills"][0]["promises"] if p["kind"] == "tests"]
+    assert tests["status"] == "missing"
+    assert tests["detail"].startswith("moved to tests/unit/test_plan.py in commit "), tests

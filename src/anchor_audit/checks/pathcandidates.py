@@ -45,7 +45,7 @@ def healed(
             continue
         if removal is None and out[at].status is PromiseStatus.UNVERIFIABLE:
             continue
-        detail = out[at].detail if removal is None else _removed(removal, c.target)
+        detail = out[at].detail if removal is None else removed_said(removal, c.target)
         if removal is not None and removal.now is None and out[at].detail.startswith("not at the ref; "):
             detail += "; " + out[at].detail.removeprefix("not at the ref; ")  # what is there instead, if any
         moved = removal.now if removal is not None and removal.was == c.target else None  # a tail's: said only
@@ -68,7 +68,7 @@ def healed_links(
         removal = gone.get(inside.get(at, ""))
         if removal is None or removal.was != inside[at]:
             continue
-        detail = _removed(removal, inside[at])
+        detail = removed_said(removal, inside[at])
         copy = skill.disk is not None and skill.disk_root != skill.disk  # a catalog's: healed upstream, not here
         heal = posixpath.relpath(removal.now, skill.repo_folder) if removal.now is not None and not copy else None
         if heal is not None and removal.now is not None and removal.now.endswith("/") and not heal.endswith("/"):
@@ -143,7 +143,8 @@ def folder_rename(skill: Skill, promises: tuple[PromiseResult, ...], tree: Sourc
     return FolderRename(written, code_has, pairs, files, commit, day)
 
 
-def _removed(removal: Removal, cited: str) -> str:
+def removed_said(removal: Removal, cited: str) -> str:
+    """What the history did with a path that is not here: moved (where to), or deleted."""
     was = "" if removal.was == cited else f" (as {removal.was})"
     if removal.now is not None:
         return f"moved to {removal.now} in commit {removal.commit[:10]}{was}"

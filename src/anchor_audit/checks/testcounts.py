@@ -10,6 +10,7 @@ from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, Refere
 from ..parse import parse_ast
 from ..source import SourceTree
 from ..store.memo import Memo
+from .pathcandidates import removed_said
 from .protocol import Checker, Context
 
 
@@ -35,7 +36,9 @@ def _tests(path: str, promised: int, tree: SourceTree, file: str, line: int, mem
     except UnreadableFile as exc:
         return PromiseResult(PromiseKind.TESTS, path, PromiseStatus.ERROR, file, line, str(exc), promised=promised)
     if blob is None:
-        return PromiseResult(PromiseKind.TESTS, path, PromiseStatus.MISSING, file, line, promised=promised)
+        removal = tree.removals([path]).get(path)
+        said = removed_said(removal, path) if removal is not None else ""  # where it went, if the history says
+        return PromiseResult(PromiseKind.TESTS, path, PromiseStatus.MISSING, file, line, said, promised=promised)
     counted = memo(f"tests|{blob}", lambda: _count(tree, path))
     if "error" in counted:
         return PromiseResult(

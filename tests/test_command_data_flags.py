@@ -230,3 +230,24 @@ def test_a_command_remembered_by_commit_is_judged_for_its_own_flags_on_its_own_l
         "GOOD", typo), encoding="utf-8")  # fmt: skip
     assert judged() == [(program, "exists", 7), (f"{program} --prot", "missing", 7),
                         (program, "exists", 13), (f"{program} --port", "exists", 13)]  # fmt: skip
+
+
+def test_a_program_importing_more_modules_than_are_read_leaves_its_unwritten_flags_unverifiable(
+    tmp_path: Path, capsys
+) -> None:
+    """The factory's module lies past the modules read for a program (its 49 helpers import four each, read
+    first): it was not read, so a flag not written out may still be made, and is never called missing."""
+    from anchor_audit.checks.madeflags import MAX_FOLLOWED
+
+    helpers = {f"src/acme/util/h{i}.py": "".join(f"import acme.util.s{i}_{j}\n" for j in range(4)) for i in range(49)}
+    helpers |= {f"src/acme/util/s{i}_{j}.py": "x = 1\n" for i in range(49) for j in range(4)}
+    assert 1 + 50 + len(helpers) - 49 > MAX_FOLLOWED  # the program, its imports, theirs: more than are read
+    train = "".join(f"import acme.util.h{i}\n" for i in range(49)) + "import acme.cli.setup\n" + TRAIN
+    files = {"src/acme/util/__init__.py": "", "src/acme/cli/setup.py": "from acme.cli.groups import FlagGroup\n",
+             **helpers}  # fmt: skip
+    said = _train(tmp_path, capsys, "--micro-batch-size 2 --data-path d --nothing-like-it", **{"cli__train": train},
+                  **{k.removeprefix("src/acme/").removesuffix(".py").replace("/", "__"): v for k, v in files.items()})
+    assert said["--data-path"]["status"] == "exists"
+    for flag in ("--micro-batch-size", "--nothing-like-it"):
+        assert said[flag]["status"] == "unverifiable", said[flag]
+        assert "modules it imports past the" in said[flag]["detail"]

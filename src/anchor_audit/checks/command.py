@@ -33,7 +33,16 @@ from ..model import (
 )
 from ..source import SourceTree
 from ..source.listing import Listing, is_test
-from .madeflags import OPTION_CALLS, MadeFlags, import_file, imported, made_flags, parsed, program_module
+from .madeflags import (
+    MAX_IMPORTS,
+    OPTION_CALLS,
+    MadeFlags,
+    import_file,
+    imported,
+    made_flags,
+    parsed,
+    program_module,
+)
 from .paths import on_a_page, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
@@ -201,7 +210,7 @@ def program_defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str,
     if index is None:
         return {}
     found = index.worked_out(_walked_flags)
-    for name in index.worked_out(imported):
+    for name in index.worked_out(imported)[:MAX_IMPORTS]:
         other = import_file(path, name, tree, listing)
         theirs = parsed(tree, other) if other and other != path else None
         found = {**(theirs.worked_out(_walked_flags) if theirs is not None else {}), **found}

@@ -31,7 +31,8 @@ from ..source.listing import Listing, module_file
 from .attrchains import ClassAt, Locate, annotated_name, resolve_class
 
 OPTION_CALLS = {"add_argument", "option", "Option", "argument", "Argument"}
-MAX_FOLLOWED = 60  # modules read for a parser that makes its flags from data: the file, its imports, theirs
+MAX_FOLLOWED = 200  # modules read for a parser that makes its flags from data: the file, its imports, theirs
+MAX_IMPORTS = 50  # imports of one module followed
 MAX_CLASSES = 64  # dataclasses read for the flags factories make
 MAX_BASES = 8  # bases followed for one class's fields
 
@@ -107,14 +108,14 @@ def import_file(path: str, name: str, tree: SourceTree, listing: Listing) -> str
 
 
 def imported(module: ast.Module) -> list[str]:
-    """The absolute modules a module imports at its top level (50 at most)."""
+    """The absolute modules a module imports at its top level."""
     names: list[str] = []
     for node in module.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.append(node.module)
         elif isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-    return names[:50]
+    return names
 
 
 def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
@@ -129,14 +130,14 @@ def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | Non
         made = _made_flags(path, tree, listing)
         return {"made": None if made is None else [made.flags, made.classes, made.unread]}
 
-    said = listing.memo(f"made-flags/1|{key}|{path}", walk)["made"]
+    said = listing.memo(f"made-flags/2|{key}|{path}", walk)["made"]
     return None if said is None else MadeFlags(dict(said[0]), said[1], said[2])
 
 
 def _made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
-    indexes = _followed(path, tree, listing)
+    indexes, whole = _followed(path, tree, listing)
     shapes = {here: _sites_of(index) for here, index in indexes.items()}
-    unread = [f"{here}:{line}" for here, shape in shapes.items() for line in shape.loose]
+    unread = _loose(shapes, path, whole)
     if not unread and not any(shape.factories for shape in shapes.values()):
         return None
     flags: dict[str, str] = {}
@@ -188,25 +189,39 @@ def _made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | No
     return MadeFlags(flags, classes, unread[0] if unread else "")
 
 
-def _followed(path: str, tree: SourceTree, listing: Listing) -> dict[str, PythonIndex]:
-    """The program's file, the repository's modules it imports and theirs (three levels, 60 modules at most)."""
+def _loose(shapes: dict[str, _Shapes], path: str, whole: bool) -> list[str]:
+    """Where the program makes flags outside a factory (``FILE:LINE``), and where it may that was not read: a
+    factory may lie in a module past the bounds, so no flag found nowhere is missing."""
+    unread = [f"{here}:{line}" for here, shape in shapes.items() for line in shape.loose]
+    return unread if whole else [*unread, f"{path}: the modules it imports past the {MAX_FOLLOWED} read"]
+
+
+def _followed(path: str, tree: SourceTree, listing: Listing) -> tuple[dict[str, PythonIndex], bool]:
+    """The program's file, the repository's modules it imports and theirs (three levels, :data:`MAX_FOLLOWED`
+    modules and :data:`MAX_IMPORTS` imports of each at most), and whether those bounds left none unread."""
     seen: dict[str, PythonIndex] = {}
     visited: set[str] = set()
     frontier = [path]
+    whole = True
     for _ in range(3):
         following: list[str] = []
         for here in frontier:
-            if here in visited or len(visited) >= MAX_FOLLOWED:
+            if here in visited:
                 continue
+            if len(visited) >= MAX_FOLLOWED:
+                whole = False
+                break
             visited.add(here)
             index = parsed(tree, here)
             if index is None:
                 continue
             seen[here] = index
-            following += [p for p in (import_file(here, name, tree, listing) for name in index.worked_out(imported))
+            names = index.worked_out(imported)
+            whole &= len(names) <= MAX_IMPORTS
+            following += [p for p in (import_file(here, name, tree, listing) for name in names[:MAX_IMPORTS])
                           if p is not None]  # fmt: skip
         frontier = following
-    return seen
+    return seen, whole
 
 
 def _factory(

@@ -33,6 +33,22 @@ def test_a_file_of_the_skills_own_folder_is_there_written_as_at_path_or_in_backt
     assert prose == at == [("scripts/run.sh", "exists", "in the skill's own folder")]
 
 
+def test_a_path_naming_the_skills_own_folder_where_it_lies_is_its_own_file(tmp_path: Path) -> None:
+    """A copy at ``catalog/skills/tuning`` writes its card as ``@skills/tuning/card.yaml``, from the root it lies
+    in: its own file, whether or not the code has a ``skills/`` folder; another skill's, or a file its folder does
+    not ship, is looked up as any other path."""
+    repo = make_code_repo(tmp_path / "code")
+    body = "See @skills/tuning/card.yaml, `skills/tuning/card.yaml`, @skills/other/card.yaml, @skills/tuning/gone.md.\n"
+    folder = make_skill(tmp_path / "catalog" / "skills" / "tuning", body, card="title: tuning\n")
+    skill = load_skill(folder)
+    tree = open_git(str(repo.path), "v1")
+    prose = [(r.path, r.status, r.detail) for r in check_citations(context(skill, tree))]
+    at = {r.path: (r.status, r.detail) for r in check_promises(context(skill, tree)) if r.kind == "reference"}
+    assert prose == [("skills/tuning/card.yaml", "exists", "in the skill's own folder")]
+    assert at["skills/tuning/card.yaml"] == ("exists", "in the skill's own folder")
+    assert at["skills/other/card.yaml"][0] != "exists" and at["skills/tuning/gone.md"][0] != "exists"
+
+
 def test_an_at_path_the_history_moved_is_healed_as_a_path_in_backticks_is(tmp_path: Path) -> None:
     repo = make_code_repo(tmp_path / "code", {"pkg/old_name.py": BODY})
     (repo.path / "pkg/core").mkdir()

@@ -128,7 +128,22 @@ def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
 
 
 def _in_folder(path: str, skill: Skill, tree: SourceTree) -> bool:
-    return on_disk(skill, path, skill.disk) or bool(skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}"))
+    if on_disk(skill, path, skill.disk) or bool(skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}")):
+        return True
+    own = _own_part(path, skill)
+    return own is not None and on_disk(skill, own, skill.disk)
+
+
+def _own_part(path: str, skill: Skill) -> str | None:
+    """What ``path`` names in the skill's own folder where it names that folder as the folders it lies in on disk
+    do (``skills/tuning/card.yaml`` for a skill at ``.../skills/tuning``: written from the root it lies in)."""
+    if skill.disk is None:
+        return None
+    parts, mine = path.strip("/").split("/"), Path(skill.disk).parts
+    for at, part in enumerate(parts[:-1]):
+        if part == mine[-1] and at < len(mine) and tuple(parts[:at]) == mine[len(mine) - 1 - at : -1]:
+            return "/".join(parts[at + 1 :])
+    return None
 
 
 def _missing(c: Citation, r: PromiseResult, skill: Skill) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from anchor_audit.cli import main
 from anchor_audit.match.quotefacts import facts_in, facts_of, holds_in
 
@@ -557,3 +559,52 @@ def test_a_gate_that_became_one_of_two_conditions_together_does_not_hold_the_cla
     claim = _packing_claim(tmp_path, capsys, PACKING_CHECKS.replace("if self.packing:",
                                                                     "if self.packing and self.streaming:"))
     assert claim["verdict"] != "code_verified", claim  # narrower: it no longer checks plain packing
+
+
+TRAINER = '''\
+class Trainer:
+    def check(self):
+        if self.delay_grads is True:
+            if self.reduce_overlap:
+                assert te_at_least("2.7"), "overlapped reduction needs a newer TE"
+            grads_in_graph = self.graph_attn or self.graph_router
+            if grads_in_graph:
+                assert te_at_least("2.12"), "captured delayed grads need a newer TE"
+                assert self.fused_accum, "captured delayed grads need fused accumulation"
+            assert self.expert_overlap, "delayed grads need expert overlap"
+'''
+# A summary of lines 3-10: the gate and its last assert, the checks between them said in comments.
+ELIDING = '''\
+```3:10:pkg/trainer.py
+if self.delay_grads is True:
+    # TE floor for reduce_overlap
+    # graph capture checks for delayed grads
+    assert expert_overlap, ...
+```
+'''
+ELIDING_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  graph_delay_interaction:\n    - code_verified\n'
+
+
+@pytest.mark.parametrize(
+    ("body", "later", "verdict", "said"),
+    [
+        (ELIDING, None, "code_verified", "`if self.reduce_overlap`, `assert te_at_least('2.7')` and 4 more"),
+        (ELIDING, TRAINER.replace('                assert self.fused_accum, "captured delayed grads need fused '
+                                  'accumulation"\n', ""), "broken", "`assert self.fused_accum`"),
+        (ELIDING.replace("graph capture checks for delayed grads", "graph checks live elsewhere"), None, "unverifiable",
+         "graph only in its comments"),
+    ],
+    ids=["elided-checks-hold", "an-elided-assert-gone", "no-comment-names-them"],
+)  # fmt: skip
+def test_the_validations_a_fences_comments_say_it_elides_are_facts_of_it(
+    tmp_path: Path, capsys, body: str, later: str | None, verdict: str, said: str
+) -> None:
+    """A comment of a paraphrased fence ("graph capture checks for delayed grads") names the validations it
+    elides in its lines on the validation day (``if grads_in_graph:`` and its asserts): they are the quote's facts,
+    and say the claim's words the comment says ("graph"); a comment naming no validation there adds none."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/trainer.py": TRAINER})
+    if later is not None:
+        commit_later(repo, {"pkg/trainer.py": later})
+    claim = _only_claim(repo, make_skill(tmp_path / "skill", body, card=ELIDING_CARD), capsys)
+    assert claim["verdict"] == verdict, claim
+    assert said in claim["evidence"][0]["detail"]

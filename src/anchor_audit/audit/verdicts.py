@@ -23,6 +23,7 @@ from ..checks.claimgates import gate_evidence, value_evidence
 from ..checks.claimnames import named_evidence, paths_named
 from ..checks.claimquotes import named_by_code, named_by_comments_only
 from ..checks.claimtests import tests_evidence
+from ..checks.fencecomments import elided
 from ..checks.protocol import Context
 from ..model import (
     KNOWN_TAGS,
@@ -114,7 +115,11 @@ def _by_code(claim_id: str, match: QuoteMatch, ctx: Context) -> Evidence:
     """A quote linked by what its code names: where it is judged by its facts (its text drifted), the words of the
     claim that only its comments say are no fact of it, so it cannot hold the claim."""
     found = _linked(match, ctx, "by what its code names")
-    unsaid = named_by_comments_only(claim_id, match.quote) if found.ok and not isinstance(match, Located) else ()
+    judged = found.ok and not isinstance(match, Located)
+    unsaid = named_by_comments_only(claim_id, match.quote) if judged else frozenset()
+    then = ctx.validated() if unsaid else None
+    if then is not None:  # words of a comment whose elided validations the quote's facts are, are said by them
+        unsaid = unsaid - elided(match.quote, then)[1]
     if not unsaid:
         return found
     words = " and ".join(sorted(unsaid))

@@ -4,8 +4,9 @@ A quote found at the ref (exact, moved, relocated) is evidence as it is.  A quot
 or its file gone) is citation drift, reported and healed as such; as evidence of a claim it is judged by its
 facts (:mod:`anchor_audit.match.quotefacts`: its gates, asserts, raises and values set under a gate), derived on the
 card's validation day (those of the code the quote held that day, elided lines included, where it held; else the
-fence's own) and looked for at the ref, in the quoted file, in the helpers it calls read with the
-caller's arguments (:mod:`anchor_audit.checks.helpers`), and then wherever in the tree they may have moved:
+fence's own, and what its comments say of the code it elides: :mod:`.fencecomments`) and looked for at the
+ref, in the quoted file, in the helpers it calls read with the caller's arguments
+(:mod:`anchor_audit.checks.helpers`), and then wherever in the tree they may have moved:
 
 * every fact that held on the validation day is at the ref: the claim's behaviour holds (``ok``);
 * an assert or a raise that held on the validation day is nowhere in the code at the ref, a gate's constants
@@ -22,7 +23,6 @@ A quote of a file that is not Python has no facts: its changed text makes the cl
 
 from __future__ import annotations
 
-import re
 from dataclasses import astuple, dataclass, replace
 
 from ..errors import NotCarried, UnreadableFile
@@ -33,7 +33,6 @@ from ..match.quotefacts import (
     facts_of,
     fewer_keywords,
     file_facts,
-    function_sets,
     holds_in,
     leaves,
     reshaped_in,
@@ -41,6 +40,7 @@ from ..match.quotefacts import (
 )
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
+from .fencecomments import commented_sets, elided_facts
 from .helpers import helper_facts
 from .protocol import Context
 
@@ -97,7 +97,10 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
         return say.unverifiable(f"the quoted text changed, and {quote.path} has no gates to judge the claim by: "
                                 "re-verify")  # fmt: skip
     then = ctx.validated()
-    facts = (_validated_facts(quote, then) if then is not None else ()) or facts_of(quote.body).facts
+    facts = _validated_facts(quote, then) if then is not None else ()
+    if not facts:  # a paraphrase: its own statements, and the validations its comments say it elides
+        facts = facts_of(quote.body).facts
+        facts += elided_facts(quote, then, facts) if then is not None else ()
     deleted = _deleted(match, ctx)
     if deleted is not None and not facts:  # a file the claim names, removed
         return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "
@@ -105,7 +108,7 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     if all(f.kind == "def" for f in facts) and _signature(quote.body):  # what a function sets is what it does
         facts += tuple(f for f in facts_of(quote.body, gated=True).facts if f.kind == "set")
     if all(f.kind == "def" for f in facts) and _signature(quote.body) and then is not None:
-        facts += _commented(quote, facts, then)
+        facts += commented_sets(quote, facts, then)
     if not facts:
         return say.unverifiable("the quoted code changed and holds no gate, assert or raise to judge the claim by: "
                                 "re-verify")  # fmt: skip
@@ -201,32 +204,6 @@ def _signature(body: tuple[str, ...]) -> bool:
     """Whether a quote opens with a function's signature (``def apply(...):``, paraphrased or not)."""
     first = next((line.strip() for line in body if line.strip()), "")
     return first.startswith(("def ", "async def "))
-
-
-def _commented(quote: Quote, facts: tuple[Fact, ...], then: SourceTree) -> tuple[Fact, ...]:
-    """What a quote of a signature and a comment says the function does: the values the function set on the
-    validation day whose targets the comment names (``# Sets impl and te_rng_tracker``: ``cfg.graph_impl = impl``,
-    ``rng.te_rng_tracker = True``; a name, or the last or first part of one)."""
-    said = {w.lower() for line in quote.body for c in re.findall(r"#(.*)", line) for w in _WORD.findall(c)}
-    source = then.read(quote.path) if said else None
-    if source is None:
-        return ()
-    names = [f.needle for f in facts if f.kind == "def"]
-    sets = [f for name in names for f in function_sets(source.text, name)]
-    return tuple(dict.fromkeys(f for f in sets if _names_target(f, said)))
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-
-
-def _names_target(fact: Fact, said: set[str]) -> bool:
-    """Whether the target of a value set (an attribute or an item: not a local name) is named by one of ``said``: a
-    name of it, or the last or first part of one (``impl``: ``cuda_graph_impl``)."""
-    target = fact.text.split(" = ", 1)[0]
-    if target.isidentifier():  # a local name: what the function works with, not what it sets
-        return False
-    parts = {p.lower() for p in _WORD.findall(target)}
-    return any(p == w or p.endswith("_" + w) or p.startswith(w + "_") for p in parts for w in said)
 
 
 def _validated_facts(quote: Quote, then: SourceTree) -> tuple[Fact, ...]:

@@ -608,3 +608,55 @@ def test_the_validations_a_fences_comments_say_it_elides_are_facts_of_it(
     claim = _only_claim(repo, make_skill(tmp_path / "skill", body, card=ELIDING_CARD), capsys)
     assert claim["verdict"] == verdict, claim
     assert said in claim["evidence"][0]["detail"]
+
+
+TEARDOWN = '''\
+import gc
+
+
+def release_graphs(helper: "Helper"):
+    """Drop the captured graphs."""
+    if "train" in GraphWrapper.captured:
+        del GraphWrapper.captured["train"]
+    if helper is not None:
+        helper.reset()
+    gc.collect()
+'''
+TEARDOWN_LATER = '''\
+import gc
+
+
+def release_graphs(helper: "Helper | None"):
+    """Drop the captured graphs, every stage's."""
+    for stage in ("train", "eval"):
+        if stage in GraphWrapper.captured:
+            del GraphWrapper.captured[stage]
+        GraphWrapper.captured[stage] = None
+    if helper is not None:
+        helper.reset()
+    gc.collect()
+'''
+TEARDOWN_QUOTE = '''\
+```4:11:pkg/teardown.py
+def release_graphs(helper):
+    # Deletes GraphWrapper objects to free their buffers
+```
+'''
+TEARDOWN_CARD = 'validated_on: "2026-01-15"\nvalidation_status:\n  cleanup:\n    - code_verified  # teardown.py:4-11\n'
+
+
+@pytest.mark.parametrize(
+    ("later", "verdict"),
+    [(TEARDOWN_LATER, "code_verified"), (TEARDOWN_LATER.replace("        if stage in GraphWrapper.captured:\n"
+                                                                "            del GraphWrapper.captured[stage]\n", ""),
+                                         "unverifiable")],
+    ids=["deleted-for-every-stage", "no-longer-deleted"],
+)  # fmt: skip
+def test_a_quote_of_a_signature_and_a_comment_is_judged_by_what_the_comment_names_it_deleting(
+    tmp_path: Path, capsys, later: str, verdict: str
+) -> None:
+    """"Deletes GraphWrapper objects": the function deleted ``GraphWrapper.captured["train"]`` that day; at the ref
+    it deletes ``GraphWrapper.captured[stage]`` for each stage, the same item of another key."""
+    claim = _changed_claim(tmp_path, capsys, "pkg/teardown.py", TEARDOWN, later, TEARDOWN_QUOTE, TEARDOWN_CARD)
+    assert claim["verdict"] == verdict, claim
+    assert "`del GraphWrapper.captured[...]`" in claim["evidence"][0]["detail"]

@@ -183,7 +183,7 @@ def _code(tree: SourceTree, path: str, ctx: Context) -> tuple[Fact, ...]:
         source = tree.read(path)
         return {"facts": [list(astuple(f)) for f in file_facts(source.text)] if source is not None else []}
 
-    return tuple(Fact(*row) for row in ctx.memo(f"file-facts/1|{blob}", compute)["facts"])
+    return tuple(Fact(*row) for row in ctx.memo(f"file-facts/2|{blob}", compute)["facts"])
 
 
 def _written_otherwise(gone: list[Fact], tree: SourceTree, path: str, ctx: Context) -> dict[Fact, str]:
@@ -348,7 +348,7 @@ def _keys(tree: SourceTree, path: str, ctx: Context) -> frozenset[str] | None:
         found = facts_in(source.text) if source is not None else None
         return {"keys": sorted(found) if found is not None else None}
 
-    keys = ctx.memo(f"facts/3|{blob}", compute)["keys"]
+    keys = ctx.memo(f"facts/4|{blob}", compute)["keys"]
     return frozenset(keys) if keys is not None else None
 
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, Literal, Sequence
 from ..errors import BoundExceeded
 from ..parse import parse_ast
 
-FactKind = Literal["def", "gate", "assert", "raise", "return", "set"]
+FactKind = Literal["def", "gate", "assert", "raise", "return", "set", "del"]
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,14 @@ def file_facts(text: str) -> tuple[Fact, ...]:
 
 
 def function_sets(text: str, name: str) -> tuple[Fact, ...]:
-    """Every value function ``name`` of a file's code sets (the first so named, a method too), each counted as
-    under a gate: what a quote of its signature says it does."""
+    """Every value function ``name`` of a file's code sets or deletes (the first so named, a method too), each
+    counted as under a gate: what a quote of its signature says it does."""
     tree = parsed_file(text)
     if tree is None:
         return ()
     found = (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
     node = next(found, None)
-    return tuple(f for f in _facts(node.body, True) if f.kind == "set") if node is not None else ()
+    return tuple(f for f in _facts(node.body, True) if f.kind in ("set", "del")) if node is not None else ()
 
 
 def named_blocks(text: str, start: int, end: int, named: Callable[[ast.expr], bool]) -> tuple[Fact, ...]:
@@ -242,6 +242,8 @@ def _facts(nodes: Iterable[ast.AST], gated: bool) -> Iterator[Fact]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 yield _set(target, node.value)
+        elif isinstance(node, ast.Delete) and gated:
+            yield from (_deleted(target) for target in node.targets if not isinstance(target, ast.Name))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield _definition(node)
             yield from _facts(ast.iter_child_nodes(node), gated)
@@ -261,6 +263,21 @@ def _set(target: ast.expr, value: ast.expr) -> Fact:
     loose = f"set~|{loose_key(target)}|{loose_key(value)}"
     return Fact("set", f"set|{ast.dump(target)}|{ast.dump(value)}", text, loose,
                 _needle(target), f"set#|{loose_key(target)}|{loose_key(value, constants=False)}")  # fmt: skip
+
+
+def _deleted(target: ast.expr) -> Fact:
+    """``del X.items[key]``: what is deleted, an item of any key (the key is which one, not what is done)."""
+    text = ast.unparse(_any_key(target))
+    loose = f"del~|{loose_key(_any_key(target))}"
+    return Fact("del", f"del|{text}", text, loose, _needle(target), loose)
+
+
+def _any_key(node: ast.expr) -> ast.expr:
+    if isinstance(node, ast.Subscript):
+        return ast.Subscript(_any_key(node.value), ast.Constant(...), ast.Load())
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute(_any_key(node.value), node.attr, ast.Load())
+    return node
 
 
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fact:

@@ -539,3 +539,26 @@ def test_members_of_an_enumeration_a_list_setting_holds_are_values_of_it(tmp_pat
     assert "`Part.expert_mlp not in cfg.capture_parts or Part.expert_router not in cfg.capture_parts`" in both["detail"]
     assert found["attn_block capture is unsupported with num_layers > 8."]["status"] == "holds"
     assert found["expert_mlp capture requires num_layers > 8."]["status"] == "unverifiable"  # no gate tests both
+
+
+CHECKPOINTS = '''\
+def check(cfg):
+    if cfg.use_sharded_engine:
+        if cfg.save is not None or cfg.load is not None:
+            assert cfg.ckpt_format == "sharded_tensor", "the sharded engine writes sharded tensors only"
+    if cfg.use_sharded_engine and cfg.mode == "fast":
+        raise ValueError("no fast mode with the sharded engine")
+'''
+
+
+def test_a_one_word_setting_the_sentence_says_as_a_word_is_said(tmp_path: Path, capsys) -> None:
+    """"save/load" says ``cfg.save`` and ``cfg.load``: the assert under them decides the sentence; a sentence that
+    does not say them leaves out what the gate also tests."""
+    card = CARD_HEAD + ("  - use_sharded_engine save/load requires sharded_tensor.\n"
+                        "  - use_sharded_engine requires sharded_tensor.\n")  # fmt: skip
+    found = _constraints(tmp_path, capsys, code=CHECKPOINTS, card=card)
+    saved = found["use_sharded_engine save/load requires sharded_tensor."]
+    assert saved["status"] == "holds", saved
+    assert "(cfg.save is not None or cfg.load is not None) and cfg.ckpt_format == 'sharded_tensor'" in saved["detail"]
+    bare = found["use_sharded_engine requires sharded_tensor."]
+    assert bare["status"] == "unverifiable" and "narrower than it says" in bare["detail"], bare

@@ -73,7 +73,7 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare)[0])  # "TP overlap": what the code spells otherwise
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
     runs = _said(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
-    said |= {part for g in gates for n in g.names if "_" in n and n.lower() in runs for part in n.lower().split("_")}
+    said |= {part for g in gates for n in g.names if _word_said(n, runs) for part in n.lower().split("_")}
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
     said |= feature
@@ -251,9 +251,9 @@ def _exempting(gates: list[Gate], names: frozenset[str], constants: frozenset[st
 
 def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]
               ) -> Gate | None:  # fmt: skip
-    """The first gate that conditions on every one of ``names`` and on something more (:func:`_more`), stating
-    every constant."""
-    return next((g for g in gates if names <= _tested(g, names) and _more(g, names, said)
+    """The first gate that conditions on every one of ``names`` (a setting it tests, or a value it compares with)
+    and on something more (:func:`_more`), stating every constant."""
+    return next((g for g in gates if names <= _tested(g, names) | g.constants and _more(g, names, said)
                  and all(_stated(c, g.constants) for c in constants)), None)  # fmt: skip
 
 
@@ -265,9 +265,16 @@ def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
 def _said_setting(gate: Gate, name: str, names: frozenset[str], said: frozenset[str]) -> bool:
     """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it; or
     whether it is the switch of the card's feature, which the gate tests is on (:func:`_featured`)."""
-    if name in names or ("_" in name and name.lower() in said) or bool(spoken(name, said)) or _valued(gate, name, said):
+    if name in names or _word_said(name, said) or bool(spoken(name, said)) or _valued(gate, name, said):
         return True
     return f"{name}:on" in said and name in switched_on(gate.text)
+
+
+def _word_said(name: str, said: frozenset[str]) -> bool:
+    """Whether the sentence says setting ``name`` as its words run (``async save`` is ``async_save``), or, a name
+    of one word of four letters or more, as a word of its own ("save/load": ``save``)."""
+    lower = name.lower()
+    return lower in said and ("_" in lower or (len(lower) >= 4 and lower not in _HOW))
 
 
 def _featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:

@@ -562,3 +562,48 @@ def test_a_one_word_setting_the_sentence_says_as_a_word_is_said(tmp_path: Path, 
     assert "(cfg.save is not None or cfg.load is not None) and cfg.ckpt_format == 'sharded_tensor'" in saved["detail"]
     bare = found["use_sharded_engine requires sharded_tensor."]
     assert bare["status"] == "unverifiable" and "narrower than it says" in bare["detail"], bare
+
+
+PARALLEL_CONFIG = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class ParallelConfig:
+    split_size: int = 1
+    split_activations: bool = False
+
+    def __post_init__(self):
+        if self.split_activations:
+            if self.split_size <= 1:
+                raise ValueError("splitting activations needs a split size")
+'''
+
+
+def test_a_sentence_no_gate_of_the_evidence_names_is_decided_in_the_files_defining_its_settings(
+    tmp_path: Path, capsys
+) -> None:
+    """The card's evidence (``pkg/overlap.py``) tests neither setting; the submodule's class that defines both as
+    fields validates them, on the validation day and at the ref; a setting no class defines stays advice."""
+    from .conftest import git
+    from .hostile.conftest import GitRepo
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    GitRepo(lib).write("core/parallel_config.py", PARALLEL_CONFIG)
+    GitRepo(lib).commit("config")
+    repo = make_code_repo(tmp_path / "code", {"pkg/overlap.py": OVERLAP})
+    git(repo.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "third/lib")
+    repo.commit("the library", tag="v2")
+    card = CARD_HEAD + ("  - split_activations requires split_size > 1.\n"
+                        "  - split_activations requires fused_norms.\n")  # fmt: skip
+    skill = make_skill(tmp_path / "skill", "Overlap notes.\n", card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "v2", "--format", "json", "--submodule", f"third/lib={lib}",
+          str(skill)])  # fmt: skip
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    found = {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+    split = found["split_activations requires split_size > 1."]
+    assert split["status"] == "holds", split
+    assert "`self.split_activations and self.split_size <= 1` (third/lib/core/parallel_config.py:11)" in split["detail"]
+    assert found["split_activations requires fused_norms."]["detail"].startswith("advice: no gate of the evidence")

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
+from ..source import SourceTree
 from ..source.listing import is_test
 from .captions import words
 from .gates import PREDICATES, Gate, compared_values, gates_in, loose
@@ -98,27 +100,21 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     files = list(dict.fromkeys([*(f for f in cited if f and f.endswith(".py")), *evidence_files(ctx.skill)]))
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
-    gates = gates_in(then if then is not None else ctx.tree, files, ctx)
-    said = _said(sentence) | _featured(ctx.skill, gates)
-    decided = _best(gates, names, constants, said)
-    parts = [decided] if decided is not None else _parts(gates, names, constants, said)
-    if not parts:
-        exempting = _exempting(gates, names, constants, said)
-        if exempting is not None:  # the code refuses it only for some values of what it tests
-            return PromiseStatus.UNVERIFIABLE, (f"{exempting.said} lets {_let(exempting)} through, which the "
-                                                "sentence leaves out: narrower than it says")  # fmt: skip
-        narrower = _narrower(gates, names, constants, said)
-        if narrower is not None:  # the code refuses only when something the sentence leaves out also holds
-            also = ", ".join(_more(narrower, names, said)[:3])
-            return PromiseStatus.UNVERIFIABLE, (f"{narrower.said} tests {_names(names)} only together with {also}, "
-                                                "which the sentence leaves out: narrower than it says")  # fmt: skip
+    tree = then if then is not None else ctx.tree
+    found = _found(sentence, names, constants, gates_in(tree, files, ctx), ctx)
+    defining: list[str] = []
+    if found is None and len(names) >= 2:  # no gate of the evidence names it: the files defining what it names may
+        defining = _defining(names, tree, ctx)
+        found = _found(sentence, names, constants, gates_in(tree, defining, ctx), ctx) if defining else None
+    if found is None:
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
-    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts)):
-        tests = ", ".join(g.said for g in parts)
-        return PromiseStatus.UNVERIFIABLE, f"{tests} tests {_names(names)}, but the sentence says more than it " \
-                                           "decides: re-verify"  # fmt: skip
+    if isinstance(found, str):
+        return PromiseStatus.UNVERIFIABLE, found
+    parts, said = found
     if then is None:
         return PromiseStatus.HOLDS, f"decided by {', '.join(g.said for g in parts)}"
+    if defining:  # looked for at the ref where the files that define them are then
+        files = list(dict.fromkeys([*files, *defining, *_defining(names, ctx.tree, ctx)]))
     now = gates_in(ctx.tree, files, ctx)
     results = [_at_ref(gate, now, constants, day, said) for gate in parts]
     for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE):
@@ -126,6 +122,70 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
         if worst is not None:
             return status, worst
     return PromiseStatus.HOLDS, "; ".join(detail for _, detail in results)
+
+
+_NARROWER = "narrower than it says"
+Found = str | tuple[list[Gate], frozenset[str]]  # why no gate decides it (unverifiable), or those that do
+
+
+def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gates: list[Gate], ctx: Context
+           ) -> Found | None:  # fmt: skip
+    """The gates that decide the sentence and the words it says; or why none decides it (unverifiable); None where
+    no gate names what it names."""
+    said = _said(sentence) | _featured(ctx.skill, gates)
+    decided = _best(gates, names, constants, said)
+    parts = [decided] if decided is not None else _parts(gates, names, constants, said)
+    if not parts:
+        exempting = _exempting(gates, names, constants, said)
+        if exempting is not None:  # the code refuses it only for some values of what it tests
+            return f"{exempting.said} lets {_let(exempting)} through, which the sentence leaves out: {_NARROWER}"
+        narrower = _narrower(gates, names, constants, said)
+        if narrower is not None:  # the code refuses only when something the sentence leaves out also holds
+            also = ", ".join(_more(narrower, names, said)[:3])
+            return f"{narrower.said} tests {_names(names)} only together with {also}, which the sentence leaves out: " \
+                   f"{_NARROWER}"  # fmt: skip
+        return None
+    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts)):
+        tests = ", ".join(g.said for g in parts)
+        return f"{tests} tests {_names(names)}, but the sentence says more than it decides: re-verify"
+    return parts, said
+
+
+MAX_DEFINING = 4  # files of the repository and of each submodule that define a sentence's settings, most first
+
+
+def _defining(names: frozenset[str], tree: SourceTree, ctx: Context) -> list[str]:
+    """The files (not tests) that define the settings ``names`` as fields of a class (``    name: ...``), those
+    that define more of them first: where a setting's validations usually are.  One search of the tree and of its
+    submodules for every setting the card's sentences name, remembered by the tree."""
+    needles = _field_needles(ctx.skill)
+    content = tree.content_key()
+    if content is None:
+        return []
+
+    def search() -> dict[str, Any]:
+        found = dict(tree.search_many(needles, ".py") or {})
+        for text, paths in tree.search_submodules(needles, ".py").items():
+            found[text] = [*found.get(text, []), *paths]
+        return {"found": found}
+
+    found: dict[str, list[str]] = ctx.memo(f"defining/1|{content}|{json.dumps(needles)}", search)["found"]
+    counts: dict[str, int] = {}
+    for name in names:
+        for path in found.get(_needle(name), []):
+            if not is_test(path):
+                counts[path] = counts.get(path, 0) + 1
+    return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_DEFINING]
+
+
+def _field_needles(skill: Skill) -> list[str]:
+    """How each setting the card's sentences name is written where a class defines it as a field."""
+    texts = [text for text, _ in skill.card.constraints] if skill.card else []
+    return sorted({_needle(n) for text in texts for n in wanted(text)[0]})
+
+
+def _needle(name: str) -> str:
+    return f"    {name.split('.')[-1]}:"
 
 
 def _at_ref(

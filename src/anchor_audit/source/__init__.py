@@ -106,6 +106,11 @@ class SourceTree(Protocol):
         """Every file path inside the tree's submodules, prefixed (none for a tree that has no submodules)."""
         ...
 
+    def search_submodules(self, texts: list[str], suffix: str) -> dict[str, list[str]]:
+        """:meth:`search_many` in each of the tree's submodules that can be opened and searched, paths prefixed
+        (none for a tree that has no submodules)."""
+        ...
+
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         """Which of ``paths`` that are not here (exact, or the tail of a longer path) the history removed, and
         where to, for those it did; none where this kind of tree has no history."""

@@ -9,16 +9,11 @@ clone: only the ref asked for is fetched, shallow (depth 1) and without blobs
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
-import subprocess
-from pathlib import Path
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import git
-from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import SourceInfo, SourceKind
@@ -26,9 +21,8 @@ from ..store.cachedir import cache_root
 from ..text.redact import redact
 from . import MAX_FILE_BYTES, FolderVersion, Progress, Removal, SourceTree, decode, mirrored, no_progress, too_large
 from .file import SourceFile, SourceFiles
-from .gitenv import UPLOAD_PACK
 from .githistory import GitHistory, Memo
-from .gitrun import check_ref, check_repo, first_line, is_partial, resolve_commit
+from .gitrun import check_ref, check_repo, fetch_missing, first_line, is_partial, resolve_commit
 from .gitsearch import TreeSearch, git_grep, git_grep_trees
 from .gittrees import GITLINK_KIND, SYMLINK_KIND, TREE_KIND, TreeObjects
 from .mirror import mirror
@@ -36,7 +30,6 @@ from .overlay import open_local
 from .submodules import Submodules
 
 T = TypeVar("T")
-PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
 
 __all__ = ["GitTree", "Submodules", "as_git", "check_ref", "check_repo", "open_git", "resolve_commit"]
 
@@ -140,16 +133,24 @@ class GitTree:
         """Every file path under ``folder`` at this commit, in ``git ls-tree -r``'s order (walked in-process)."""
         return self._trees.paths(self.commit.tree.binsha, folder)
 
+    def search_submodules(self, texts: list[str], suffix: str) -> dict[str, list[str]]:
+        """:meth:`search_many` in each submodule at this commit that can be opened, paths prefixed."""
+        found: dict[str, list[str]] = {}
+        for path, inner in self._opened_submodules():
+            for text, paths in (inner.search_many(texts, suffix) or {}).items():
+                found.setdefault(text, []).extend(f"{path}/{p}" for p in paths)
+        return found
+
     def submodule_files(self) -> list[str]:
         """Every file path inside the submodules at this commit (those that can be opened), prefixed."""
-        paths = []
+        return [f"{path}/{p}" for path, inner in self._opened_submodules() for p in inner.files_under("")]
+
+    def _opened_submodules(self) -> Iterator[tuple[str, GitTree]]:
         for path, sha in self._gitlinks():
             try:
-                inner = self.submodules.open(self, path, sha)
+                yield path, self.submodules.open(self, path, sha)
             except NotCarried:
                 continue
-            paths += [f"{path}/{p}" for p in inner.files_under("")]
-        return paths
 
     def _gitlinks(self) -> list[tuple[str, str]]:
         """(path, commit) of every submodule this commit records: its whole tree walked once, remembered by sha."""
@@ -263,23 +264,6 @@ class GitTree:
             node = found[1]
         return None
 
-    def _fetch_missing(self, shas: set[str]) -> None:
-        """One fetch of the blobs among ``shas`` this lean mirror lacks (a repository with every blob: nothing)."""
-        if not is_partial(self.repo):
-            return
-        objects = GitDB(str(Path(self.repo.common_dir) / "objects"))  # reads pack indexes: never fetches
-        missing = sorted(sha for sha in shas if not objects.has_object(bytes.fromhex(sha)))
-        if not missing:
-            return
-        # What git runs itself for a missing blob, given them all at once.
-        command = ["git", "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", f"--upload-pack={UPLOAD_PACK}",
-                   "origin", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none",
-                   "--stdin"]  # fmt: skip
-        env = {**os.environ, **self.repo.git.environment()}
-        with contextlib.suppress(OSError, subprocess.SubprocessError):  # the reads will fetch them one by one
-            subprocess.run(command, cwd=self.repo.common_dir, env=env, input="\n".join(missing) + "\n",
-                           capture_output=True, text=True, timeout=PREFETCH_TIMEOUT)  # fmt: skip
-
     @functools.cached_property
     def has_submodules(self) -> bool:
         """Whether this commit has a ``.gitmodules`` (else no path can lie in a submodule; one tree lookup)."""
@@ -346,7 +330,7 @@ def fetch_blobs(wanted: Iterable[tuple[GitTree, str]]) -> None:
         if blob is not None:
             by_repo.setdefault(str(holder.repo.common_dir), (holder, set()))[1].add(blob.hexsha)
     for holder, shas in by_repo.values():
-        holder._fetch_missing(shas)
+        fetch_missing(holder.repo, shas)
 
 
 def as_git(tree: SourceTree) -> GitTree:

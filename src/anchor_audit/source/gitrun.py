@@ -7,18 +7,21 @@ a ``.gitmodules``) may make git do.  The environment every git process gets
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
 import subprocess
 import weakref
+from pathlib import Path
 
 import git
+from git.db import GitDB  # gitdb's pure-Python object database, as GitPython exports it
 
 from ..errors import SourceError, UsageError
 from ..text.redact import redact
 from . import _URL
-from .gitenv import ALLOWED_PROTOCOLS, FETCHED, commits_named, git_env
+from .gitenv import ALLOWED_PROTOCOLS, FETCHED, UPLOAD_PACK, commits_named, git_env
 
 # What git (curl, ssh) says when a host name does not resolve: no fetch from that host can succeed this run.
 NAME_NOT_RESOLVED = re.compile(r"Could not resolve host(?:name)?:? ?([\w.-]*)|Name or service not known()")
@@ -200,3 +203,24 @@ def effective_url(url: str) -> str:
         ["git", "ls-remote", "--get-url", "--", url], capture_output=True, text=True, env={**os.environ, **git_env()}
     )
     return (done.stdout.strip() or url) if done.returncode == 0 else url
+
+
+PREFETCH_TIMEOUT = 300  # seconds the one fetch of a run's missing blobs may take
+
+
+def fetch_missing(repo: git.Repo, shas: set[str]) -> None:
+    """One fetch of the blobs among ``shas`` a lean mirror lacks (a repository with every blob: nothing)."""
+    if not is_partial(repo):
+        return
+    objects = GitDB(str(Path(repo.common_dir) / "objects"))  # reads pack indexes: never fetches
+    missing = sorted(sha for sha in shas if not objects.has_object(bytes.fromhex(sha)))
+    if not missing:
+        return
+    # What git runs itself for a missing blob, given them all at once.
+    command = ["git", "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", f"--upload-pack={UPLOAD_PACK}",
+               "origin", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none",
+               "--stdin"]  # fmt: skip
+    env = {**os.environ, **repo.git.environment()}
+    with contextlib.suppress(OSError, subprocess.SubprocessError):  # the reads will fetch them one by one
+        subprocess.run(command, cwd=repo.common_dir, env=env, input="\n".join(missing) + "\n",
+                       capture_output=True, text=True, timeout=PREFETCH_TIMEOUT)  # fmt: skip

@@ -77,6 +77,9 @@ class MappedTree:
     def submodule_files(self) -> list[str]:
         return []  # a packaged copy has its files, not submodules
 
+    def search_submodules(self, texts: list[str], suffix: str) -> dict[str, list[str]]:
+        return {}
+
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         return {}  # a release has no history to follow a rename in
 

@@ -92,3 +92,19 @@ def test_a_candidate_with_the_cited_folders_in_another_order_is_not_the_same_pla
 
 def test_a_missing_path_with_two_candidates_is_not_healed(tmp_path: Path) -> None:
     assert _heal_of(tmp_path, "pkg/worker.py", ["pkg/one/worker.py", "pkg/two/worker.py"]) == ("missing", None)
+
+
+def test_a_path_added_to_the_default_branch_after_the_audited_commit_says_when_it_landed(tmp_path: Path) -> None:
+    """Audited at an older commit (a card's validation day), a file the skill names that the default branch gains
+    later is missing there, and says in which commit it landed: the skill describes newer code."""
+    repo = make_code_repo(tmp_path / "code")
+    repo.write("scripts/translate.py", "print('new')\n")
+    repo.commit("add the translator", tag="v2", date="2026-03-20T00:00:00")
+    skill = load_skill(make_skill(tmp_path / "skill", "Run `scripts/translate.py` and `scripts/never.py`.\n"))
+    said = {r.path: r for r in check_citations(context(skill, open_git(str(repo.path), "v1")))}
+    assert said["scripts/translate.py"].status == "missing"
+    assert said["scripts/translate.py"].detail.startswith("not yet there: added in commit ")
+    assert said["scripts/translate.py"].detail.endswith(" on 2026-03-20, after this one")
+    assert "added in" not in said["scripts/never.py"].detail
+    later = {r.path: r for r in check_citations(context(skill, open_git(str(repo.path), "v2")))}
+    assert later["scripts/translate.py"].status == "exists"

@@ -34,8 +34,14 @@ def healed(
     # of the same tail (another skill's ``deploy/info.yaml`` moved in another commit).
     own = {c.target: f"{folder}/{c.target}" for _, c in missing if folder and not c.target.startswith(f"{folder}/")}
     gone = tree.removals([*(c.target for _, c in missing), *own.values()]) if missing else {}
+    later = _added_later(tree, [c.target for _, c in missing], gone, own)
     for at, c in missing:
         removal = gone.get(own.get(c.target, "")) or gone.get(c.target)
+        if removal is None and c.target in later:  # the code this skill describes came after this commit
+            sha, day = later[c.target]
+            why = f"not yet there: added in commit {sha[:10]} on {day}, after this one"
+            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=why)
+            continue
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
             heal = renamed.candidate if c.kind in HEALABLE and c.text.strip("`@") == c.target else None
@@ -52,6 +58,14 @@ def healed(
         heal, detail = writable(_sole_candidate(c, listing, moved), detail)
         out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=detail, heal=heal, now=moved)
     return out
+
+
+def _added_later(
+    tree: SourceTree, targets: list[str], gone: dict[str, Removal], own: dict[str, str]
+) -> dict[str, tuple[str, str]]:
+    """Of ``targets`` the history removed none of, those the default branch adds after this commit: when."""
+    fresh = [t for t in targets if not (gone.get(own.get(t, "")) or gone.get(t))]
+    return tree.added_after(fresh) if fresh else {}
 
 
 def healed_links(

@@ -111,6 +111,11 @@ class SourceTree(Protocol):
         (none for a tree that has no submodules)."""
         ...
 
+    def added_after(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """(commit, UTC day) of the first commit of the default branch after this one that added each of ``paths``
+        (this commit being behind it: a card's validation day); none where this kind of tree cannot know."""
+        ...
+
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         """Which of ``paths`` that are not here (exact, or the tail of a longer path) the history removed, and
         where to, for those it did; none where this kind of tree has no history."""

@@ -213,6 +213,14 @@ class GitTree:
             return None
         return _asked(lambda: self.history.changes_since(path, since, limit))
 
+    def added_after(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        head = self._head()
+        if not self._deep() or head is None or head == self.commit.hexsha:
+            return {}
+        found = {p: _asked(functools.partial(self.history.added_after, p, head)) for p in paths
+                 if self.gitlink_of(p) is None}  # fmt: skip
+        return {p: at for p, at in found.items() if at is not None}
+
     def content_key(self) -> str | None:
         if self.info.kind is not SourceKind.GIT or not self._deep():  # a working tree's snapshot; a partial history
             return None

@@ -111,6 +111,18 @@ class GitHistory:
         found = self._remembered("changes-since", [since, self.commit.hexsha], [path, str(limit)], ask)
         return [(sha, day) for sha, day in found]
 
+    def added_after(self, path: str, tip: str) -> tuple[str, str] | None:
+        """(sha, UTC day) of the first first-parent commit in this one..``tip`` that added ``path``; None: none."""
+
+        def ask() -> list[str]:
+            out = self.repo.git.log("--first-parent", "--reverse", "--diff-filter=A", "--format=%H %ct",
+                                    f"{self.commit.hexsha}..{tip}", "--", path).split("\n")  # fmt: skip
+            first = next((line.split() for line in out if line.strip()), None)
+            return [] if first is None else [first[0], time.strftime("%Y-%m-%d", time.gmtime(int(first[1])))]
+
+        found = self._remembered("added-after", [self.commit.hexsha, tip], [path], ask)
+        return (found[0], found[1]) if found else None
+
     @property
     def summary(self) -> tuple[str, str]:
         """(committer time in ISO 8601, subject line) of this tree's commit."""

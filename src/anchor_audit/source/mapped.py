@@ -83,6 +83,9 @@ class MappedTree:
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         return {}  # a release has no history to follow a rename in
 
+    def added_after(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        return {}
+
     def validated_on(self, day: str) -> None:
         return None  # a release has no history to look up a day in
 

@@ -182,3 +182,19 @@ def test_a_base_nested_past_reading_leaves_the_claim_unverifiable(tmp_path: Path
     claim = _claim(tmp_path, capsys, "recompute_modules_enum", later)
     assert claim["verdict"] == "unverifiable"
     assert "files name it: re-verify" in claim["evidence"][0]["detail"]
+
+
+def test_audited_on_its_validation_day_a_file_the_claims_id_names_that_landed_later_says_so(tmp_path, capsys) -> None:
+    """``--ref validated``: the card's evidence names a script the default branch gains only after the card's day;
+    that day it is not there, and the claim is unverifiable saying when it landed, not unlinked."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG})
+    commit_later(repo, {"scripts/export_checkpoint.py": SCRIPT})
+    card = CARD.replace("scripts/convert_weights.py", "scripts/export_checkpoint.py").replace(
+        "CLAIM", "checkpoint_export_script")
+    skill = make_skill(tmp_path / "skill", BODY, card=card)
+    main(["check", "--repo", str(repo.path), "--ref", "validated", "--format", "json", str(skill)])
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "unverifiable", claim
+    (evidence,) = claim["evidence"]
+    assert evidence["ref"] == "scripts/export_checkpoint.py"
+    assert "the card was validated before its code landed: " in evidence["detail"] and "on 2026-02-01" in evidence["detail"]

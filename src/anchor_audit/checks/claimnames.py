@@ -71,7 +71,24 @@ def named_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
     chosen = _best(claim_id, then, ctx)
     if chosen:
         return [_at_ref(thing, ctx, day) for thing in chosen]
-    return [_landed(thing, ctx, then, day) for thing in _best(claim_id, ctx.tree, ctx)]
+    landed = [_landed(thing, ctx, then, day) for thing in _best(claim_id, ctx.tree, ctx)]
+    return landed or _landing_later(claim_id, ctx, day)
+
+
+def _landing_later(claim_id: str, ctx: Context, day: str) -> list[Evidence]:
+    """Audited at a commit behind the default branch (its validation day): the card's evidence files the claim's
+    id names that are not there and that the branch gains later, each no evidence, saying when its code landed."""
+    need = telling(claim_id) - _KIND - words(ctx.skill.name)
+    evidence = ctx.skill.card.evidence if ctx.skill.card else ()
+    named = [p for p in evidence if need and all(says(w, _last(Named(p, p, True))) for w in need)]
+    absent = [p for p in named if ctx.tree.blob_id(p) is None]
+    out = []
+    for path, (sha, on) in ctx.tree.added_after(absent).items():
+        stale = (f"{path}, the file the claim's id names, is not there on {day}; the card was validated before its "
+                 f"code landed: {sha[:10]} on {on}")  # fmt: skip
+        out.append(Evidence(EvidenceKind.NAMED, path, False, PromiseStatus.UNVERIFIABLE, f"{stale}: re-verify the "
+                            "claim", stale=stale))  # fmt: skip
+    return out
 
 
 def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:

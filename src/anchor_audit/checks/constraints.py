@@ -151,25 +151,26 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
     return parts, said
 
 
+CONFIG_FILES = "config.py"  # where a class defining settings as fields is looked for: a name ending so
 MAX_DEFINING = 4  # files of the repository and of each submodule that define a sentence's settings, most first
 
 
 def _defining(names: frozenset[str], tree: SourceTree, ctx: Context) -> list[str]:
-    """The files (not tests) that define the settings ``names`` as fields of a class (``    name: ...``), those
-    that define more of them first: where a setting's validations usually are.  One search of the tree and of its
-    submodules for every setting the card's sentences name, remembered by the tree."""
+    """The configuration files (``*config.py``, not tests) that define the settings ``names`` as fields of a class
+    (``    name: ...``), those that define more of them first: where a setting's validations usually are.  One
+    search of the tree and of its submodules for every setting the card's sentences name, remembered by the tree."""
     needles = _field_needles(ctx.skill)
     content = tree.content_key()
     if content is None:
         return []
 
     def search() -> dict[str, Any]:
-        found = dict(tree.search_many(needles, ".py") or {})
-        for text, paths in tree.search_submodules(needles, ".py").items():
+        found = dict(tree.search_many(needles, CONFIG_FILES) or {})
+        for text, paths in tree.search_submodules(needles, CONFIG_FILES).items():
             found[text] = [*found.get(text, []), *paths]
         return {"found": found}
 
-    found: dict[str, list[str]] = ctx.memo(f"defining/1|{content}|{json.dumps(needles)}", search)["found"]
+    found: dict[str, list[str]] = ctx.memo(f"defining/2|{content}|{json.dumps(needles)}", search)["found"]
     counts: dict[str, int] = {}
     for name in names:
         for path in found.get(_needle(name), []):

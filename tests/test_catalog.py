@@ -623,3 +623,22 @@ def test_a_component_s_first_skill_carries_what_opening_its_code_costs(tmp_path)
     plain = expected_cost(tmp_path, skills[0])
     assert costs[:3] == [plain + COMPONENT_COST, plain, plain + COMPONENT_COST] and costs[4] == plain
     assert 0 < costs[3] < plain
+
+
+def test_a_claim_and_a_constraint_of_a_card_whose_evidence_lies_in_an_unreachable_submodule_do_not_stop_the_run(
+    super_repo: GitRepo, tmp_path: Path, capsys
+) -> None:
+    """The card names a file of a submodule that cannot be fetched, in its evidence, a claim nothing links and a
+    constraint no gate decides: each is a result (unlinked, advice), the run ends with its results, never an
+    internal error."""
+    shutil.rmtree(tmp_path / "sub")  # the URL in .gitmodules is gone now
+    card = ('validated_on: "2026-01-15"\nvalidation_status:\n  lib_script:\n    - code_verified\n'
+            "evidence:\n  - third/sub/lib.py\nknown_constraints:\n  - use_lib_wiring requires lib_wiring_size > 1.\n")
+    super_repo.write("skills/sub-skill/card.yaml", card)
+    super_repo.commit("a card with a constraint", tag="v3")
+    code, data = audit_json(capsys, "--repo", str(super_repo.path), "--ref", "v3", "--in-repo", "skills/sub-skill")
+    assert code in (0, 1), data
+    (skill,) = data["skills"]
+    assert [c["verdict"] for c in skill["claims"]] == ["unlinked"]
+    (constraint,) = [p for p in skill["promises"] if p["kind"] == "constraint"]
+    assert constraint["status"] == "unverifiable"

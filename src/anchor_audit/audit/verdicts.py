@@ -13,6 +13,7 @@ be checked (``unverifiable``), or there is none (``doc_only``); and how card.yam
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 from ..checks import CHECKERS
@@ -25,6 +26,7 @@ from ..checks.claimquotes import named_by_code, named_by_comments_only
 from ..checks.claimtests import tests_evidence
 from ..checks.fencecomments import elided
 from ..checks.protocol import Context
+from ..errors import NotCarried, UnreadableFile
 from ..model import (
     KNOWN_TAGS,
     AnchorStatus,
@@ -119,7 +121,8 @@ def _by_code(claim_id: str, match: QuoteMatch, ctx: Context) -> Evidence:
     unsaid = named_by_comments_only(claim_id, match.quote) if judged else frozenset()
     then = ctx.validated() if unsaid else None
     if then is not None:  # words of a comment whose elided validations the quote's facts are, are said by them
-        unsaid = unsaid - elided(match.quote, then)[1]
+        with contextlib.suppress(NotCarried, UnreadableFile):  # a file out of reach elides nothing said
+            unsaid = unsaid - elided(match.quote, then)[1]
     if not unsaid:
         return found
     words = " and ".join(sorted(unsaid))

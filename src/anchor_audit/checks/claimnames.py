@@ -79,9 +79,11 @@ def _landing_later(claim_id: str, ctx: Context, day: str) -> list[Evidence]:
     """Audited at a commit behind the default branch (its validation day): the card's evidence files the claim's
     id names that are not there and that the branch gains later, each no evidence, saying when its code landed."""
     need = telling(claim_id) - _KIND - words(ctx.skill.name)
+    if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
+        return []
     evidence = ctx.skill.card.evidence if ctx.skill.card else ()
-    named = [p for p in evidence if need and all(says(w, _last(Named(p, p, True))) for w in need)]
-    absent = [p for p in named if ctx.tree.blob_id(p) is None]
+    named = [p for p in evidence if all(says(w, _last(Named(p, p, True))) for w in need)]
+    absent = [p for p in named if _absent(ctx.tree, p)]
     out = []
     for path, (sha, on) in ctx.tree.added_after(absent).items():
         stale = (f"{path}, the file the claim's id names, is not there on {day}; the card was validated before its "
@@ -123,6 +125,15 @@ def _landed(thing: Named, ctx: Context, then: SourceTree, day: str) -> Evidence:
         stale += f"; the card was validated before its code landed: {landed[0][0][:10]} on {landed[0][1]}"
     why = f"{stale}: re-verify the claim"
     return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE, why, stale=stale)
+
+
+def _absent(tree: SourceTree, path: str) -> bool:
+    """Whether ``path`` is not in ``tree`` (a path this tree cannot know, in a submodule out of reach, is not
+    said to be absent)."""
+    try:
+        return tree.blob_id(path) is None
+    except (NotCarried, UnreadableFile):
+        return False
 
 
 def _last(thing: Named) -> str:

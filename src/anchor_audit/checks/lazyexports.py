@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..errors import BoundExceeded
+from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import PromiseStatus
 from ..parse import parse_ast
 from ..source import SourceTree
@@ -39,10 +39,10 @@ def past_lazy(found: dict[str, Any], path: str, rest: list[str]) -> tuple[Promis
 def lazy_target(tree: SourceTree, path: str, package: str, name: str) -> str | None:
     """Where a lazy-export table of ``path`` (package ``package``) says ``name`` is served from, as a dotted name:
     ``{"Name": ("pkg.mod", "Name")}`` or ``{"Name": ".mod"}``; None where no table entry says."""
-    source = tree.read(path)
     try:
+        source = tree.read(path)
         module = parse_ast(source.text) if source is not None else None
-    except (SyntaxError, ValueError, RecursionError, BoundExceeded):
+    except (SyntaxError, ValueError, RecursionError, BoundExceeded, NotCarried, UnreadableFile):
         return None
     for node in ast.walk(module) if module is not None else ():
         if not isinstance(node, ast.Dict):

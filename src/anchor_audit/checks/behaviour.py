@@ -40,7 +40,7 @@ from ..match.quotefacts import (
 )
 from ..model import AnchorStatus, Evidence, EvidenceKind, Exact, Located, Missing, Moved, Quote, QuoteMatch, Unchecked
 from ..source import SourceTree
-from .fencecomments import commented_sets, elided_facts
+from .fencecomments import commented_sets, elided
 from .helpers import helper_facts
 from .protocol import Context
 
@@ -100,7 +100,7 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
     facts = _validated_facts(quote, then) if then is not None else ()
     if not facts:  # a paraphrase: its own statements, and the validations its comments say it elides
         facts = facts_of(quote.body).facts
-        facts += elided_facts(quote, then, facts) if then is not None else ()
+        facts += elided(quote, then, facts)[0] if then is not None else ()
     deleted = _deleted(match, ctx)
     if deleted is not None and not facts:  # a file the claim names, removed
         return say.broken(f"{quote.path} was deleted in commit {deleted[:10]}, and the quoted code is nowhere in "

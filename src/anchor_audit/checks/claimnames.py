@@ -78,29 +78,21 @@ def named_evidence(claim_id: str, ctx: Context) -> list[Evidence]:
 def _landing_later(claim_id: str, ctx: Context, day: str) -> list[Evidence]:
     """Audited at a commit behind the default branch (its validation day): the card's evidence files the claim's
     id names that are not there and that the branch gains later, each no evidence, saying when its code landed."""
-    need = telling(claim_id) - _KIND - words(ctx.skill.name)
-    if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
-        return []
+    need = _needed(claim_id, ctx)[1]
     evidence = ctx.skill.card.evidence if ctx.skill.card else ()
-    named = [p for p in evidence if all(says(w, _last(Named(p, p, True))) for w in need)]
+    named = [p for p in evidence if need and all(says(w, _last(Named(p, p, True))) for w in need)]
     absent = [p for p in named if _absent(ctx.tree, p)]
-    out = []
-    for path, (sha, on) in ctx.tree.added_after(absent).items():
-        stale = (f"{path}, the file the claim's id names, is not there on {day}; the card was validated before its "
-                 f"code landed: {sha[:10]} on {on}")  # fmt: skip
-        out.append(Evidence(EvidenceKind.NAMED, path, False, PromiseStatus.UNVERIFIABLE, f"{stale}: re-verify the "
-                            "claim", stale=stale))  # fmt: skip
-    return out
+    return [_not_there(path, "file the claim's id names", day, landed)
+            for path, landed in ctx.tree.added_after(absent).items()]  # fmt: skip
 
 
 def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     """The things the skill names in ``tree`` whose names say the claim best (none: too few words, no name says
     them, or too many do)."""
-    wanted = telling(claim_id) - _KIND
-    own = words(ctx.skill.name)
-    need = (wanted - own) or (wanted if len(wanted) >= 2 else frozenset())
-    if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
+    wanted, need = _needed(claim_id, ctx)
+    if not need:
         return []
+    own = words(ctx.skill.name)
     scored = []
     for thing in _named_things(tree, ctx, need):
         last = _last(thing)
@@ -114,17 +106,33 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     return chosen if len(chosen) <= MAX_NAMED else []
 
 
+def _needed(claim_id: str, ctx: Context) -> tuple[frozenset[str], frozenset[str]]:
+    """The claim's telling words less those of kind, and those of them a name must say (none where too few): the
+    words the skill's own name does not say, at least one of four letters or more or two words."""
+    wanted = telling(claim_id) - _KIND
+    need = (wanted - words(ctx.skill.name)) or (wanted if len(wanted) >= 2 else frozenset())
+    if not need or (len(need) < 2 and max(len(w) for w in need) < 4):
+        return wanted, frozenset()
+    return wanted, need
+
+
 def _landed(thing: Named, ctx: Context, then: SourceTree, day: str) -> Evidence:
     """A thing the claim's id names at the ref that was not there on its validation day: no evidence, and the
     first commit after that day that changed its file (where the tree can say), when its code landed."""
     ref = thing.path if thing.is_file else f"{thing.path}: {thing.name}"
-    what = "file" if thing.is_file else "definition"
-    stale = f"{ref}, the {what} the claim's id names at the ref, is not there on {day}"
+    what = f"{'file' if thing.is_file else 'definition'} the claim's id names at the ref"
     landed = ctx.tree.changes_since(thing.path, then.info.commit or "", 1) if then.info.commit else None
+    return _not_there(ref, what, day, landed[0] if landed else None)
+
+
+def _not_there(ref: str, what: str, day: str, landed: tuple[str, str] | None) -> Evidence:
+    """No evidence: ``ref`` (the ``what``) was not there on ``day``; where ``landed`` (commit, day) says when
+    its code came, the card was validated before it."""
+    stale = f"{ref}, the {what}, is not there on {day}"
     if landed:
-        stale += f"; the card was validated before its code landed: {landed[0][0][:10]} on {landed[0][1]}"
-    why = f"{stale}: re-verify the claim"
-    return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE, why, stale=stale)
+        stale += f"; the card was validated before its code landed: {landed[0][:10]} on {landed[1]}"
+    return Evidence(EvidenceKind.NAMED, ref, False, PromiseStatus.UNVERIFIABLE, f"{stale}: re-verify the claim",
+                    stale=stale)  # fmt: skip
 
 
 def _absent(tree: SourceTree, path: str) -> bool:

@@ -10,10 +10,9 @@ validations in the lines it declares whose tests the comment names, with what th
 from __future__ import annotations
 
 import ast
-import functools
 import re
 
-from ..match.quotefacts import Fact, facts_of, function_sets, holds_in, loose_key, named_blocks
+from ..match.quotefacts import Fact, blocks_in, facts_of, function_sets, holds_in, loose_key
 from ..model import Quote
 from ..source import SourceTree
 
@@ -22,7 +21,7 @@ def commented_sets(quote: Quote, facts: tuple[Fact, ...], then: SourceTree) -> t
     """What a quote of a signature and a comment says the function does: the values the function set on the
     validation day whose targets the comment names (``# Sets impl and te_rng_tracker``: ``cfg.graph_impl = impl``,
     ``rng.te_rng_tracker = True``; a name, or the last or first part of one)."""
-    said = {w.lower() for line in quote.body for c in re.findall(r"#(.*)", line) for w in _WORD.findall(c)}
+    said = set().union(*_comments(quote))
     source = then.read(quote.path) if said else None
     if source is None:
         return ()
@@ -32,6 +31,11 @@ def commented_sets(quote: Quote, facts: tuple[Fact, ...], then: SourceTree) -> t
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+def _comments(quote: Quote) -> list[set[str]]:
+    """The words of each comment of a fence, lower case (three letters or more)."""
+    return [{w.lower() for w in _WORD.findall(c)} for line in quote.body for c in re.findall(r"#(.*)", line)]
 
 
 def _names_target(fact: Fact, said: set[str]) -> bool:
@@ -44,11 +48,6 @@ def _names_target(fact: Fact, said: set[str]) -> bool:
     return any(p == w or p.endswith("_" + w) or p.startswith(w + "_") for p in parts for w in said)
 
 
-def elided_facts(quote: Quote, then: SourceTree, own: tuple[Fact, ...] | None = None) -> tuple[Fact, ...]:
-    """The validations a paraphrased fence's comments say it elides (see :func:`elided`)."""
-    return elided(quote, then, own)[0]
-
-
 def elided(
     quote: Quote, then: SourceTree, own: tuple[Fact, ...] | None = None
 ) -> tuple[tuple[Fact, ...], frozenset[str]]:
@@ -57,23 +56,23 @@ def elided(
     test names a comment's words (an identifier it writes whole, or two parts of one), with what its body does;
     and the words of the comments that named one (what those facts are said to be).  None where no statement of
     the fence's own (``own``) was in those lines that day: its range said nothing of the code then."""
-    comments = [{w.lower() for w in _WORD.findall(c)} for line in quote.body for c in re.findall(r"#(.*)", line)]
+    comments = _comments(quote)
     source = then.read(quote.path) if any(comments) and quote.path.endswith(".py") else None
     if source is None:
         return (), frozenset()
-    start, end = quote.declared.start, quote.declared.end
+    blocks = blocks_in(source.text, quote.declared.start, quote.declared.end)
     own = facts_of(quote.body).facts if own is None else own
-    there = frozenset(k for f in named_blocks(source.text, start, end, lambda test: True) for k in (f.key, f.loose))
+    there = frozenset(k for _, facts in blocks for f in facts for k in (f.key, f.loose))
     if not any(holds_in(f, there) for f in own if f.kind != "def"):
         return (), frozenset()
     written = {f.loose for f in own if f.kind == "gate"}
-    facts: list[Fact] = []
+    found: list[Fact] = []
     words: set[str] = set()
     for said in comments:
-        found = named_blocks(source.text, start, end, functools.partial(_commented_test, said=said, written=written))
-        facts += found
-        words |= said if found else set()
-    return tuple(dict.fromkeys(facts)), frozenset(words)
+        named = [f for test, facts in blocks if _commented_test(test, said, written) for f in facts]
+        found += named
+        words |= said if named else set()
+    return tuple(dict.fromkeys(found)), frozenset(words)
 
 
 def _commented_test(test: ast.expr, said: set[str], written: set[str]) -> bool:

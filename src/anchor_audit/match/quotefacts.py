@@ -19,7 +19,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Literal, Sequence
+from typing import Iterable, Iterator, Literal, Sequence
 
 from ..errors import BoundExceeded
 from ..parse import parse_ast
@@ -111,15 +111,13 @@ def function_sets(text: str, name: str) -> tuple[Fact, ...]:
     return tuple(f for f in _facts(node.body, True) if f.kind in ("set", "del")) if node is not None else ()
 
 
-def named_blocks(text: str, start: int, end: int, named: Callable[[ast.expr], bool]) -> tuple[Fact, ...]:
-    """The facts of each ``if``/``while`` of a file's code between lines ``start`` and ``end`` whose test
-    ``named`` accepts: its test, and what its body does (read as under it)."""
+def blocks_in(text: str, start: int, end: int) -> list[tuple[ast.expr, tuple[Fact, ...]]]:
+    """(test, facts) of each ``if``/``while`` of a file's code between lines ``start`` and ``end``: its test as a
+    gate, and what its body does (read as under it)."""
     tree = parsed_file(text)
-    found: list[Fact] = []
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, (ast.If, ast.While)) and start <= node.lineno <= end and named(node.test):
-            found += [_fact("gate", node.test), *_facts(node.body, gated=True)]
-    return tuple(dict.fromkeys(found))
+    return [(node.test, (_fact("gate", node.test), *_facts(node.body, gated=True)))
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, (ast.If, ast.While)) and start <= node.lineno <= end]  # fmt: skip
 
 
 def leaves(fact: Fact) -> tuple[frozenset[str], frozenset[str]]:

@@ -214,6 +214,35 @@ def test_a_file_exists_claim_whose_path_the_catalog_rewrote_with_the_skills_name
     assert "mismatch" not in claims["run_example"]
 
 
+def test_a_file_exists_claim_whose_file_the_default_branch_gains_later_is_not_broken_on_an_older_day(
+    tmp_path: Path,
+) -> None:
+    """Audited at a commit before the example landed (a card's validation day), the file the claim names is not yet
+    there: the card describes newer code, which says nothing of the claim that day (unverifiable, saying when it
+    landed), never broken. Written with the skill's new folder name too (``acme-resiliency``), the old form's
+    landing is found. A file the history never had is still broken."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/core.py": BODY})
+    repo.write("examples/resiliency/run.sh", "echo\n")
+    repo.write("examples/plain/run.sh", "echo\n")
+    repo.commit("the examples", tag="v2", date="2026-03-20T00:00:00")
+    card = ("validation_status:\n  resiliency_run: [file_exists]\n  plain_run: [file_exists]\n"
+            "  never_run: [file_exists]\nevidence:\n  - examples/acme-resiliency/run.sh\n"
+            "  - examples/plain/run.sh\n  - examples/never/run.sh\n")  # fmt: skip
+    skill = make_skill(tmp_path / "acme-resiliency", QUOTE, card)
+    old = _claims(skill, repo, "v1")
+    for cid in ("resiliency_run", "plain_run"):
+        (said,) = old[cid]["evidence"]
+        assert (old[cid]["verdict"], said["status"]) == ("unverifiable", "unverifiable"), old[cid]
+        assert " in commit " in said["detail"] and " on 2026-03-20, after this one" in said["detail"], said
+        assert "the card describes code that landed after this commit" in said["detail"], said
+    assert "as examples/resiliency/run.sh" in old["resiliency_run"]["evidence"][0]["detail"]
+    assert old["never_run"]["verdict"] == "broken"
+    now = _claims(skill, repo, "v2")
+    assert [now[c]["verdict"] for c in ("resiliency_run", "plain_run", "never_run")] == [
+        "code_verified", "code_verified", "broken"
+    ]
+
+
 def test_a_path_written_from_the_skills_folder_is_followed_in_that_folder_before_any_other_of_its_tail(
     tmp_path: Path,
 ) -> None:

@@ -212,13 +212,17 @@ def _file_claim(claim: ClaimVerdict, promises: tuple[PromiseResult, ...], has_en
 def _file_evidence(cid: str, paths: list[PromiseResult]) -> tuple[Evidence, ...]:
     """A ``file_exists`` claim's evidence: the card's evidence paths its words name (all, where they name none),
     each there, or there under another path (moved, or written with the skill's new folder name: the card's path
-    drifted, a finding of its own that fix heals; the file the claim rests on is there), or gone."""
+    drifted, a finding of its own that fix heals; the file the claim rests on is there), not yet there (the
+    default branch adds it after this commit: unverifiable, the card describes newer code), or gone."""
     named = set(paths_named(cid, [p.path for p in paths]))
     out = []
     for p in (p for p in paths if p.path in named):
         if p.status is PromiseStatus.MISSING and p.now is not None:
             why = f"there as {p.now}: {p.detail}; the card's path is stale"
             out.append(Evidence(EvidenceKind.FILE, p.path, True, PromiseStatus.EXISTS, why, Location(p.now)))
+        elif p.status is PromiseStatus.MISSING and p.landed is not None:  # says nothing of the claim that day
+            why = f"{p.detail}: the card describes code that landed after this commit; re-verify the claim"
+            out.append(Evidence(EvidenceKind.FILE, p.path, False, PromiseStatus.UNVERIFIABLE, why))
         else:
             out.append(Evidence(EvidenceKind.FILE, p.path, p.status.ok, p.status, p.detail, _file_at(p)))
     return tuple(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 from ..model import Citation, FolderRename, PromiseResult, PromiseStatus, ReferenceKind, Skill
 from ..source import Removal, SourceTree
@@ -34,13 +35,11 @@ def healed(
     # of the same tail (another skill's ``deploy/info.yaml`` moved in another commit).
     own = {c.target: f"{folder}/{c.target}" for _, c in missing if folder and not c.target.startswith(f"{folder}/")}
     gone = tree.removals([*(c.target for _, c in missing), *own.values()]) if missing else {}
-    later = _added_later(tree, [c.target for _, c in missing], gone, own)
+    later = _added_later(tree, [c.target for _, c in missing], gone, own, skill)
     for at, c in missing:
         removal = gone.get(own.get(c.target, "")) or gone.get(c.target)
         if removal is None and c.target in later:  # the code this skill describes came after this commit
-            sha, day = later[c.target]
-            why = f"not yet there: added in commit {sha[:10]} on {day}, after this one"
-            out[at] = replace(out[at], status=PromiseStatus.MISSING, detail=why)
+            out[at] = _not_yet(out[at], *later[c.target])
             continue
         renamed = with_skill_renamed(c.target, skill, tree) if removal is None or removal.now is None else None
         if renamed is not None:
@@ -61,11 +60,35 @@ def healed(
 
 
 def _added_later(
-    tree: SourceTree, targets: list[str], gone: dict[str, Removal], own: dict[str, str]
-) -> dict[str, tuple[str, str]]:
-    """Of ``targets`` the history removed none of, those the default branch adds after this commit: when."""
+    tree: SourceTree, targets: list[str], gone: dict[str, Removal], own: dict[str, str], skill: Skill
+) -> dict[str, tuple[str, str, SkillRename | None]]:
+    """Of ``targets`` the history removed none of, those the default branch adds after this commit: when, and
+    under which form of the skill's name where the path has its new one (:func:`with_skill_renamed`)."""
     fresh = [t for t in targets if not (gone.get(own.get(t, "")) or gone.get(t))]
-    return tree.added_after(fresh) if fresh else {}
+    forms = {t: list(_renamed_forms(t, skill)) for t in fresh}
+    added = tree.added_after([*fresh, *(r.candidate for rs in forms.values() for r in rs)]) if fresh else {}
+    out: dict[str, tuple[str, str, SkillRename | None]] = {}
+    for target in fresh:
+        if target in added:
+            out[target] = (*added[target], None)
+            continue
+        renamed = next((r for r in forms[target] if r.candidate in added), None)
+        if renamed is not None:
+            out[target] = (*added[renamed.candidate], renamed)
+    return out
+
+
+def _not_yet(result: PromiseResult, sha: str, day: str, written: SkillRename | None) -> PromiseResult:
+    """A path the default branch adds after this commit (``written``: in the old form of the skill's name)."""
+    why = f"not yet there: added in commit {sha[:10]} on {day}, after this one"
+    if written is not None:
+        why = (
+            f"not yet there: added as {written.candidate} in commit {sha[:10]} on {day}, after this one (the "
+            f"skill's name {written.written} is written inside the path, where the code has {written.code_has})"
+        )
+    if result.detail.startswith("not at the ref; "):  # what is there that day instead, if anything
+        why += "; " + result.detail.removeprefix("not at the ref; ")
+    return replace(result, status=PromiseStatus.MISSING, detail=why, landed=(sha, day))
 
 
 def healed_links(
@@ -122,16 +145,18 @@ def with_skill_renamed(path: str, skill: Skill, tree: SourceTree) -> SkillRename
     """``path`` with the skill's folder name inside it read as a shorter form of that name, when that path is
     here: a rename of the skill's folder (``resiliency`` -> ``nemo-mbridge-resiliency``) applied inside the
     paths it cites (``scripts/nemo-mbridge-resiliency_plugins.py``)."""
+    return next((r for r in _renamed_forms(path, skill) if in_tree(tree, r.candidate)), None)
+
+
+def _renamed_forms(path: str, skill: Skill) -> Iterator[SkillRename]:
+    """``path`` with the skill's folder name inside it read as each shorter form of that name, longest first."""
     for name in dict.fromkeys([posixpath.basename(skill.path.rstrip("/")), skill.name]):
         if len(name) < 3 or name not in path:
             continue
         cuts = [m.start() for m in re.finditer(r"[-_.]", name)]
         forms = [name[at + 1 :] for at in cuts] + [name[:at] for at in reversed(cuts)]  # longest first
         for form in (f for f in forms if len(f) >= 3):
-            candidate = path.replace(name, form)
-            if in_tree(tree, candidate):
-                return SkillRename(candidate, name, form)
-    return None
+            yield SkillRename(path.replace(name, form), name, form)
 
 
 def folder_rename(skill: Skill, promises: tuple[PromiseResult, ...], tree: SourceTree) -> FolderRename | None:

@@ -22,6 +22,7 @@ class PromiseResult:
     heal: str | None = None  # a missing path: the one path that stands in its place, which fix writes
     renamed: tuple[str, str] | None = None  # the skill's name as the path has it, and the form the code has
     now: str | None = None  # a missing path: where its file is at the ref (moved, or written with the skill's name)
+    landed: tuple[str, str] | None = None  # a path not yet there: (commit, day) the default branch adds it later
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,34 @@ def test_a_missing_path_says_where_the_history_moved_it(moved: GitRepo, tmp_path
     }
 
 
+def test_a_module_a_command_runs_that_the_history_moved_says_which_module_to_run_now(tmp_path: Path) -> None:
+    """``python -m pkg._cli.app`` after the package renamed ``_cli`` to ``cli``: missing, saying where the file went
+    and the module that runs it now; a module deleted says in which commit, and the modules of its name; one never
+    here says neither."""
+    main = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--config')\n"
+    files = {"pkg/__init__.py": "", "pkg/_cli/__init__.py": "", "pkg/_cli/app.py": main, "pkg/tool.py": main}
+    repo = make_code_repo(tmp_path / "code", files)
+    (repo.path / "pkg/cli").mkdir()
+    git(repo.path, "mv", "pkg/_cli/app.py", "pkg/cli/app.py")
+    git(repo.path, "mv", "pkg/_cli/__init__.py", "pkg/cli/__init__.py")
+    repo.remove("pkg/tool.py")
+    repo.write("pkg/ops/tool.py", "print('another tool altogether')\n")
+    repo.commit("the command line package", tag="v2", date="2026-02-01T00:00:00")
+    sha = git(repo.path, "rev-parse", "v2")[:10]
+    body = "```bash\npython -m pkg._cli.app --config c.yaml\npython -m pkg.tool\npython -m pkg.never\n```\n"
+    report = json.loads(run_cli("check", "--format", "json", "--repo", str(repo.path), "--ref", "v2",
+                                str(make_skill(tmp_path / "skill", body))).out)  # fmt: skip
+    said = {p["path"]: p for p in report["skills"][0]["promises"] if p["kind"] == "command"}
+    moved = said["python -m pkg._cli.app"]
+    assert moved["status"] == "missing"
+    assert moved["detail"] == (f"no module pkg._cli.app here (its package pkg is): pkg/_cli/app.py moved to "
+                               f"pkg/cli/app.py in commit {sha}, where it runs as python -m pkg.cli.app")  # fmt: skip
+    assert said["python -m pkg.tool"]["detail"].endswith(
+        f": pkg/tool.py deleted in commit {sha}; a module of its name is pkg.ops.tool"
+    )
+    assert said["python -m pkg.never"]["detail"] == "no module pkg.never here (its package pkg is)"
+
+
 def test_fix_renames_a_moved_path_in_the_prose_and_in_the_cards_evidence(moved: GitRepo, tmp_path: Path) -> None:
     card = "validation_status:\n  files:\n    - file_exists\nevidence:\n  - pkg/old_name.py\n  - pkg/doomed.py\n"
     skill = make_skill(tmp_path / "skill", QUOTE + CITED, card)

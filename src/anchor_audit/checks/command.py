@@ -43,6 +43,7 @@ from .madeflags import (
     parsed,
     program_module,
 )
+from .pathcandidates import removed_said
 from .paths import on_a_page, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
@@ -70,7 +71,8 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
             top = name.split(".")[0]
             if not listing.package_roots(top):
                 return [result(shown, PromiseStatus.EXTERNAL, f"{top} is not a package of this repository")]
-            return [result(shown, PromiseStatus.MISSING, f"no module {name} here (its package {top} is)")]
+            why = f"no module {name} here (its package {top} is)" + _module_removed(name, tree, listing)
+            return [result(shown, PromiseStatus.MISSING, why)]
     else:  # a script: its path's own check says whether it is there; here, only its flags
         shown, path = name, name if tree.blob_id(name) is not None else None
         if path is None:
@@ -91,6 +93,36 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
                          for flag, r in zip(c.flags, flags, strict=True)]  # fmt: skip
         out += flags
     return out
+
+
+MAX_NAMESAKES = 3  # modules of a removed module's file name a command's detail names
+
+
+def _module_removed(module: str, tree: SourceTree, listing: Listing) -> str:
+    """What the history did with the file ``python -m module`` ran (``: X moved to Y in commit C, where it runs as
+    python -m M``, or deleted); nothing where it never had one."""
+    roots = listing.package_roots(module.split(".")[0])
+    stem = module.replace(".", "/")
+    asked = [f"{root}{stem}{tail}" for root in roots for tail in (".py", "/__main__.py")]
+    gone = tree.removals(asked)
+    for path in asked:
+        removal = gone.get(path)
+        if removal is None or removal.was != path:
+            continue
+        said = f": {path} {removed_said(removal, path)}"
+        if removal.now is not None:
+            runs = _module_of(removal.now, roots)
+            return said + (f", where it runs as python -m {runs}" if runs else "")
+        found = (_module_of(p, roots) for p in listing.named(path.rpartition("/")[2]))
+        namesakes = [m for m in found if m and m.split(".")[0] == module.split(".")[0]][:MAX_NAMESAKES]
+        return said + (f"; a module of its name is {', '.join(namesakes)}" if namesakes else "")
+    return ""
+
+
+def _module_of(path: str, roots: list[str]) -> str | None:
+    """The module ``python -m`` runs for ``path`` under one of the package ``roots`` (None: no such module)."""
+    root = next((r for r in roots if path.startswith(r) and path.endswith(".py") and not is_test(path)), None)
+    return None if root is None else path[len(root) : -len(".py")].removesuffix("/__main__").replace("/", ".")
 
 
 def _made_flag(shown: str, flag: str, defined: set[str], made: MadeFlags, result: _Result) -> PromiseResult:

@@ -104,6 +104,24 @@ def test_a_module_a_command_runs_that_the_history_moved_says_which_module_to_run
     assert said["python -m pkg.never"]["detail"] == "no module pkg.never here (its package pkg is)"
 
 
+def test_a_module_an_import_names_that_the_history_moved_says_where_it_went(tmp_path: Path) -> None:
+    """``from pkg.datasets.packed import Specs`` after ``packed.py`` moved into ``pkg/packing/``: missing, with the
+    file's move and the module it is now."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/__init__.py": "", "pkg/datasets/__init__.py": "",
+                                              "pkg/datasets/packed.py": "class Specs:\n    pass\n"})  # fmt: skip
+    (repo.path / "pkg/packing").mkdir()
+    git(repo.path, "mv", "pkg/datasets/packed.py", "pkg/packing/offline.py")
+    repo.commit("packing in a package of its own", tag="v2", date="2026-02-01T00:00:00")
+    sha = git(repo.path, "rev-parse", "v2")[:10]
+    body = "```python\nfrom pkg.datasets.packed import Specs\n```\n"
+    report = json.loads(run_cli("check", "--format", "json", "--repo", str(repo.path), "--ref", "v2",
+                                str(make_skill(tmp_path / "skill", body))).out)  # fmt: skip
+    (said,) = [p for p in report["skills"][0]["promises"] if p["kind"] == "symbol"]
+    assert (said["status"], said["detail"]) == ("missing", (
+        f"no module pkg.datasets.packed in this repository's package pkg (pkg/): pkg/datasets/packed.py moved to "
+        f"pkg/packing/offline.py in commit {sha} (module pkg.packing.offline)"))  # fmt: skip
+
+
 def test_fix_renames_a_moved_path_in_the_prose_and_in_the_cards_evidence(moved: GitRepo, tmp_path: Path) -> None:
     card = "validation_status:\n  files:\n    - file_exists\nevidence:\n  - pkg/old_name.py\n  - pkg/doomed.py\n"
     skill = make_skill(tmp_path / "skill", QUOTE + CITED, card)

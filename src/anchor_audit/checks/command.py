@@ -43,7 +43,7 @@ from .madeflags import (
     parsed,
     program_module,
 )
-from .pathcandidates import removed_said
+from .modulehistory import module_removed
 from .paths import on_a_page, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .pyproject import project_meta
@@ -95,34 +95,16 @@ def check_command(c: Citation, tree: SourceTree, listing: Listing, file: str) ->
     return out
 
 
-MAX_NAMESAKES = 3  # modules of a removed module's file name a command's detail names
-
-
 def _module_removed(module: str, tree: SourceTree, listing: Listing) -> str:
     """What the history did with the file ``python -m module`` ran (``: X moved to Y in commit C, where it runs as
-    python -m M``, or deleted); nothing where it never had one."""
-    roots = listing.package_roots(module.split(".")[0])
-    stem = module.replace(".", "/")
-    asked = [f"{root}{stem}{tail}" for root in roots for tail in (".py", "/__main__.py")]
-    gone = tree.removals(asked)
-    for path in asked:
-        removal = gone.get(path)
-        if removal is None or removal.was != path:
-            continue
-        said = f": {path} {removed_said(removal, path)}"
-        if removal.now is not None:
-            runs = _module_of(removal.now, roots)
-            return said + (f", where it runs as python -m {runs}" if runs else "")
-        found = (_module_of(p, roots) for p in listing.named(path.rpartition("/")[2]))
-        namesakes = [m for m in found if m and m.split(".")[0] == module.split(".")[0]][:MAX_NAMESAKES]
-        return said + (f"; a module of its name is {', '.join(namesakes)}" if namesakes else "")
-    return ""
-
-
-def _module_of(path: str, roots: list[str]) -> str | None:
-    """The module ``python -m`` runs for ``path`` under one of the package ``roots`` (None: no such module)."""
-    root = next((r for r in roots if path.startswith(r) and path.endswith(".py") and not is_test(path)), None)
-    return None if root is None else path[len(root) : -len(".py")].removesuffix("/__main__").replace("/", ".")
+    python -m M``, or deleted, and the modules of its name); nothing where it never had one."""
+    gone = module_removed(module, listing.package_roots(module.split(".")[0]), tree, listing.named)
+    if gone is None:
+        return ""
+    said = f": {gone.path} {gone.said}"
+    if gone.module is not None:
+        return f"{said}, where it runs as python -m {gone.module}"
+    return said + (f"; a module of its name is {', '.join(gone.namesakes)}" if gone.namesakes else "")
 
 
 def _made_flag(shown: str, flag: str, defined: set[str], made: MadeFlags, result: _Result) -> PromiseResult:

@@ -24,6 +24,7 @@ from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
 from .barenames import resolve_bare
 from .lazyexports import LAZY, lazily_exported, lazy_target, past_lazy
+from .modulehistory import module_removed
 from .pyproject import project_meta
 from .starexports import Given, imported_file, star_given
 
@@ -147,7 +148,9 @@ def _not_here(tree: SourceTree, dotted: str) -> tuple[PromiseStatus, str]:
     parts = dotted.split(".")
     if _shared(tree, top) and not any(_module(tree, ".".join(parts[:cut]))[0] for cut in range(2, len(parts))):
         return PromiseStatus.UNVERIFIABLE, f"{top} is a namespace package here: {dotted} may come from another one"
-    return PromiseStatus.MISSING, f"no module {dotted} in this repository's package {top} ({own}{top}/)"
+    gone = module_removed(dotted, [own], tree)  # what the history did with its file
+    said = f": {gone.path} {gone.said}" + (f" (module {gone.module})" if gone.module else "") if gone else ""
+    return PromiseStatus.MISSING, f"no module {dotted} in this repository's package {top} ({own}{top}/){said}"
 
 
 def _shared(tree: SourceTree, top: str) -> bool:

@@ -328,9 +328,36 @@ def test_a_skill_whose_repository_cannot_be_reached_still_has_its_unreached_page
     code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     assert code == 1  # the skip itself (AA302); an unreached page is a note
-    assert report["skipped"].endswith("; only the checks that need no code ran: its pages no link reaches")
-    assert [(p["path"], p["status"], p["file"]) for p in report["promises"]] == [
+    assert report["skipped"].endswith(
+        "; only the checks that need no code ran: its paths in its folder and its pages no link reaches"
+    )
+    assert [(p["path"], p["status"], p["file"]) for p in report["promises"] if p["kind"] == "page"] == [
         ("references/left.md", "unreached", "skills/gone-skill/references/left.md")]  # fmt: skip
+
+
+def test_a_skill_whose_repository_cannot_be_reached_still_has_the_paths_its_folder_holds_said_there(
+    tmp_path: Path, capsys
+) -> None:
+    """A path the skill's folder holds needs no code: there, written from the skill's root, from the page it is
+    written in, or from the root the folder lies in. One the folder does not hold may be the repository's:
+    nothing is said of it."""
+    catalog = tmp_path / "catalog"
+    (catalog / "components.d").mkdir(parents=True)
+    _component(catalog / "components.d" / "c.yml", "nobody/gone", [("skills/gone", "gone-skill")])
+    body = "Run `scripts/run.sh`, read `skills/gone-skill/notes.md`, edit `src/pkg/core.py`.\n"
+    skill = make_skill(catalog / "skills" / "gone-skill", body)
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "run.sh").write_text("echo\n")
+    (skill / "notes.md").write_text("# Notes\n")
+    (skill / "scripts" / "README.md").write_text("# Scripts\n\nStart with `run.sh`, then `scripts/absent.sh`.\n")
+    code = main(["check", "--catalog", str(catalog), "--format", "json", "--mirror", f"nobody/gone={tmp_path / 'nothing'}"])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert code == 1  # the skip itself
+    assert report["skipped"].endswith("; only the checks that need no code ran: its paths in its folder")
+    assert [(p["kind"], p["path"], p["status"], p["file"], p["detail"]) for p in report["promises"]] == [
+        ("path", "scripts/run.sh", "exists", "skills/gone-skill/SKILL.md", "in the skill's own folder"),
+        ("path", "skills/gone-skill/notes.md", "exists", "skills/gone-skill/SKILL.md", "in the skill's own folder"),
+    ]
 
 
 def test_a_folder_no_component_names_still_has_its_links_checked_in_the_catalog(tmp_path: Path, capsys,

@@ -65,3 +65,15 @@ def test_a_skill_read_from_the_repository_tree_has_its_unreached_pages_said_too(
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     found = [(f["file"], f["line"]) for f in report["findings"] if f["code"] == "AA413"]
     assert found == [("skills/plan/references/draft.md", 1)]
+
+
+def test_a_page_named_from_the_root_the_skills_copy_lies_in_is_reached(tmp_path: Path, capsys) -> None:
+    """A copy at ``catalog/skills/tuning`` that names ``skills/tuning/notes.md`` (from the catalog's root, where its
+    folder's name is not the repository's) reaches that page."""
+    repo = make_code_repo(tmp_path / "code")
+    skill = make_skill(tmp_path / "catalog" / "skills" / "tuning", QUOTE + "\nRead `skills/tuning/notes.md`.\n")
+    (skill / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    (skill / "draft.md").write_text("# Draft\n", encoding="utf-8")
+    main(["check", "--repo", str(repo.path), "--ref", "v1", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    assert [f["file"].rsplit("/", 1)[-1] for f in report["findings"] if f["code"] == "AA413"] == ["draft.md"]

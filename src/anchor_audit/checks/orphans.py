@@ -29,6 +29,7 @@ from typing import Callable, Iterator, Sequence
 from ..model import PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..spec.pages import folder_files
 from .diskreads import disk_read
+from .paths import own_part
 from .protocol import Checker, Context
 
 MAX_PAGES = 1024
@@ -71,7 +72,7 @@ def _reached(skill: Skill, pages: list[str]) -> set[str]:
     rooted = f"{skill.repo_folder.strip('/')}/" if skill.repo_folder else None  # @skills/x/guide.md: from the root
     written = [(c.file, c.target) for c in skill.citations if c.kind in _LEADS and c.target and "://" not in c.target]
     for file, target in [*written, *(("SKILL.md", path) for path, _ in skill.references)]:  # and its @paths
-        target = target[len(rooted) :] if rooted and target.startswith(rooted) else target
+        target = target[len(rooted) :] if rooted and target.startswith(rooted) else own_part(target, skill) or target
         leads.setdefault(file, set()).update(_named(target, pages))
     reached = _walk({"SKILL.md"}, lambda page: leads.get(page, set()), set())
     if reached >= set(pages):

@@ -127,14 +127,37 @@ def _check_path(c: Citation, ctx: Context) -> list[PromiseResult]:
     return judged(PromiseKind.PATH, c, ctx, status, path, detail)
 
 
+def folder_paths(skill: Skill, shown: str) -> tuple[PromiseResult, ...]:
+    """The paths the prose of a catalog's copy whose code cannot be had names that its own folder holds (written
+    from the skill's root, from the page they are written in, or from the root the folder lies in): there,
+    which needs no code. One the folder does not hold may be the repository's: nothing is said of it."""
+    out = []
+    for c in skill.citations:
+        if c.kind is not ReferenceKind.PATH or not c.target or "*" in c.target:
+            continue
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(c.file), c.target)) if "/" in c.file else None
+        if beside is not None and not beside.startswith("../") and on_disk(skill, beside, skill.disk):
+            detail = f"beside {c.file}"
+        elif _on_own_disk(c.target, skill):
+            detail = "in the skill's own folder"
+        else:
+            continue
+        where = f"{shown.rstrip('/')}/{c.file}"
+        out.append(PromiseResult(PromiseKind.PATH, c.target, PromiseStatus.EXISTS, where, c.line, detail))
+    return tuple(out)
+
+
+def _on_own_disk(path: str, skill: Skill) -> bool:
+    """Whether the skill's folder on disk holds ``path``, written from its root or from the root it lies in."""
+    own = own_part(path, skill)
+    return on_disk(skill, path, skill.disk) or (own is not None and on_disk(skill, own, skill.disk))
+
+
 def _in_folder(path: str, skill: Skill, tree: SourceTree) -> bool:
-    if on_disk(skill, path, skill.disk) or bool(skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}")):
-        return True
-    own = _own_part(path, skill)
-    return own is not None and on_disk(skill, own, skill.disk)
+    return _on_own_disk(path, skill) or bool(skill.repo_folder and in_tree(tree, f"{skill.repo_folder}/{path}"))
 
 
-def _own_part(path: str, skill: Skill) -> str | None:
+def own_part(path: str, skill: Skill) -> str | None:
     """What ``path`` names in the skill's own folder where it names that folder as the folders it lies in on disk
     do (``skills/tuning/card.yaml`` for a skill at ``.../skills/tuning``: written from the root it lies in)."""
     if skill.disk is None:

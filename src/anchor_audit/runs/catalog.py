@@ -24,6 +24,7 @@ from ..audit.kept import kept_or_checked
 from ..audit.skills import audit_or_recall, expect_names_past, presearch, spread
 from ..checks.links import folder_links
 from ..checks.orphans import folder_pages
+from ..checks.paths import folder_paths
 from ..errors import AuditError, SpecError
 from ..model import (
     UNRESOLVED,
@@ -195,10 +196,11 @@ def _without_code(
         citations = tuple(c for name, content in pages for c in page_citations(name, content, memo)[:MAX_CITATIONS])
         skill = Skill(catalog_dir, shown, (), None, citations=citations, disk=str(real), disk_root=str(real_root),
                       repo_folder=upstream)  # fmt: skip
-        links, unreached = folder_links(skill, shown), folder_pages(skill, shown)
-        ran = [what for what, found in (("its links, in the catalog", links), ("its pages no link reaches", unreached))
-               if found]  # fmt: skip
-        return links + unreached, " and ".join(ran)
+        links, paths, unreached = folder_links(skill, shown), folder_paths(skill, shown), folder_pages(skill, shown)
+        checks = (("its links, in the catalog", links), ("its paths in its folder", paths),
+                  ("its pages no link reaches", unreached))  # fmt: skip
+        ran = [what for what, found in checks if found]
+        return links + paths + unreached, " and ".join([", ".join(ran[:-1]), ran[-1]] if len(ran) > 1 else ran)
 
     said = [shown, str(real), str(real_root), upstream, [content.key("page", name) for name, content in pages]]
     promises, ran = kept_or_checked(judge, said, check)

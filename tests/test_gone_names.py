@@ -203,3 +203,52 @@ def test_the_constants_of_many_skills_are_searched_for_in_their_past_trees_in_on
     words = [line for line in trace.splitlines() if "built-in: git grep" in line and " -w " in line
              and trees[0] in line]  # fmt: skip
     assert len(words) == 1 and trees[1] in words[0], words
+
+
+SETTINGS_SKILL = (
+    "---\nname: tuner\ndescription: tunes\n---\n\n# Tuner\n\n"
+    "Set `overlap_grads=True` and `cfg.model.fused_norms = False`; read `train.warmup_steps`.\n"
+    "Inherited: `ckpt.async_writes=True`. Nobody's: `yaml_only_key=3`.\n"
+)
+TUNER_CONFIG = (
+    "from dataclasses import dataclass\n\n\n@dataclass\nclass TrainConfig:\n    warmup_steps: int = 10\n"
+    "    overlap_grads: bool = False\n    fused_norms: bool = True\n"
+)
+
+
+def test_a_setting_the_prose_assigns_is_found_where_a_class_annotates_it_here_or_in_a_submodule(
+    tmp_path, capsys
+) -> None:
+    """A setting written with its value (``overlap_grads=True``, ``cfg.model.fused_norms = False``) or through its
+    section (``train.warmup_steps``) is there where a class annotates it, the submodule's classes too (a class here
+    may inherit them); one no class annotates (a key of a YAML file) is not said."""
+    lib = empty_repo(tmp_path / "lib")
+    lib.write("core/checkpoint_config.py", "class CheckpointConfig:\n    async_writes: bool = False\n")
+    lib.commit("the library's checkpointing")
+    repo = _package(tmp_path, {"src/acme/config.py": TUNER_CONFIG, "skills/tuner/SKILL.md": SETTINGS_SKILL})
+    git(repo.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib.path), "third/lib")
+    repo.commit("the tuner", date="2026-02-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "--submodule", f"third/lib={lib.path}", "skills/tuner")
+    assert found == {
+        "overlap_grads=True": ("exists", "src/acme/config.py"),
+        "cfg.model.fused_norms = False": ("exists", "src/acme/config.py"),
+        "train.warmup_steps": ("exists", "src/acme/config.py"),
+        "ckpt.async_writes=True": ("exists", "third/lib/core/checkpoint_config.py"),
+    }
+
+
+def test_a_setting_annotated_when_its_line_was_written_and_nowhere_now_is_missing(tmp_path, capsys) -> None:
+    """The class annotated ``overlap_grads`` when the skill's line was written; a later commit renamed it and no
+    Python file writes the old name: missing, with where it was and the commit that removed it. A setting the
+    code still writes somewhere (read, not annotated) is not said gone."""
+    repo = _package(tmp_path, {"src/acme/config.py": TUNER_CONFIG, "skills/tuner/SKILL.md": SETTINGS_SKILL})
+    written = repo.commit("the tuner", date="2026-02-01T00:00:00")
+    repo.write("src/acme/config.py", TUNER_CONFIG.replace("overlap_grads", "overlap_grad_reduce")
+               .replace("    fused_norms: bool = True\n", "") + "\n\ndef norms(cfg):\n    return cfg.fused_norms\n")
+    removed = repo.commit("rename the overlap; the norms are read, not configured", date="2026-03-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "skills/tuner")
+    assert found["overlap_grads=True"] == ("missing", (
+        f"the package defines it nowhere now; src/acme/config.py defined it at {written[:10]} (2026-02-01), when "
+        f"that line of skills/tuner/SKILL.md was written; removed in {removed[:10]} (2026-03-01)"))  # fmt: skip
+    assert "cfg.model.fused_norms = False" not in found  # still written: not said gone, and not annotated
+    assert found["train.warmup_steps"] == ("exists", "src/acme/config.py")

@@ -24,9 +24,11 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
+from ..source.listing import is_test
+from ..spec.citations import setting_of
 from .attrchains import member_of
-from .barenames import bare_searches, search_all
-from .namehistory import OwnLines, called, expect_gone_names, gone_names
+from .barenames import bare_searches, resolve_bare, search_all
+from .namehistory import OwnLines, bare, called, expect_gone_names, form, gone_names, is_bare
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
 from .symbols import resolve_name
@@ -37,8 +39,8 @@ def name_searches(skill: Skill) -> list[str]:
     in one search: each text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can
     overlap in a line, and one ``git grep -o`` for any number of them, a whole repository's skills' at once,
     names every one it finds; the constants' names, whole words, in one more."""
-    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target}
-    return sorted({text for name, call in names for text in bare_searches(name, call)})
+    names = {(bare(c), form(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and is_bare(c)}
+    return sorted({text for name, how in names for text in bare_searches(name, how)})
 
 
 def expect_names(skill: Skill, tree: SourceTree) -> None:
@@ -58,9 +60,10 @@ def names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | Non
     the search is over its bound (each name is then searched on its own, bounded as ever)."""
     bare = name_searches(skill)
     try:
-        return search_all(tree, bare) if bare else None
+        found = search_all(tree, bare) if bare else None
     except BoundExceeded:
         return None
+    return found
 
 
 def names_gone(skill: Skill, tree: SourceTree, searched: dict[str, list[str]] | None
@@ -101,14 +104,33 @@ _NOT_THERE = (PromiseStatus.MISSING, PromiseStatus.PRIVATE)
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
-    said = ctx.gone.get(c) or spec_key(c.target, called(c), ctx.skill.schema_keys)
-    if said is None:
+    setting = setting_of(c.text, c.target)
+    said = (ctx.gone.get(c) if "." not in c.target else None) or spec_key(c.target, called(c), ctx.skill.schema_keys)
+    if said is None and not (setting and "." not in c.target):  # `name=value` names a setting, not a class
         said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
             said = unverified_on_a_page(said[1])
+    if said is None and setting is not None:  # not a name of the package: a setting of one of its classes?
+        said = ctx.gone.get(c) or _setting(setting, ctx)
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
+
+
+def _setting(name: str, ctx: Context) -> tuple[PromiseStatus, str] | None:
+    """A setting the prose writes (``overlap_p2p_comm=True``, ``model.seq_length``): there where a class of the
+    repository annotates it as a field (or a function a parameter of that name on its own line), or else one of a
+    submodule (a class of the repository may inherit its fields from one there); else not said (a key of a YAML
+    file, another project's)."""
+    found = resolve_bare(name, ctx.tree, ctx.searched, "setting", ctx.memo)
+    if found is not None:
+        return found
+    needle = f"    {name}:"  # one search of each submodule, remembered by the tree
+    content = ctx.tree.content_key()
+    search = lambda: {"found": ctx.tree.search_submodules([needle], ".py")}  # noqa: E731
+    said = ctx.memo(f"setting-in-submodules/1|{content}|{name}", search) if content else search()
+    paths = sorted(p for p in said["found"].get(needle, []) if not is_test(p))
+    return (PromiseStatus.EXISTS, paths[0]) if paths else None
 
 
 _FOUND_AT = re.compile(r"^(\S+\.py):\d+$")

@@ -156,6 +156,8 @@ def _code_span(content: str, cursor: _Cursor) -> Iterator[Citation]:
         yield _anchored(anchored, text, line)
     elif named is not None and _is_name(named):
         yield Citation(ReferenceKind.NAME, text, named.group("name"), line)
+    elif (assigned := _ASSIGNED.fullmatch(text)) is not None and setting_of(text, ""):
+        yield Citation(ReferenceKind.NAME, text, assigned.group("left"), line)  # a setting and its value
     elif not (cursor.makes(line) and made_here(written, f"`{content}`", at)):
         yield from _paths(text, line, whole=True)
 
@@ -207,6 +209,21 @@ _CLASS_NAME = re.compile(r"_?[A-Z][a-z0-9]*[A-Z]\w*")
 # assigns it, or did when its line was written (an environment variable of the same spelling never was).
 _CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _BUILTINS = frozenset(dir(builtins))
+
+
+# A setting the prose writes: assigned (`overlap_p2p_comm=True`, `cfg.model.seq_length = 4096`), or reached through
+# its section (`model.seq_length`); its last part in snake case of two words or more.
+_SETTING = re.compile(r"(?:[a-z_][a-z0-9_]*\.)*(?P<name>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)")
+_ASSIGNED = re.compile(r"(?P<left>[a-z_][\w.]*)\s*=\s*[^=\s].*")
+
+
+def setting_of(text: str, target: str) -> str | None:
+    """The setting a name of the prose writes: the last part of ``a.b.name = value`` (``text``) or of a dotted
+    ``section.name`` (``target``); None for any other name."""
+    assigned = _ASSIGNED.fullmatch(text.strip())
+    written = assigned.group("left") if assigned else target if "." in target and "(" not in text else None
+    found = _SETTING.fullmatch(written) if written else None
+    return found.group("name") if found else None
 
 
 def is_file_name(text: str) -> bool:

@@ -177,7 +177,7 @@ def _built(
             "citations_cut": cut,
         }
 
-    said = memo(content.key("skill-md/13", where), read) if memo is not None else read()
+    said = memo(content.key("skill-md/14", where), read) if memo is not None else read()
     return Skill(
         name=name,
         path=shown,

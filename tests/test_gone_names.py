@@ -252,3 +252,20 @@ def test_a_setting_annotated_when_its_line_was_written_and_nowhere_now_is_missin
         f"that line of skills/tuner/SKILL.md was written; removed in {removed[:10]} (2026-03-01)"))  # fmt: skip
     assert "cfg.model.fused_norms = False" not in found  # still written: not said gone, and not annotated
     assert found["train.warmup_steps"] == ("exists", "src/acme/config.py")
+
+
+def test_a_setting_whose_class_moved_into_a_submodule_is_there_not_gone(tmp_path, capsys) -> None:
+    """The repository annotated ``async_writes`` when the skill's line was written; its class now inherits the field
+    from a submodule's class and writes the name nowhere itself: the setting is there, in the submodule."""
+    lib = empty_repo(tmp_path / "lib")
+    lib.write("core/checkpoint_config.py", "class CheckpointConfig:\n    async_writes: bool = False\n")
+    lib.commit("the library's checkpointing")
+    skill = "---\nname: saver\ndescription: saves\n---\n\nSave with `ckpt.async_writes=True`.\n"
+    repo = _package(tmp_path, {"src/acme/config.py": "class SaveConfig:\n    async_writes: bool = False\n",
+                               "skills/saver/SKILL.md": skill})  # fmt: skip
+    repo.commit("the saver", date="2026-02-01T00:00:00")
+    repo.write("src/acme/config.py", "from core.checkpoint_config import CheckpointConfig as SaveConfig\n")
+    git(repo.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib.path), "third/lib")
+    repo.commit("the library's checkpointing", date="2026-03-01T00:00:00")
+    found = symbols(repo, capsys, "--in-repo", "--submodule", f"third/lib={lib.path}", "skills/saver")
+    assert found == {"ckpt.async_writes=True": ("exists", "third/lib/core/checkpoint_config.py")}

@@ -27,6 +27,12 @@ MAX_DEFINED_KEPT = 65536  # (blob, constant) answers of defined_in kept, the old
 _DEFINED: dict[tuple[str, str], bool] = {}
 Form = Literal["call", "name", "setting"]  # how the prose writes a bare name: called, alone, or as a setting
 
+def annotated(setting: str) -> str:
+    """How a class of a submodule annotates a setting: searched as written, in one search of each submodule for a
+    skill's settings (what the repository itself annotates is read from the files writing its name)."""
+    return f"    {setting}:"
+
+
 def form_of(call: bool) -> Form:
     return "call" if call else "name"
 

@@ -8,6 +8,7 @@ catalog's skills, once for all the skills of a component.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Iterator, Sequence
 
@@ -27,7 +28,7 @@ from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import setting_of
 from .attrchains import member_of
-from .barenames import bare_searches, resolve_bare, search_all
+from .barenames import annotated, bare_searches, resolve_bare, search_all
 from .namehistory import OwnLines, bare, called, expect_gone_names, form, gone_names, is_bare
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
@@ -105,14 +106,16 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
     setting = setting_of(c.text, c.target)
-    said = (ctx.gone.get(c) if "." not in c.target else None) or spec_key(c.target, called(c), ctx.skill.schema_keys)
-    if said is None and not (setting and "." not in c.target):  # `name=value` names a setting, not a class
+    assigned = setting is not None and "." not in c.target  # `name=value` names a setting, not a class
+    said = (ctx.gone.get(c) if "." not in c.target and not assigned else None) or spec_key(
+        c.target, called(c), ctx.skill.schema_keys)  # fmt: skip
+    if said is None and not assigned:
         said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
             said = unverified_on_a_page(said[1])
     if said is None and setting is not None:  # not a name of the package: a setting of one of its classes?
-        said = ctx.gone.get(c) or _setting(setting, ctx)
+        said = _setting(setting, ctx) or ctx.gone.get(c)  # there, here or in a submodule, before it is said gone
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
 
@@ -125,12 +128,18 @@ def _setting(name: str, ctx: Context) -> tuple[PromiseStatus, str] | None:
     found = resolve_bare(name, ctx.tree, ctx.searched, "setting", ctx.memo)
     if found is not None:
         return found
-    needle = f"    {name}:"  # one search of each submodule, remembered by the tree
-    content = ctx.tree.content_key()
-    search = lambda: {"found": ctx.tree.search_submodules([needle], ".py")}  # noqa: E731
-    said = ctx.memo(f"setting-in-submodules/1|{content}|{name}", search) if content else search()
-    paths = sorted(p for p in said["found"].get(needle, []) if not is_test(p))
+    paths = sorted(p for p in _in_submodules(ctx).get(annotated(name), []) if not is_test(p))
     return (PromiseStatus.EXISTS, paths[0]) if paths else None
+
+
+def _in_submodules(ctx: Context) -> dict[str, list[str]]:
+    """Where the submodules annotate each setting the skill writes: one search of each, remembered by the tree."""
+    needles = sorted({annotated(s) for c in ctx.skill.citations if c.kind is ReferenceKind.NAME
+                      and (s := setting_of(c.text, c.target))})  # fmt: skip
+    search = lambda: {"found": ctx.tree.search_submodules(needles, ".py")}  # noqa: E731
+    content = ctx.tree.content_key()
+    return (ctx.memo(f"settings-in-submodules/1|{content}|{json.dumps(needles)}", search) if content else search())[
+        "found"]  # fmt: skip
 
 
 _FOUND_AT = re.compile(r"^(\S+\.py):\d+$")

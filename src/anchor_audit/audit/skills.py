@@ -15,11 +15,12 @@ from typing import Callable, Sequence, TypeVar
 from ..checks import CHECKERS
 from ..checks.barenames import search_all
 from ..checks.diskreads import witnessing
-from ..checks.names import expect_names, name_searches
+from ..checks.names import expect_names, searched_texts
 from ..checks.promises import check_promises
 from ..checks.prose import check_citations
 from ..checks.protocol import Context
 from ..checks.reads import reads
+from ..checks.settingfields import skill_settings, where_annotated
 from ..checks.validation import with_skill_facts
 from ..errors import BoundExceeded, NotCarried, UnreadableFile
 from ..model import (
@@ -153,8 +154,13 @@ def expect_names_past(skills: list[Skill], tree: SourceTree) -> None:
 def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
     """One search of ``tree`` for the bare names of all ``skills``: each skill's own search is then answered from
     it (:class:`~anchor_audit.source.gitsearch.TreeSearch`), not a search of the whole tree per skill."""
-    texts = sorted({text for skill in skills for text in name_searches(skill)})
-    if len(skills) > 1 and texts:
+    if len(skills) < 2:
+        return
+    settings = sorted({setting for skill in skills for setting in skill_settings(skill)})
+    if settings:  # one search of it and of each submodule for the settings they write
+        where_annotated(tree, settings)
+    texts = sorted({text for skill in skills for text in searched_texts(skill, tree)})
+    if texts:
         try:
             search_all(tree, texts)
         except BoundExceeded:

@@ -22,14 +22,12 @@ from ..source.listing import is_test
 from ..spec.citations import is_constant_name
 from ..store.memo import Memo, no_memo
 
-MAX_SETTING_FILES = 16  # files writing a setting's name read for its annotation, those of configurations first
 MAX_DEFINED_KEPT = 65536  # (blob, constant) answers of defined_in kept, the oldest first out
 _DEFINED: dict[tuple[str, str], bool] = {}
 Form = Literal["call", "name", "setting"]  # how the prose writes a bare name: called, alone, or as a setting
 
 def annotated(setting: str) -> str:
-    """How a class of a submodule annotates a setting: searched as written, in one search of each submodule for a
-    skill's settings (what the repository itself annotates is read from the files writing its name)."""
+    """How a class annotates a setting (a field; or a function a parameter on its own line): searched as written."""
     return f"    {setting}:"
 
 
@@ -49,7 +47,7 @@ def definitions(name: str, form: Form) -> tuple[list[str], list[str]]:
     write it are read for its assignment (:func:`defined_in`); a setting, its annotation indented (a field, or a
     parameter on its own line)."""
     if form == "setting":
-        return [name], []  # searched as a whole word, then the files read for its annotation
+        return [annotated(name)], []
     if form == "call":
         return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
     if is_constant_name(name):
@@ -78,8 +76,6 @@ def read_to_confirm(name: str, form: Form) -> bool:
 def _line(name: str, form: Form) -> re.Pattern[str] | None:
     """The line that defines a constant (assigned at a line's start, indented in a class); None for a call, a
     class or a setting, whose search text says it all."""
-    if form == "setting":
-        return re.compile(rf"^[ \t]+{re.escape(name)}[ \t]*:", re.MULTILINE)
     if form != "name" or not is_constant_name(name):
         return None
     return re.compile(rf"^[ \t]*{re.escape(name)}(?:[ \t]*:[^=\n]*|[ \t]+)=(?!=)", re.MULTILINE)
@@ -87,15 +83,12 @@ def _line(name: str, form: Form) -> re.Pattern[str] | None:
 
 def defined_in(tree: SourceTree, paths: list[str], name: str, form: Form, memo: Memo = no_memo) -> list[str]:
     """Those of ``paths`` whose file defines the constant ``name`` (see :func:`_line`: ``NAME = ...`` or ``NAME:
-    T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it), or annotates the setting ``name``
-    indented (of :data:`MAX_SETTING_FILES` at most); each file's answer remembered
+    T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each file's answer remembered
     by its blob (in this process, and across runs by ``memo``), so a history or an edited skill reads a file
     again only where it changed."""
     line = _line(name, form)
     if line is None:
         return paths
-    if form == "setting":  # a common setting is written in hundreds of files: those of configurations first
-        paths = sorted(paths, key=lambda p: ("config" not in p.rpartition("/")[2], p))[:MAX_SETTING_FILES]
     blobs = []
     for path in paths:
         try:

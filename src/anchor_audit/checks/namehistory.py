@@ -138,8 +138,9 @@ def _in_package(c: Citation, searched: dict[str, list[str]]) -> bool:
     """Whether the package (not its tests: a test's helper of that name is not what the prose means) defines the
     name, or its private form, at the ref; a constant, whether any Python file writes it (``PACKED, OTHER = 1,
     2``, a key of a table, an alias: not said gone, and its line not dated)."""
-    texts = bare_searches(bare(c), form(c))
-    tests_too = read_to_confirm(bare(c), form(c))
+    setting = form(c) == "setting"  # annotated by a class here or of a submodule, or written as a whole word
+    texts = bare_searches(bare(c), form(c)) + ([bare(c)] if setting else [])
+    tests_too = read_to_confirm(bare(c), form(c)) or setting
     return any(tests_too or not is_test(path) for text in texts for path in searched.get(text, []))
 
 

@@ -8,7 +8,6 @@ catalog's skills, once for all the skills of a component.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Iterator, Sequence
 
@@ -25,13 +24,13 @@ from ..model import (
     Tail,
 )
 from ..source import SourceTree
-from ..source.listing import is_test
 from ..spec.citations import setting_of
 from .attrchains import member_of
-from .barenames import annotated, bare_searches, resolve_bare, search_all
+from .barenames import annotated, bare_searches, search_all
 from .namehistory import OwnLines, bare, called, expect_gone_names, form, gone_names, is_bare
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
+from .settingfields import skill_settings, where_annotated
 from .symbols import resolve_name
 
 
@@ -41,7 +40,7 @@ def name_searches(skill: Skill) -> list[str]:
     overlap in a line, and one ``git grep -o`` for any number of them, a whole repository's skills' at once,
     names every one it finds; the constants' names, whole words, in one more."""
     names = {(bare(c), form(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and is_bare(c)}
-    return sorted({text for name, how in names for text in bare_searches(name, how)})
+    return sorted({text for name, how in names if how != "setting" for text in bare_searches(name, how)})
 
 
 def expect_names(skill: Skill, tree: SourceTree) -> None:
@@ -57,14 +56,26 @@ def expect_names(skill: Skill, tree: SourceTree) -> None:
 
 
 def names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | None:
-    """Where the package defines each bare name ``skill`` cites, in one search; None where none is cited, or
-    the search is over its bound (each name is then searched on its own, bounded as ever)."""
-    bare = name_searches(skill)
+    """Where the package defines each bare name ``skill`` cites, in one search, and where it or a submodule
+    annotates each setting (by :func:`annotated` text); None where none is cited, or the search is over its bound
+    (each name is then searched on its own, bounded as ever)."""
+    settings = skill_settings(skill)
+    said = where_annotated(tree, settings)
+    texts = searched_texts(skill, tree)
     try:
-        found = search_all(tree, bare) if bare else None
+        found = search_all(tree, texts) if texts else {}
     except BoundExceeded:
         return None
-    return found
+    if found is None or not (texts or settings):
+        return None
+    return {**found, **{annotated(s): said[s] for s in settings}}
+
+
+def searched_texts(skill: Skill, tree: SourceTree) -> list[str]:
+    """What :func:`names_searched` searches ``tree`` for as names: the bare names' definitions, and the settings no
+    class annotates as whole words (written somewhere, a setting is not then said gone)."""
+    said = where_annotated(tree, skill_settings(skill))
+    return sorted({*name_searches(skill), *(s for s, paths in said.items() if not paths)})
 
 
 def names_gone(skill: Skill, tree: SourceTree, searched: dict[str, list[str]] | None
@@ -122,24 +133,11 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
 
 def _setting(name: str, ctx: Context) -> tuple[PromiseStatus, str] | None:
     """A setting the prose writes (``overlap_p2p_comm=True``, ``model.seq_length``): there where a class of the
-    repository annotates it as a field (or a function a parameter of that name on its own line), or else one of a
-    submodule (a class of the repository may inherit its fields from one there); else not said (a key of a YAML
-    file, another project's)."""
-    found = resolve_bare(name, ctx.tree, ctx.searched, "setting", ctx.memo)
-    if found is not None:
-        return found
-    paths = sorted(p for p in _in_submodules(ctx).get(annotated(name), []) if not is_test(p))
+    repository or of a submodule annotates it (:mod:`.settings`); else not said (a key of a YAML file, another
+    project's), unless it is gone (:mod:`.namehistory`)."""
+    found = ctx.searched.get(annotated(name)) if ctx.searched is not None else None
+    paths = found if found is not None else where_annotated(ctx.tree, [name])[name]
     return (PromiseStatus.EXISTS, paths[0]) if paths else None
-
-
-def _in_submodules(ctx: Context) -> dict[str, list[str]]:
-    """Where the submodules annotate each setting the skill writes: one search of each, remembered by the tree."""
-    needles = sorted({annotated(s) for c in ctx.skill.citations if c.kind is ReferenceKind.NAME
-                      and (s := setting_of(c.text, c.target))})  # fmt: skip
-    search = lambda: {"found": ctx.tree.search_submodules(needles, ".py")}  # noqa: E731
-    content = ctx.tree.content_key()
-    return (ctx.memo(f"settings-in-submodules/1|{content}|{json.dumps(needles)}", search) if content else search())[
-        "found"]  # fmt: skip
 
 
 _FOUND_AT = re.compile(r"^(\S+\.py):\d+$")

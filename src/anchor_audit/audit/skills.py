@@ -134,7 +134,7 @@ def presearch(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:
     """One search of ``tree`` for the quotes of all ``skills`` that left their files, and one for the bare names
     they cite: each skill's own searches are then answered from these, not a search of the whole tree each."""
     judge.presearch(((budget_key(skill, tree), skill.quotes) for skill in skills), tree)
-    _presearch_names(skills, tree)
+    _presearch_names(skills, tree, judge)
 
 
 def budget_key(skill: Skill, tree: SourceTree) -> tuple[str, str, str | None]:
@@ -151,14 +151,14 @@ def expect_names_past(skills: list[Skill], tree: SourceTree) -> None:
                 expect_names(skill, tree)
 
 
-def _presearch_names(skills: list[Skill], tree: SourceTree) -> None:
+def _presearch_names(skills: list[Skill], tree: SourceTree, judge: Judge) -> None:
     """One search of ``tree`` for the bare names of all ``skills``: each skill's own search is then answered from
     it (:class:`~anchor_audit.source.gitsearch.TreeSearch`), not a search of the whole tree per skill."""
     if len(skills) < 2:
         return
     settings = sorted({setting for skill in skills for setting in skill_settings(skill)})
     if settings:  # one search of it and of each submodule for the settings they write
-        where_annotated(tree, settings)
+        where_annotated(tree, settings, judge.memo.remember)
     texts = sorted({text for skill in skills for text in searched_texts(skill, tree)})
     if texts:
         try:

@@ -10,10 +10,13 @@ names (:mod:`.names`): written nowhere either, its past is asked (:mod:`.namehis
 
 from __future__ import annotations
 
+import json
+
 from ..model import ReferenceKind, Skill
 from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import setting_of
+from ..store.memo import Memo, no_memo
 from .barenames import annotated
 
 MAX_TREES = 8  # trees whose settings' annotations are kept in a process
@@ -27,24 +30,30 @@ def skill_settings(skill: Skill) -> list[str]:
 _FOUND: dict[str, tuple[frozenset[str], dict[str, list[str]]]] = {}  # by tree: the settings searched, where found
 
 
-def where_annotated(tree: SourceTree, settings: list[str]) -> dict[str, list[str]]:
+def where_annotated(tree: SourceTree, settings: list[str], memo: Memo = no_memo) -> dict[str, list[str]]:
     """Where ``tree`` and its submodules annotate each of ``settings`` (the files, not tests, those of
     configurations first): searched once for all the settings asked of the tree so far in this process, only the
-    new ones searched again."""
-    key = tree.content_key() or f"tree {id(tree)}"
+    new ones searched again (``memo``: the answer remembered by the tree's content and the settings asked)."""
+    content = tree.content_key()
+    key = content or f"tree {id(tree)}"
     asked, found = _FOUND.get(key, (frozenset(), {}))
     new = sorted(set(settings) - asked)
     if new:
-        texts = [annotated(s) for s in new]
-        here = tree.search_many(texts, ".py") or {}
-        inner = tree.search_submodules(texts, ".py")
-        paths = {s: _ordered([*here.get(t, []), *inner.get(t, [])]) for s, t in zip(new, texts, strict=True)}
+        search = lambda: {"paths": _searched(tree, new)}  # noqa: E731
+        paths = memo(f"annotated/1|{content}|{json.dumps(new)}", search)["paths"] if content else search()["paths"]
         found = {**found, **paths}
         _FOUND.pop(key, None)
         _FOUND[key] = (asked | set(new), found)
         while len(_FOUND) > MAX_TREES:
             del _FOUND[next(iter(_FOUND))]
     return {s: found.get(s, []) for s in settings}
+
+
+def _searched(tree: SourceTree, settings: list[str]) -> dict[str, list[str]]:
+    texts = [annotated(s) for s in settings]
+    here = tree.search_many(texts, ".py") or {}
+    inner = tree.search_submodules(texts, ".py")
+    return {s: _ordered([*here.get(t, []), *inner.get(t, [])]) for s, t in zip(settings, texts, strict=True)}
 
 
 def _ordered(paths: list[str]) -> list[str]:

@@ -50,10 +50,12 @@ def where_annotated(tree: SourceTree, settings: list[str], memo: Memo = no_memo)
 
 
 def _searched(tree: SourceTree, settings: list[str]) -> dict[str, list[str]]:
-    texts = [annotated(s) for s in settings]
-    here = tree.search_many(texts, ".py") or {}
-    inner = tree.search_submodules(texts, ".py")
-    return {s: _ordered([*here.get(t, []), *inner.get(t, [])]) for s, t in zip(settings, texts, strict=True)}
+    """Where the repository annotates each of ``settings``, else where its submodules do."""
+    found = tree.search_many([annotated(s) for s in settings], ".py") or {}
+    here = {s: _ordered(found.get(annotated(s), [])) for s in settings}
+    elsewhere = [annotated(s) for s in settings if not here[s]]
+    inner = tree.search_submodules(elsewhere, ".py") if elsewhere else {}
+    return {s: here[s] or _ordered(inner.get(annotated(s), [])) for s in settings}
 
 
 def _ordered(paths: list[str]) -> list[str]:

@@ -75,6 +75,14 @@ def test_reads_names_every_kind_of_reference(tmp_path: Path) -> None:
     assert got.resolve(["a/other.py", "b/notother.py"]) == got.paths | {"a/other.py"}
 
 
+def test_a_setting_written_with_its_value_reads_no_module(tmp_path: Path) -> None:
+    """``cfg.model.fused_norms = False`` writes an object's attribute, not ``cfg/model.py``: a history does not walk
+    the commits that change every ``model.py``; ``pkg.ops.fuse()`` still reads its module."""
+    body = "Set `cfg.model.fused_norms = False`, then call `pkg.ops.fuse()`.\n"
+    skill = load_skill(make_skill(tmp_path / "skill", body))
+    assert reads(skill, None).tails == {Tail("pkg/ops.py")}
+
+
 def test_a_tail_is_the_card_comment_rule() -> None:
     anchor = CardAnchor("config.py", (LineRange(1, 2),), "MCore", 3)
     tail = card_tail(anchor, None)  # the built-in prefix

@@ -15,7 +15,7 @@ from typing import Callable, Sequence, TypeVar
 from ..checks import CHECKERS
 from ..checks.barenames import search_all
 from ..checks.diskreads import witnessing
-from ..checks.names import expect_names, searched_texts
+from ..checks.names import expect_names, name_searches
 from ..checks.promises import check_promises
 from ..checks.prose import check_citations
 from ..checks.protocol import Context
@@ -159,7 +159,7 @@ def _presearch_names(skills: list[Skill], tree: SourceTree, judge: Judge) -> Non
     settings = sorted({setting for skill in skills for setting in skill_settings(skill)})
     if settings:  # one search of it and of each submodule for the settings they write
         where_annotated(tree, settings, judge.memo.remember)
-    texts = sorted({text for skill in skills for text in searched_texts(skill, tree)})
+    texts = sorted({text for skill in skills for text in name_searches(skill)})
     if texts:
         try:
             search_all(tree, texts)

@@ -1,7 +1,5 @@
 """Where a bare name the prose cites is defined: ``make_batch()`` by a ``def`` or ``class``, ``MeshContext`` by a
-``class``, ``SMALL_PRESET_V1`` by an assignment at a line's start (a module's constant, or a class's), a setting
-the prose assigns or reaches through its section (``overlap_p2p_comm=True``, ``model.seq_length``) by an
-indented annotation (``    overlap_p2p_comm: bool``: a field of a class, or a parameter written on its own line).
+``class``, ``SMALL_PRESET_V1`` by an assignment at a line's start (a module's constant, or a class's).
 
 What is searched for is text (``def make_batch(``), so that a skill's names, and a catalog component's skills',
 are found in one ``git grep`` of a tree; a constant by its name as a whole word, and the files that write it
@@ -13,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Literal
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import PromiseStatus
@@ -24,31 +21,19 @@ from ..store.memo import Memo, no_memo
 
 MAX_DEFINED_KEPT = 65536  # (blob, constant) answers of defined_in kept, the oldest first out
 _DEFINED: dict[tuple[str, str], bool] = {}
-Form = Literal["call", "name", "setting"]  # how the prose writes a bare name: called, alone, or as a setting
-
-def annotated(setting: str) -> str:
-    """How a class annotates a setting (a field; or a function a parameter on its own line): searched as written."""
-    return f"    {setting}:"
 
 
-def form_of(call: bool) -> Form:
-    return "call" if call else "name"
-
-
-def bare_searches(name: str, form: Form = "call") -> list[str]:
+def bare_searches(name: str, call: bool = True) -> list[str]:
     """What is searched for a bare name: its definitions, and its private one's."""
-    public, private = definitions(name, form)
+    public, private = definitions(name, call)
     return public + private
 
 
-def definitions(name: str, form: Form) -> tuple[list[str], list[str]]:
+def definitions(name: str, call: bool) -> tuple[list[str], list[str]]:
     """(the texts that define ``name``, those that define ``_name``): a call may be a function's or a class's;
     a name written alone (``MeshContext``), a class's; a constant (``SMALL_PRESET_V1``), its name: the files that
-    write it are read for its assignment (:func:`defined_in`); a setting, its annotation indented (a field, or a
-    parameter on its own line)."""
-    if form == "setting":
-        return [annotated(name)], []
-    if form == "call":
+    write it are read for its assignment (:func:`defined_in`)."""
+    if call:
         return [f"def {name}(", f"class {name}(", f"class {name}:"], [f"def _{name}("]
     if is_constant_name(name):
         return [name], []  # searched as a whole word (:func:`search_all`), then the files read
@@ -67,26 +52,26 @@ def expect_all(tree: SourceTree, texts: list[str]) -> None:
     tree.expect_search(texts, ".py", words=True)
 
 
-def read_to_confirm(name: str, form: Form) -> bool:
+def read_to_confirm(name: str, call: bool) -> bool:
     """Whether a file a search finds for ``name`` must be read to know it defines it (a constant)."""
-    return _line(name, form) is not None
+    return _line(name, call) is not None
 
 
 @functools.lru_cache(maxsize=16384)
-def _line(name: str, form: Form) -> re.Pattern[str] | None:
-    """The line that defines a constant (assigned at a line's start, indented in a class); None for a call, a
-    class or a setting, whose search text says it all."""
-    if form != "name" or not is_constant_name(name):
+def _line(name: str, call: bool) -> re.Pattern[str] | None:
+    """The line that defines a constant (assigned at a line's start, indented in a class); None for a call or a
+    class, whose search text says it all."""
+    if call or not is_constant_name(name):
         return None
     return re.compile(rf"^[ \t]*{re.escape(name)}(?:[ \t]*:[^=\n]*|[ \t]+)=(?!=)", re.MULTILINE)
 
 
-def defined_in(tree: SourceTree, paths: list[str], name: str, form: Form, memo: Memo = no_memo) -> list[str]:
+def defined_in(tree: SourceTree, paths: list[str], name: str, call: bool, memo: Memo = no_memo) -> list[str]:
     """Those of ``paths`` whose file defines the constant ``name`` (see :func:`_line`: ``NAME = ...`` or ``NAME:
     T = ...``, not ``NAME=1 cmd`` in a docstring, nor a longer name ending in it); each file's answer remembered
     by its blob (in this process, and across runs by ``memo``), so a history or an edited skill reads a file
     again only where it changed."""
-    line = _line(name, form)
+    line = _line(name, call)
     if line is None:
         return paths
     blobs = []
@@ -125,33 +110,31 @@ def _read_for(
     return out
 
 
-def removal_pattern(name: str, form: Form) -> str:
+def removal_pattern(name: str, call: bool) -> str:
     """What ``git log -G`` looks for in a diff where ``name`` stops being defined (extended regex)."""
     escaped = re.escape(name)
-    if form == "setting":
-        return f"^[[:space:]]+{escaped}[[:space:]]*:"
-    if form == "name" and is_constant_name(name):
+    if not call and is_constant_name(name):
         return f"^[[:space:]]*{escaped}[[:space:]]*[:=]"
     return f"(class|def) {escaped}[(:]"
 
 
 def resolve_bare(
-    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, form: Form = "call", memo: Memo = no_memo
+    name: str, tree: SourceTree, searched: dict[str, list[str]] | None, call: bool = True, memo: Memo = no_memo
 ) -> tuple[PromiseStatus, str] | None:
     """A bare name: found (in the package, only in its tests, only in private form), or None (not said: it may be
     anyone's).  The texts of its definitions are searched for (a skill's names all in one search, ``searched``);
     a file is read only for a constant's assignment."""
     found: dict[str, list[str]] = {}
-    for text in bare_searches(name, form):
+    for text in bare_searches(name, call):
         answer = {text: searched[text]} if searched is not None and text in searched else search_all(tree, [text])
         hits = None if answer is None else answer[text]
         if hits is None:
             return None  # a tree that cannot be searched cheaply is not searched
         found[text] = hits
-    public, private = definitions(name, form)
+    public, private = definitions(name, call)
     defined = sorted({path for text in public for path in found[text]})
-    if read_to_confirm(name, form):  # a test's constant is the tests' (a benchmark's list of backends)
-        defined = defined_in(tree, defined, name, form, memo)
+    if read_to_confirm(name, call):  # a test's constant is the tests' (a benchmark's list of backends)
+        defined = defined_in(tree, defined, name, call, memo)
         return (PromiseStatus.EXISTS, defined[0]) if defined else None
     package = [p for p in defined if not is_test(p)]
     if package:

@@ -21,7 +21,6 @@ from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import setting_of
 from .barenames import (
-    Form,
     bare_searches,
     defined_in,
     definitions,
@@ -49,10 +48,10 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
             continue
         found = search_all(then, _wanted(cited)) or {}
         for i, c in cited:
-            paths = sorted({p for t in definitions(bare(c), form(c))[0] for p in found.get(t, [])
+            paths = sorted({p for t in definitions(c.target, called(c))[0] for p in found.get(t, [])
                             if not is_test(p)})  # fmt: skip
-            if paths and read_to_confirm(bare(c), form(c)):
-                paths = defined_in(then, paths, bare(c), form(c))
+            if paths and read_to_confirm(c.target, called(c)):
+                paths = defined_in(then, paths, c.target, called(c))
             if paths:
                 out[i] = _gone(c, tree, paths[0], sha, f"{then.info.date}), {written[(c.file, c.line)][1]}")
     return out
@@ -61,7 +60,7 @@ def gone_names(skill: Skill, tree: SourceTree, searched: dict[str, list[str]], o
 def _gone(c: Citation, tree: SourceTree, path: str, sha: str, when: str) -> Said:
     """A name ``path`` defined at ``sha`` that the package defines nowhere now: missing, with the commit that
     removed it."""
-    removed = tree.definition_removed(path, removal_pattern(bare(c), form(c)), sha)
+    removed = tree.definition_removed(path, removal_pattern(c.target, called(c)), sha)
     detail = f"the package defines it nowhere now; {path} defined it at {sha[:10]} ({when}"
     return PromiseStatus.MISSING, detail + (f"; removed in {removed[0][:10]} ({removed[1]})" if removed else "")
 
@@ -83,8 +82,8 @@ def _asked(
 ) -> tuple[dict[tuple[str, int], tuple[str, str]], dict[str, Cited]]:
     """(when each line citing a name defined nowhere was written, by its file and line; the names cited by each
     such commit)."""
-    nowhere = [(i, c) for i, c in enumerate(skill.citations) if c.kind is ReferenceKind.NAME and is_bare(c)
-               and not _in_package(c, searched)]  # fmt: skip
+    nowhere = [(i, c) for i, c in enumerate(skill.citations) if c.kind is ReferenceKind.NAME and "." not in c.target
+               and setting_of(c.text, c.target) is None and not _in_package(c, searched)]  # fmt: skip
     if not nowhere or not _is_a_package(tree):
         return {}, {}
     written: dict[tuple[str, int], tuple[str, str]] = {}
@@ -100,28 +99,12 @@ def _asked(
 
 def _wanted(cited: Cited) -> list[str]:
     """What a commit's tree is searched for: the definitions of the names its lines cite."""
-    return sorted({t for _, c in cited for t in definitions(bare(c), form(c))[0]})
+    return sorted({t for _, c in cited for t in definitions(c.target, called(c))[0]})
 
 
 def called(c: Citation) -> bool:
     """Whether the prose writes the name as a call (``make_batch()``, ``VolumeMapping(source, dest)``)."""
     return c.text.rstrip().endswith(")")
-
-
-def form(c: Citation) -> Form:
-    """How the prose writes a bare name: as a setting (``overlap_p2p_comm=True``, ``model.seq_length``), called,
-    or alone."""
-    return "setting" if setting_of(c.text, c.target) else "call" if called(c) else "name"
-
-
-def bare(c: Citation) -> str:
-    """The bare name a citation cites: the setting it writes, else its target."""
-    return setting_of(c.text, c.target) or c.target
-
-
-def is_bare(c: Citation) -> bool:
-    """Whether a name of the prose is looked for by its bare name: undotted, or a setting."""
-    return "." not in c.target or setting_of(c.text, c.target) is not None
 
 
 def _is_a_package(tree: SourceTree) -> bool:
@@ -138,9 +121,8 @@ def _in_package(c: Citation, searched: dict[str, list[str]]) -> bool:
     """Whether the package (not its tests: a test's helper of that name is not what the prose means) defines the
     name, or its private form, at the ref; a constant, whether any Python file writes it (``PACKED, OTHER = 1,
     2``, a key of a table, an alias: not said gone, and its line not dated)."""
-    setting = form(c) == "setting"  # annotated by a class here or of a submodule, or written as a whole word
-    texts = bare_searches(bare(c), form(c)) + ([bare(c)] if setting else [])
-    tests_too = read_to_confirm(bare(c), form(c)) or setting
+    texts = bare_searches(c.target, called(c))
+    tests_too = read_to_confirm(c.target, called(c))
     return any(tests_too or not is_test(path) for text in texts for path in searched.get(text, []))
 
 

@@ -26,11 +26,11 @@ from ..model import (
 from ..source import SourceTree
 from ..spec.citations import setting_of
 from .attrchains import member_of
-from .barenames import annotated, bare_searches, search_all
-from .namehistory import OwnLines, bare, called, expect_gone_names, form, gone_names, is_bare
+from .barenames import bare_searches, search_all
+from .namehistory import OwnLines, called, expect_gone_names, gone_names
 from .paths import on_a_page, read_disk, read_tree, unverified_on_a_page
 from .protocol import Checker, Context, citations_of
-from .settingfields import skill_settings, where_annotated
+from .settingfields import annotated, skill_settings, where_annotated
 from .symbols import resolve_name
 
 
@@ -39,8 +39,9 @@ def name_searches(skill: Skill) -> list[str]:
     in one search: each text begins with ``def`` or ``class`` and ends with ``(`` or ``:``, so no two can
     overlap in a line, and one ``git grep -o`` for any number of them, a whole repository's skills' at once,
     names every one it finds; the constants' names, whole words, in one more."""
-    names = {(bare(c), form(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and is_bare(c)}
-    return sorted({text for name, how in names if how != "setting" for text in bare_searches(name, how)})
+    names = {(c.target, called(c)) for c in skill.citations if c.kind is ReferenceKind.NAME and "." not in c.target
+             and setting_of(c.text, c.target) is None}  # fmt: skip
+    return sorted({text for name, call in names for text in bare_searches(name, call)})
 
 
 def expect_names(skill: Skill, tree: SourceTree) -> None:
@@ -59,23 +60,15 @@ def names_searched(skill: Skill, tree: SourceTree) -> dict[str, list[str]] | Non
     """Where the package defines each bare name ``skill`` cites, in one search, and where it or a submodule
     annotates each setting (by :func:`annotated` text); None where none is cited, or the search is over its bound
     (each name is then searched on its own, bounded as ever)."""
-    settings = skill_settings(skill)
-    said = where_annotated(tree, settings)
-    texts = searched_texts(skill, tree)
+    bare, settings = name_searches(skill), skill_settings(skill)
     try:
-        found = search_all(tree, texts) if texts else {}
+        found = search_all(tree, bare) if bare else {}
     except BoundExceeded:
         return None
-    if found is None or not (texts or settings):
+    if found is None or not (bare or settings):
         return None
+    said = where_annotated(tree, settings)
     return {**found, **{annotated(s): said[s] for s in settings}}
-
-
-def searched_texts(skill: Skill, tree: SourceTree) -> list[str]:
-    """What :func:`names_searched` searches ``tree`` for as names: the bare names' definitions, and the settings no
-    class annotates as whole words (written somewhere, a setting is not then said gone)."""
-    said = where_annotated(tree, skill_settings(skill))
-    return sorted({*name_searches(skill), *(s for s, paths in said.items() if not paths)})
 
 
 def names_gone(skill: Skill, tree: SourceTree, searched: dict[str, list[str]] | None
@@ -105,8 +98,10 @@ def _own_lines(skill: Skill, tree: SourceTree) -> OwnLines:
 
 
 def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Reference]:
-    """pkg.mod.Name: the module's file, wherever the package's root is."""
-    module = "/".join(c.target.split(".")[:-1])
+    """pkg.mod.Name: the module's file, wherever the package's root is; a setting written with its value
+    (``cfg.model.x = 1``): an object's attribute, no module's."""
+    assigned = "=" in c.text and setting_of(c.text, c.target) is not None
+    module = "/".join(c.target.split(".")[:-1]) if not assigned else ""
     yield Reference(c.kind, c.file, c.line, c.text, tail=Tail(f"{module}.py") if module else None)
 
 
@@ -118,23 +113,22 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     the ref has it nowhere or only in tests)."""
     setting = setting_of(c.text, c.target)
     assigned = setting is not None and "." not in c.target  # `name=value` names a setting, not a class
-    said = (ctx.gone.get(c) if "." not in c.target and not assigned else None) or spec_key(
-        c.target, called(c), ctx.skill.schema_keys)  # fmt: skip
+    said = (ctx.gone.get(c) if not assigned else None) or spec_key(c.target, called(c), ctx.skill.schema_keys)
     if said is None and not assigned:
         said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:
             said = unverified_on_a_page(said[1])
     if said is None and setting is not None:  # not a name of the package: a setting of one of its classes?
-        said = _setting(setting, ctx) or ctx.gone.get(c)  # there, here or in a submodule, before it is said gone
+        said = _setting(setting, ctx)
     return [] if said is None else [PromiseResult(PromiseKind.SYMBOL, c.text, said[0], ctx.file(c.file), c.line,
                                                   said[1])]  # fmt: skip
 
 
 def _setting(name: str, ctx: Context) -> tuple[PromiseStatus, str] | None:
     """A setting the prose writes (``overlap_p2p_comm=True``, ``model.seq_length``): there where a class of the
-    repository or of a submodule annotates it (:mod:`.settings`); else not said (a key of a YAML file, another
-    project's), unless it is gone (:mod:`.namehistory`)."""
+    repository or of a submodule annotates it (:mod:`.settingfields`); else not said (a key of a YAML file, another
+    project's, or a field a class inherits from a package not at hand)."""
     found = ctx.searched.get(annotated(name)) if ctx.searched is not None else None
     paths = found if found is not None else where_annotated(ctx.tree, [name])[name]
     return (PromiseStatus.EXISTS, paths[0]) if paths else None

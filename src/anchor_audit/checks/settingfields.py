@@ -4,8 +4,9 @@ bool``; or a function as a parameter written on its own line).
 
 The annotations of all the settings a run's skills write are searched for as written, once in the repository and
 once in each submodule (what a class of the repository inherits from one there is annotated there); a later
-skill's new settings are searched for alone.  A setting annotated nowhere is looked for as a whole word among the
-names (:mod:`.names`): written nowhere either, its past is asked (:mod:`.namehistory`).
+skill's new settings are searched for alone.  A setting no class annotates is not said: a class may inherit it
+from a package not at hand (a submodule not supplied), and a YAML file's key or another project's keyword has the
+same shape.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from ..source import SourceTree
 from ..source.listing import is_test
 from ..spec.citations import setting_of
 from ..store.memo import Memo, no_memo
-from .barenames import annotated
 
 MAX_TREES = 8  # trees whose settings' annotations are kept in a process
+
+
+def annotated(setting: str) -> str:
+    """How a class annotates a setting (a field; or a function a parameter on its own line): searched as written."""
+    return f"    {setting}:"
 
 
 def skill_settings(skill: Skill) -> list[str]:

@@ -22,7 +22,7 @@ from ..parse.walk import ast_blocks
 from ..source import SourceTree
 from ..source.listing import is_test, module_file
 from ..store.memo import Memo, no_memo
-from .barenames import form_of, resolve_bare
+from .barenames import resolve_bare
 from .lazyexports import LAZY, lazily_exported, lazy_target, past_lazy
 from .modulehistory import module_removed
 from .pyproject import project_meta
@@ -347,7 +347,7 @@ def resolve_name(
     """
     parts = name.split(".")
     if len(parts) == 1:
-        return resolve_bare(parts[0], tree, searched, form_of(call), memo)
+        return resolve_bare(parts[0], tree, searched, call, memo)
     ours = any(_exists(tree, f"{root}{parts[0]}") for root in _roots(tree, parts[0]))
     if parts[0] in sys.stdlib_module_names or not ours:
         return None  # another package's name, or an object's attribute chain: not this repository's citation

@@ -27,8 +27,9 @@ class ModuleRemoval:
 def module_removed(
     module: str, roots: Sequence[str], tree: SourceTree, named: Callable[[str], list[str]] | None = None
 ) -> ModuleRemoval | None:
-    """The removal of ``module``'s file (``ROOT/pkg/mod.py``, else ``ROOT/pkg/mod/__main__.py``) under the
-    package ``roots``; ``named`` lists the paths of a file name, for the namesakes of a deleted one."""
+    """The removal of ``module``'s file (``ROOT/pkg/mod.py``, else the package's ``__main__.py`` or
+    ``__init__.py``) under the package ``roots``; ``named`` lists the paths of a file name, for the namesakes of a
+    deleted one."""
     stem = module.replace(".", "/")
     asked = [f"{root}{stem}{tail}" for root in roots for tail in (".py", "/__main__.py", "/__init__.py")]
     gone = tree.removals(asked)

@@ -113,7 +113,7 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     the ref has it nowhere or only in tests)."""
     setting = setting_of(c.text, c.target)
     assigned = setting is not None and "." not in c.target  # `name=value` names a setting, not a class
-    said = (ctx.gone.get(c) if not assigned else None) or spec_key(c.target, called(c), ctx.skill.schema_keys)
+    said = ctx.gone.get(c) or spec_key(c.target, called(c), ctx.skill.schema_keys)
     if said is None and not assigned:
         said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).

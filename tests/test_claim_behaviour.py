@@ -660,3 +660,26 @@ def test_a_quote_of_a_signature_and_a_comment_is_judged_by_what_the_comment_name
     claim = _changed_claim(tmp_path, capsys, "pkg/teardown.py", TEARDOWN, later, TEARDOWN_QUOTE, TEARDOWN_CARD)
     assert claim["verdict"] == verdict, claim
     assert "`del GraphWrapper.captured[...]`" in claim["evidence"][0]["detail"]
+
+
+def test_a_quote_whose_file_moved_before_the_validation_day_is_judged_where_the_file_went(
+    tmp_path: Path, capsys
+) -> None:
+    """The package moved ``config.py`` under ``pkg/settings/`` before the card's validation day, and the card kept
+    the old path: on that day the quote's gate and asserts are in the moved file, and they hold at the ref. The
+    claim holds, saying where the file went; the stale path is citation drift."""
+    from .conftest import git
+
+    repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CONFIG})
+    (repo.path / "pkg/settings").mkdir()
+    git(repo.path, "mv", "pkg/config.py", "pkg/settings/config.py")
+    moved = repo.commit("settings in a package of their own", date="2026-01-10T00:00:00")
+    repo.write("pkg/settings/config.py", CONFIG + "\n\nVERSION = 2\n")
+    repo.commit("later", date="2026-02-01T00:00:00")
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json",
+          str(make_skill(tmp_path / "skill", PARAPHRASE, card=CARD))])  # fmt: skip
+    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    assert claim["verdict"] == "code_verified", claim
+    detail = claim["evidence"][0]["detail"]
+    assert f"pkg/config.py was moved to pkg/settings/config.py in commit {moved[:10]}, before the validation day" \
+        in detail, detail  # fmt: skip

@@ -73,21 +73,25 @@ class _Judging:
     key: str
     day: str  # "the validation day (SHA)", or "" where there is none
     shorter: tuple[tuple[str, str], ...] = ()  # (as the quote writes it, as the code does) for each such statement
+    moved: str = ""  # where the quote's file went before the validation day, said
 
     def holds(self, why: str) -> Evidence:
         if self.shorter:
             why += "; " + ", ".join(f"the quote writes `{q}` for `{c}`" for q, c in self.shorter)
-        return Evidence(EvidenceKind.QUOTE, self.key, True, self.match.status, why)
+        return Evidence(EvidenceKind.QUOTE, self.key, True, self.match.status, self._moved(why))
 
     def broken(self, why: str) -> Evidence:
-        return Evidence(EvidenceKind.QUOTE, self.key, False, self.match.status, why)
+        return Evidence(EvidenceKind.QUOTE, self.key, False, self.match.status, self._moved(why))
 
     def unverifiable(self, why: str) -> Evidence:
-        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, why)
+        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, self._moved(why))
 
     def stale(self, why: str, stale: str) -> Evidence:
         """Unverifiable, and what the cited code was on the card's own validation day (a finding of its own)."""
-        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, why, stale=stale)
+        return Evidence(EvidenceKind.QUOTE, self.key, False, AnchorStatus.UNVERIFIABLE, self._moved(why), stale=stale)
+
+    def _moved(self, why: str) -> str:
+        return f"{self.moved}: {why}" if self.moved else why
 
 
 def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
@@ -97,6 +101,9 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
         return say.unverifiable(f"the quoted text changed, and {quote.path} has no gates to judge the claim by: "
                                 "re-verify")  # fmt: skip
     then = ctx.validated()
+    if then is not None:  # a file moved before that day: judged where it was that day, and is at the ref
+        match, say = _where_it_went(match, then, ctx, say)
+        quote = match.quote
     facts = _validated_facts(quote, then) if then is not None else ()
     if not facts:  # a paraphrase: its own statements, and the validations its comments say it elides
         facts = facts_of(quote.body).facts
@@ -114,11 +121,25 @@ def _by_behaviour(match: QuoteMatch, ctx: Context, key: str) -> Evidence:
                                 "re-verify")  # fmt: skip
     if then is None:
         return _as_quoted(facts, ctx, say, deleted)
-    say = _Judging(match, key, f"the validation day ({(then.info.commit or '')[:10]})")
+    say = replace(say, day=f"the validation day ({(then.info.commit or '')[:10]})")
     held, stale, say = _on_day(facts, then, ctx, say)
     if not held or (any(f.kind != "def" for f in facts) and all(f.kind == "def" for f in held)):
         return _stale_on_day(facts, ctx, say, then)
     return _at_ref(held, stale, ctx, say)
+
+
+def _where_it_went(match: QuoteMatch, then: SourceTree, ctx: Context, say: _Judging) -> tuple[QuoteMatch, _Judging]:
+    """The match of the quote at the path the history moved its file to before the card's validation day (not at
+    its own path that day, and there at the path the ref has it at), said; as it is where it did not move."""
+    path = match.quote.path
+    if then.blob_id(path) is not None:
+        return match, say
+    removal = ctx.tree.removals([path]).get(path)
+    if removal is None or removal.was != path or removal.now is None or then.blob_id(removal.now) is None:
+        return match, say
+    moved = replace(match, quote=replace(match.quote, path=removal.now))
+    said = f"{path} was moved to {removal.now} in commit {removal.commit[:10]}, before the validation day"
+    return moved, replace(say, match=moved, moved=said)
 
 
 def _on_day(

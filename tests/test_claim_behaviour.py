@@ -15,6 +15,7 @@ import pytest
 from anchor_audit.cli import main
 from anchor_audit.match.quotefacts import facts_in, facts_of, holds_in
 
+from .conftest import GitRepo
 from .hostile.conftest import commit_later, make_code_repo, make_skill
 
 CONFIG = '''\
@@ -103,12 +104,18 @@ def test_a_gate_already_in_a_helper_on_the_validation_day_is_evidence_from_that_
     """The code had moved the gate into the helper before the card was validated: the quote names the gate as
     it read before, and the helper bound to its call is what held on the validation day, and holds at the ref."""
     repo = make_code_repo(tmp_path / "code", {"pkg/config.py": CALLS_HELPER, "pkg/graphs.py": BOUND_HELPER})
-    repo.write("pkg/config.py", CALLS_HELPER + "\n\nVERSION = 2\n")
+    claim = _claim_after_a_later_edit(repo, "pkg/config.py", CALLS_HELPER, tmp_path, capsys)
+    assert claim["verdict"] == "code_verified", claim
+
+
+def _claim_after_a_later_edit(repo: GitRepo, path: str, text: str, tmp_path: Path, capsys) -> dict:
+    """The paraphrased quote's claim at HEAD, after a commit past the validation day that adds a line to ``path``."""
+    repo.write(path, text + "\n\nVERSION = 2\n")
     repo.commit("later", date="2026-02-01T00:00:00")
     main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json",
           str(make_skill(tmp_path / "skill", PARAPHRASE, card=CARD))])  # fmt: skip
     (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
-    assert claim["verdict"] == "code_verified", claim
+    return claim
 
 
 def test_a_helpers_gate_narrower_than_the_quoted_one_or_unbound_does_not_hold_the_claim(tmp_path: Path, capsys) -> None:
@@ -674,11 +681,7 @@ def test_a_quote_whose_file_moved_before_the_validation_day_is_judged_where_the_
     (repo.path / "pkg/settings").mkdir()
     git(repo.path, "mv", "pkg/config.py", "pkg/settings/config.py")
     moved = repo.commit("settings in a package of their own", date="2026-01-10T00:00:00")
-    repo.write("pkg/settings/config.py", CONFIG + "\n\nVERSION = 2\n")
-    repo.commit("later", date="2026-02-01T00:00:00")
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json",
-          str(make_skill(tmp_path / "skill", PARAPHRASE, card=CARD))])  # fmt: skip
-    (claim,) = json.loads(capsys.readouterr().out)["skills"][0]["claims"]
+    claim = _claim_after_a_later_edit(repo, "pkg/settings/config.py", CONFIG, tmp_path, capsys)
     assert claim["verdict"] == "code_verified", claim
     detail = claim["evidence"][0]["detail"]
     assert f"pkg/config.py was moved to pkg/settings/config.py in commit {moved[:10]}, before the validation day" \

@@ -112,9 +112,9 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """A name of the prose, when it is this repository's, or one it was when the line was written (missing, where
     the ref has it nowhere or only in tests)."""
     setting = setting_of(c.text, c.target)
-    assigned = setting is not None and "." not in c.target  # `name=value` names a setting, not a class
+    bare_setting = setting is not None and "." not in c.target  # `name=value` names a setting, not a class
     said = ctx.gone.get(c) or spec_key(c.target, called(c), ctx.skill.schema_keys)
-    if said is None and not assigned:
+    if said is None and not bare_setting:
         said = _with_member(c.target, resolve_name(c.target, called(c), ctx.tree, ctx.searched, ctx.memo), ctx.tree)
         # A page's table of math or another project's names (a configuration the skill ships is this one's).
         if said is not None and on_a_page(c) and c.file.endswith(".md") and said[0] in _NOT_THERE:

@@ -65,14 +65,13 @@ def _added_later(
     """Of ``targets`` the history removed none of, those the default branch adds after this commit: when, and
     under which form of the skill's name where the path has its new one (:func:`with_skill_renamed`)."""
     fresh = [t for t in targets if not (gone.get(own.get(t, "")) or gone.get(t))]
-    forms = {t: list(_renamed_forms(t, skill)) for t in fresh}
-    added = tree.added_after([*fresh, *(r.candidate for rs in forms.values() for r in rs)]) if fresh else {}
-    out: dict[str, tuple[str, str, SkillRename | None]] = {}
-    for target in fresh:
-        if target in added:
-            out[target] = (*added[target], None)
-            continue
-        renamed = next((r for r in forms[target] if r.candidate in added), None)
+    added = tree.added_after(fresh) if fresh else {}
+    out: dict[str, tuple[str, str, SkillRename | None]] = {t: (*added[t], None) for t in fresh if t in added}
+    forms = {t: list(_renamed_forms(t, skill)) for t in fresh if t not in added}  # asked only where needed
+    candidates = [r.candidate for rs in forms.values() for r in rs]
+    added = tree.added_after(candidates) if candidates else {}
+    for target, renames in forms.items():
+        renamed = next((r for r in renames if r.candidate in added), None)
         if renamed is not None:
             out[target] = (*added[renamed.candidate], renamed)
     return out

@@ -33,7 +33,7 @@ from ..parse import parse_ast
 from ..source import SourceTree
 from ..source.listing import is_test
 from .captions import captioned
-from .constraints import evidence_files
+from .evidencefiles import evidence_files
 from .gates import compared_values, definitions_in, gates_in
 from .protocol import Context
 from .symbols import import_status, keyword_status, module_path

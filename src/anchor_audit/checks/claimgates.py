@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..model import ConditionStatus, Evidence, EvidenceKind
 from .captions import words
-from .constraints import evidence_files
+from .evidencefiles import evidence_files
 from .gates import Gate, compared_values, gates_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS

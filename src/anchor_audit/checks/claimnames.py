@@ -40,7 +40,7 @@ from ..source.listing import module_file
 from .attrchains import class_fields
 from .captions import words
 from .claimgates import telling
-from .constraints import evidence_files
+from .evidencefiles import evidence_files
 from .gates import definitions_in
 from .protocol import Context
 from .sentencewords import ABBREVIATIONS, stem

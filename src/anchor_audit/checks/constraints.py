@@ -15,6 +15,8 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 * the gate is gone but another names the same things: ``unverifiable`` (rewritten? re-verify);
 * only a gate that also tests something the sentence leaves out names it: ``unverifiable``, naming what it
   leaves out (the code refuses less than the sentence says);
+* no gate names it on the validation day, one added after it does at the ref: ``holds``, naming the commit that
+  wrote it and its day (the card was validated before its code landed);
 * no gate names it: ``unverifiable`` ("advice, no gate in the evidence").
 """
 
@@ -22,21 +24,19 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import re
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
-from ..source.listing import is_test
 from .captions import words
-from .gates import PREDICATES, Gate, compared_values, gates_in, loose
+from .evidencefiles import defining_files, evidence_files, gate_landing
+from .gateleaves import PREDICATES
+from .gates import Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
 from .sentencewords import spelt_out, spoken, stem, wanted
-
-MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
@@ -48,13 +48,6 @@ def _reads(c: Citation, skill: Skill, entry: SkillSpec | None) -> Iterator[Refer
     yield Reference(ReferenceKind.CONSTRAINT, "card.yaml", c.line, c.text, frozenset(evidence_files(skill)))
     for cited in card_lines(c.text, c.line):  # the files its line citations name
         yield from cited_path(cited, skill, entry)
-
-
-def evidence_files(skill: Skill) -> list[str]:
-    """Where a constraint's gate is looked for: the card's evidence files, then the skill's quoted files (Python)."""
-    evidence = skill.card.evidence if skill.card else ()
-    found = [p for p in (*evidence, *(q.path for q in skill.quotes)) if p.endswith(".py") and not is_test(p)]
-    return list(dict.fromkeys(found))[:MAX_FILES]
 
 
 # Words that say how, not what: a sentence is decided by a gate only where, beside these, its identifiers, the words
@@ -104,8 +97,10 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     found = _found(sentence, names, constants, gates_in(tree, files, ctx), ctx)
     defining: list[str] = []
     if found is None and len(names) >= 2:  # no gate of the evidence names it: the files defining what it names may
-        defining = _defining(names, tree, ctx)
+        defining = defining_files(names, tree, ctx)
         found = _found(sentence, names, constants, gates_in(tree, defining, ctx), ctx) if defining else None
+    if found is None and then is not None:  # validated before its code landed?
+        return _landed(sentence, names, constants, files, then, ctx, day)
     if found is None:
         return PromiseStatus.UNVERIFIABLE, f"advice: no gate of the evidence names {_names(names)} on {day}"
     if isinstance(found, str):
@@ -114,7 +109,7 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     if then is None:
         return PromiseStatus.HOLDS, f"decided by {', '.join(g.said for g in parts)}"
     if defining:  # looked for at the ref where the files that define them are then
-        files = list(dict.fromkeys([*files, *defining, *_defining(names, ctx.tree, ctx)]))
+        files = list(dict.fromkeys([*files, *defining, *defining_files(names, ctx.tree, ctx)]))
     now = gates_in(ctx.tree, files, ctx)
     results = [_at_ref(gate, now, constants, day, said) for gate in parts]
     for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE):
@@ -122,6 +117,25 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
         if worst is not None:
             return status, worst
     return PromiseStatus.HOLDS, "; ".join(detail for _, detail in results)
+
+
+def _landed(sentence: str, names: frozenset[str], constants: frozenset[str], files: list[str], then: SourceTree,
+            ctx: Context, day: str) -> tuple[PromiseStatus, str]:  # fmt: skip
+    """A sentence no gate decides on the validation day: decided at the ref by a gate the history added after that
+    day (the card was validated before its code landed, on a branch), said with the commit and its day; else
+    advice."""
+    advice = f"advice: no gate of the evidence names {_names(names)} on {day}"
+    found = _found(sentence, names, constants, gates_in(ctx.tree, files, ctx), ctx)
+    if not isinstance(found, tuple):
+        return PromiseStatus.UNVERIFIABLE, advice
+    landings = [gate_landing(gate, then, ctx) for gate in found[0]]
+    if any(landing is None for landing in landings):
+        tests = ", ".join(g.said for g in found[0])
+        return PromiseStatus.UNVERIFIABLE, f"{advice}; at the ref {tests} decides it: re-verify"
+    sha, when = max((landing for landing in landings if landing is not None), key=lambda at: at[1])
+    return PromiseStatus.HOLDS, (f"decided by {', '.join(g.said for g in found[0])}; no gate named it on {day}: it "
+                                 f"landed in {sha[:10]} on {when}, after that day: the card was validated before "
+                                 "its code landed")  # fmt: skip
 
 
 _NARROWER = "narrower than it says"
@@ -149,44 +163,6 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
         tests = ", ".join(g.said for g in parts)
         return f"{tests} tests {_names(names)}, but the sentence says more than it decides: re-verify"
     return parts, said
-
-
-CONFIG_FILES = "config.py"  # where a class defining settings as fields is looked for: a name ending so
-MAX_DEFINING = 4  # files of the repository and of each submodule that define a sentence's settings, most first
-
-
-def _defining(names: frozenset[str], tree: SourceTree, ctx: Context) -> list[str]:
-    """The configuration files (``*config.py``, not tests) that define the settings ``names`` as fields of a class
-    (``    name: ...``), those that define more of them first: where a setting's validations usually are.  One
-    search of the tree and of its submodules for every setting the card's sentences name, remembered by the tree."""
-    needles = _field_needles(ctx.skill)
-    content = tree.content_key()
-    if content is None:
-        return []
-
-    def search() -> dict[str, Any]:
-        found = dict(tree.search_many(needles, CONFIG_FILES) or {})
-        for text, paths in tree.search_submodules(needles, CONFIG_FILES).items():
-            found[text] = [*found.get(text, []), *paths]
-        return {"found": found}
-
-    found: dict[str, list[str]] = ctx.memo(f"defining/2|{content}|{json.dumps(needles)}", search)["found"]
-    counts: dict[str, int] = {}
-    for name in names:
-        for path in found.get(_needle(name), []):
-            if not is_test(path):
-                counts[path] = counts.get(path, 0) + 1
-    return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_DEFINING]
-
-
-def _field_needles(skill: Skill) -> list[str]:
-    """How each setting the card's sentences name is written where a class defines it as a field."""
-    texts = [text for text, _ in skill.card.constraints] if skill.card else []
-    return sorted({_needle(n) for text in texts for n in wanted(text)[0]})
-
-
-def _needle(name: str) -> str:
-    return f"    {name.split('.')[-1]}:"
 
 
 def _at_ref(

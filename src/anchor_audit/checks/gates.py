@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 from ..errors import NotCarried, UnreadableFile
 from ..match.quotefacts import loose_key, parsed_file
 from ..source import SourceTree
+from .gateleaves import PREDICATES, environment_read, keyed, leaves, member
 from .protocol import Context
 
 
@@ -66,15 +67,9 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
         for name, _, other, _ in _compared(node):
             values = other.elts if isinstance(other, _LISTED) else [other]
             words = [v.value if isinstance(v, ast.Constant) else member(v) for v in values]
-            found |= {(name, w) for w in words if isinstance(w, str) and len(w) >= 3 and w not in _OFF}
+            found |= {(name, w) for w in words if isinstance(w, str) for w in keyed(w) if len(w) >= 3 and w not in _OFF}
     return frozenset(found)
 
-
-def member(node: ast.expr) -> str | None:
-    """``router`` for ``Part.router``, a class spelt in CapWords at its head: an enumeration's value (``Part.router
-    in cfg.parts`` compares the setting with it), not a setting."""
-    head = node.value.id if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) else ""
-    return node.attr if head[:1].isupper() and not head.isupper() and isinstance(node, ast.Attribute) else None
 
 
 def _enumerations(test: ast.expr) -> Iterator[tuple[str, frozenset[str]]]:
@@ -100,7 +95,7 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/8|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/9|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
                           any(n.startswith(PREDICATES) for n in names))
@@ -145,7 +140,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/8|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/9|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -207,7 +202,7 @@ def _row(
     texts = []
     for test in tests:
         if id(test) not in read:
-            read[id(test)] = (ast.unparse(test), *_leaves(test))
+            read[id(test)] = (ast.unparse(test), *leaves(test))
         text, more_names, more_consts = read[id(test)]
         names |= more_names
         consts |= more_consts
@@ -263,7 +258,8 @@ def _compared(node: ast.AST) -> Iterator[tuple[str, ast.cmpop, ast.expr, bool]]:
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
         return
     for side, other, left in ((node.left, node.comparators[0], True), (node.comparators[0], node.left, False)):
-        name = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else None
+        name = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else \
+            environment_read(side)  # fmt: skip
         if name is not None:
             yield name, node.ops[0], other, left
 
@@ -336,65 +332,3 @@ def _statements_breadth_first(module: ast.Module) -> Iterator[ast.AST]:
         for name in node._fields:  # in the fields' order, as ast.walk: a try's handlers before its else
             if name in _HOLDS_STATEMENTS:
                 queue.extend(getattr(node, name, None) or ())
-
-
-# Functions a gate calls that are no setting of their own: what it conditions on is what they are given
-# (``len(cfg.modules) > 0`` tests ``modules``; ``np.prod(cfg.sizes) == cfg.cp`` tests ``sizes`` and ``cp``).
-_NOT_SETTINGS = frozenset(
-    "len isinstance issubclass getattr hasattr any all int float str bool min max sum abs sorted set list tuple "
-    "dict prod".split()
-)
-
-
-PREDICATES = ("is_", "has_", "uses_", "use_")  # a function so named tests what it is named after
-
-
-def _leaves(test: ast.expr) -> tuple[set[str], set[str]]:
-    """What a gate's test conditions on: each attribute chain by its last name (``cfg.model.tp`` is ``tp``), and
-    each name that heads no chain, a setting read by ``getattr(cfg, "tp", 1)`` as ``tp`` (neither its object nor
-    its default counted), a predicate ``is_full_graph(cfg.model)`` by its name alone; and the constants it
-    compares with, an enumeration's member (``Part.router``) among them (one walk of the test)."""
-    attributes: list[ast.Attribute] = []
-    names: list[ast.Name] = []
-    constants: list[ast.Constant] = []
-    skipped: set[int] = set()
-    read: set[str] = set()
-    values: set[str] = set()
-    for node in ast.walk(test):
-        if isinstance(node, ast.Attribute):
-            attributes.append(node)
-        elif isinstance(node, ast.Name):
-            names.append(node)
-        elif isinstance(node, ast.Constant):
-            constants.append(node)
-        elif isinstance(node, ast.Call):
-            skipped |= _not_conditions(node, read)
-        elif isinstance(node, ast.Compare):  # an enumeration's member it is compared with is a value
-            members = [n for n in (node.left, *node.comparators) if member(n) is not None]
-            values |= {str(member(n)) for n in members}
-            skipped |= {id(part) for n in members for part in ast.walk(n)}
-    if skipped:
-        attributes = [n for n in attributes if id(n) not in skipped]
-        names = [n for n in names if id(n) not in skipped]
-        constants = [n for n in constants if id(n) not in skipped]
-    consts = {str(node.value) for node in constants} | values
-    roots = {id(node.value) for node in attributes}
-    leaves = {n.attr for n in attributes if id(n) not in roots}
-    return leaves | {n.id for n in names if id(n) not in roots} | read, consts
-
-
-def _not_conditions(call: ast.Call, read: set[str]) -> set[int]:
-    """The nodes of ``call`` that are not what a gate conditions on (see :data:`_NOT_SETTINGS`); a setting that
-    ``getattr``/``hasattr`` reads by name is added to ``read``."""
-    func = call.func
-    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if called.startswith(PREDICATES):  # the test is the predicate: what it is given is where it looks
-        return {id(node) for arg in call.args if not isinstance(arg, ast.Constant) for node in ast.walk(arg)}
-    if called not in _NOT_SETTINGS:
-        return set()
-    skipped = {id(node) for node in ast.walk(func)}
-    if called in ("getattr", "hasattr") and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) \
-            and isinstance(call.args[1].value, str):  # fmt: skip
-        read.add(call.args[1].value)
-        skipped |= {id(node) for arg in (call.args[0], *call.args[1:]) for node in ast.walk(arg)}
-    return skipped

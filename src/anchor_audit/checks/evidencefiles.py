@@ -1,0 +1,76 @@
+"""Where and when a card sentence's gate is looked for: the card's evidence and the skill's quoted files, the files
+that define the settings it names, and the commit that wrote a gate the validation day lacked."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import NotCarried, UnreadableFile
+from ..model import Skill
+from ..source import SourceTree
+from ..source.listing import is_test
+from .gates import Gate
+from .protocol import Context
+from .sentencewords import wanted
+
+MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
+
+
+def evidence_files(skill: Skill) -> list[str]:
+    """Where a constraint's gate is looked for: the card's evidence files, then the skill's quoted files (Python)."""
+    evidence = skill.card.evidence if skill.card else ()
+    found = [p for p in (*evidence, *(q.path for q in skill.quotes)) if p.endswith(".py") and not is_test(p)]
+    return list(dict.fromkeys(found))[:MAX_FILES]
+
+
+CONFIG_FILES = "config.py"  # where a class defining settings as fields is looked for: a name ending so
+MAX_DEFINING = 4  # files of the repository and of each submodule that define a sentence's settings, most first
+
+
+def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> list[str]:
+    """The configuration files (``*config.py``, not tests) that define the settings ``names`` as fields of a class
+    (``    name: ...``), those that define more of them first: where a setting's validations usually are.  One
+    search of the tree and of its submodules for every setting the card's sentences name, remembered by the tree."""
+    needles = _field_needles(ctx.skill)
+    content = tree.content_key()
+    if content is None:
+        return []
+
+    def search() -> dict[str, Any]:
+        found = dict(tree.search_many(needles, CONFIG_FILES) or {})
+        for text, paths in tree.search_submodules(needles, CONFIG_FILES).items():
+            found[text] = [*found.get(text, []), *paths]
+        return {"found": found}
+
+    found: dict[str, list[str]] = ctx.memo(f"defining/2|{content}|{json.dumps(needles)}", search)["found"]
+    counts: dict[str, int] = {}
+    for name in names:
+        for path in found.get(_needle(name), []):
+            if not is_test(path):
+                counts[path] = counts.get(path, 0) + 1
+    return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_DEFINING]
+
+
+def _field_needles(skill: Skill) -> list[str]:
+    """How each setting the card's sentences name is written where a class defines it as a field."""
+    texts = [text for text, _ in skill.card.constraints] if skill.card else []
+    return sorted({_needle(n) for text in texts for n in wanted(text)[0]})
+
+
+def _needle(name: str) -> str:
+    return f"    {name.split('.')[-1]}:"
+
+
+def gate_landing(gate: Gate, then: SourceTree, ctx: Context) -> tuple[str, str] | None:
+    """(commit, day) of the newest commit after the validation day's that wrote ``gate``'s first line; None where
+    the history cannot say (a file of a submodule, a shallow history)."""
+    try:
+        source = ctx.tree.read(gate.path)
+    except (NotCarried, UnreadableFile):
+        return None
+    lines = source.text.splitlines() if source is not None else []
+    line = lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""
+    since = then.info.commit
+    return ctx.tree.definition_removed(gate.path, re.escape(line), since) if line and since else None

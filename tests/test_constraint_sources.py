@@ -84,3 +84,23 @@ def test_a_gate_there_on_the_validation_day_says_nothing_of_landing(tmp_path, ca
     spill = said["SPILL_MODE eager allows spill_layers at most 2."]
     assert spill["status"] == "holds" and "as on the validation day" in spill["detail"], spill
     assert "landed" not in spill["detail"]
+
+
+def test_at_the_validation_day_a_gate_the_default_branch_adds_later_is_said_not_yet_there(tmp_path, capsys) -> None:
+    """Audited at the card's own day (``--ref validated``), the gate that decides the sentence is not there yet:
+    unverifiable, naming the gate at the default branch's head and the commit that wrote it."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/capture.py": "def capture(cfg):\n    return cfg\n"})
+    commit_later(repo, {"pkg/capture.py": CAPTURE})
+    skill = make_skill(tmp_path / "skill", "Capture notes.\n", card=CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "validated", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    said = {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+    spill = said["SPILL_MODE eager allows spill_layers at most 2."]
+    assert spill["status"] == "unverifiable", spill
+    assert spill["detail"].startswith("advice: no gate of the evidence names SPILL_MODE, spill_layers on the "
+                                      "validation day")  # fmt: skip
+    assert "not yet there: the default branch's `os.environ['SPILL_MODE'] == 'eager' and cfg.spill_layers > 2` " \
+           "(pkg/capture.py:9) decides it, added in " in spill["detail"]  # fmt: skip
+    assert spill["detail"].endswith("on 2026-02-01, after this commit")
+    # a sentence no gate decides at the head either stays advice alone
+    assert said["With grow_pages, GRAPH_PINNING=1 required."]["detail"].startswith("advice")

@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from .captions import words
-from .evidencefiles import defining_files, evidence_files, gate_landing
+from .evidencefiles import defining_files, evidence_files, gates_landing
 from .gateleaves import PREDICATES
 from .gates import Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
@@ -126,16 +126,32 @@ def _landed(sentence: str, names: frozenset[str], constants: frozenset[str], fil
     advice."""
     advice = f"advice: no gate of the evidence names {_names(names)} on {day}"
     found = _found(sentence, names, constants, gates_in(ctx.tree, files, ctx), ctx)
+    if not isinstance(found, tuple) and ctx.tree.info.commit == then.info.commit:  # audited on the day itself
+        return PromiseStatus.UNVERIFIABLE, advice + _not_yet(sentence, names, constants, files, ctx)
     if not isinstance(found, tuple):
         return PromiseStatus.UNVERIFIABLE, advice
-    landings = [gate_landing(gate, then, ctx) for gate in found[0]]
-    if any(landing is None for landing in landings):
+    landing = gates_landing(found[0], ctx.tree, then)
+    if landing is None:
         tests = ", ".join(g.said for g in found[0])
         return PromiseStatus.UNVERIFIABLE, f"{advice}; at the ref {tests} decides it: re-verify"
-    sha, when = max((landing for landing in landings if landing is not None), key=lambda at: at[1])
+    sha, when = landing
     return PromiseStatus.HOLDS, (f"decided by {', '.join(g.said for g in found[0])}; no gate named it on {day}: it "
                                  f"landed in {sha[:10]} on {when}, after that day: the card was validated before "
                                  "its code landed")  # fmt: skip
+
+
+def _not_yet(sentence: str, names: frozenset[str], constants: frozenset[str], files: list[str], ctx: Context) -> str:
+    """Audited on the validation day, behind the default branch (``--ref validated``): the gate the branch's head
+    has that decides the sentence and the commit after this one that wrote it ("; not yet there: ..."), or
+    nothing."""
+    head = ctx.tree.ahead()
+    found = _found(sentence, names, constants, gates_in(head, files, ctx), ctx) if head is not None else None
+    landing = gates_landing(found[0], head, ctx.tree) if head is not None and isinstance(found, tuple) else None
+    if landing is None or not isinstance(found, tuple):
+        return ""
+    sha, when = landing
+    return (f"; not yet there: the default branch's {', '.join(g.said for g in found[0])} decides it, added in "
+            f"{sha[:10]} on {when}, after this commit")
 
 
 _NARROWER = "narrower than it says"

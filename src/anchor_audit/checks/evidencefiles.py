@@ -63,14 +63,21 @@ def _needle(name: str) -> str:
     return f"    {name.split('.')[-1]}:"
 
 
-def gate_landing(gate: Gate, then: SourceTree, ctx: Context) -> tuple[str, str] | None:
-    """(commit, day) of the newest commit after the validation day's that wrote ``gate``'s first line; None where
-    the history cannot say (a file of a submodule, a shallow history)."""
+def gate_landing(gate: Gate, tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
+    """(commit, day) of the newest commit after ``since``'s, up to ``tree``'s, that wrote ``gate``'s first line
+    (a gate of ``tree``); None where the history cannot say (a file of a submodule, a shallow history)."""
     try:
-        source = ctx.tree.read(gate.path)
+        source = tree.read(gate.path)
     except (NotCarried, UnreadableFile):
         return None
     lines = source.text.splitlines() if source is not None else []
     line = lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""
-    since = then.info.commit
-    return ctx.tree.definition_removed(gate.path, re.escape(line), since) if line and since else None
+    sha = since.info.commit
+    return tree.definition_removed(gate.path, re.escape(line), sha) if line and sha else None
+
+
+def gates_landing(gates: list[Gate], tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
+    """(commit, day) of the latest of ``gates``' landings (:func:`gate_landing`); None where one cannot be said."""
+    landings = [gate_landing(gate, tree, since) for gate in gates]
+    known = [landing for landing in landings if landing is not None]
+    return max(known, key=lambda at: at[1]) if known and len(known) == len(landings) else None

@@ -116,6 +116,11 @@ class SourceTree(Protocol):
         (this commit being behind it: a card's validation day); none where this kind of tree cannot know."""
         ...
 
+    def ahead(self) -> "SourceTree | None":
+        """The tree of the default branch's head where it is ahead of this commit (a card's validation day, behind
+        it); None where it is not, or this kind of tree cannot know."""
+        ...
+
     def removals(self, paths: list[str]) -> dict[str, Removal]:
         """Which of ``paths`` that are not here (exact, or the tail of a longer path) the history removed, and
         where to, for those it did; none where this kind of tree has no history."""

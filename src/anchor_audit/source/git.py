@@ -221,6 +221,12 @@ class GitTree:
                  if self.gitlink_of(p) is None}  # fmt: skip
         return {p: at for p, at in found.items() if at is not None}
 
+    def ahead(self) -> GitTree | None:
+        head = self._head()
+        if not self._deep() or head is None or head == self.commit.hexsha:
+            return None
+        return _asked(lambda: self.at(head) if self.history.is_ancestor(self.commit.hexsha, head) else None)
+
     def content_key(self) -> str | None:
         if self.info.kind is not SourceKind.GIT or not self._deep():  # a working tree's snapshot; a partial history
             return None

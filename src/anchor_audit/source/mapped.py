@@ -86,6 +86,9 @@ class MappedTree:
     def added_after(self, paths: list[str]) -> dict[str, tuple[str, str]]:
         return {}
 
+    def ahead(self) -> None:
+        return None
+
     def validated_on(self, day: str) -> None:
         return None  # a release has no history to look up a day in
 

@@ -104,3 +104,16 @@ def test_at_the_validation_day_a_gate_the_default_branch_adds_later_is_said_not_
     assert spill["detail"].endswith("on 2026-02-01, after this commit")
     # a sentence no gate decides at the head either stays advice alone
     assert said["With grow_pages, GRAPH_PINNING=1 required."]["detail"].startswith("advice")
+
+
+def test_a_gate_whose_file_moved_after_the_validation_day_did_not_land_then(tmp_path, capsys) -> None:
+    """The card names the file where it lies now; on its day the same gate sat in the file's old place. The move's
+    commit wrote the line at the new path, but the code was there: no landing is said, nor a verdict."""
+    repo = make_code_repo(tmp_path / "code", {"pkg/old_capture.py": CAPTURE})
+    commit_later(repo, {"pkg/old_capture.py": None, "pkg/capture.py": CAPTURE})
+    skill = make_skill(tmp_path / "skill", "Capture notes.\n", card=CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    spill = next(p for p in report["promises"] if p["path"] == "SPILL_MODE eager allows spill_layers at most 2.")
+    assert spill["status"] == "unverifiable", spill
+    assert "landed" not in spill["detail"] and spill["detail"].endswith("decides it: re-verify"), spill

@@ -65,7 +65,8 @@ def _needle(name: str) -> str:
 
 def gate_landing(gate: Gate, tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
     """(commit, day) of the newest commit after ``since``'s, up to ``tree``'s, that wrote ``gate``'s first line
-    (a gate of ``tree``); None where the history cannot say (a file of a submodule, a shallow history)."""
+    (a gate of ``tree``); None where the history cannot say (a file of a submodule, a shallow history), or where
+    a Python file of ``since`` already has the line (the file moved since: its code did not land then)."""
     try:
         source = tree.read(gate.path)
     except (NotCarried, UnreadableFile):
@@ -73,7 +74,9 @@ def gate_landing(gate: Gate, tree: SourceTree, since: SourceTree) -> tuple[str, 
     lines = source.text.splitlines() if source is not None else []
     line = lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""
     sha = since.info.commit
-    return tree.definition_removed(gate.path, re.escape(line), sha) if line and sha else None
+    landing = tree.definition_removed(gate.path, re.escape(line), sha) if line and sha else None
+    there = since.search_many([line], ".py") if landing is not None else None
+    return landing if there is not None and not there.get(line) else None
 
 
 def gates_landing(gates: list[Gate], tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:

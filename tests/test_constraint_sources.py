@@ -117,3 +117,100 @@ def test_a_gate_whose_file_moved_after_the_validation_day_did_not_land_then(tmp_
     spill = next(p for p in report["promises"] if p["path"] == "SPILL_MODE eager allows spill_layers at most 2.")
     assert spill["status"] == "unverifiable", spill
     assert "landed" not in spill["detail"] and spill["detail"].endswith("decides it: re-verify"), spill
+
+
+STREAM = '''\
+def check(cfg, stream_packing):
+    if stream_packing:
+        if cfg.draft_layers > 0:
+            raise ValueError("stream packing cannot draft")
+        if cfg.graph_mode not in (None, "none") or cfg.vision_graph_mode not in (None, "none"):
+            raise ValueError("stream packing cannot capture graphs")
+        if cfg.pipeline_model_parallel_size > 1:
+            raise ValueError("stream packing needs one stage")
+    assert cfg.pinning_off or not cfg.grow_pages, "growing pages needs pinning off"
+'''
+STREAM_CARD = CARD.split("known_constraints:")[0].replace("capture.py", "stream.py") + '''\
+known_constraints:
+  - Stream packing does not support draft_layers, graph_mode, or PP.
+  - Stream packing does not support draft_layers, graph_mode, or offload_layers.
+  - pinning_off must be True.
+'''
+
+
+def _stream(tmp_path: Path, capsys) -> dict[str, dict]:
+    repo = make_code_repo(tmp_path / "code", {"pkg/stream.py": STREAM})
+    skill = make_skill(tmp_path / "skill", "Stream notes.\n", card=STREAM_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    return {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+
+
+def test_a_sentence_against_several_things_about_a_switch_it_says_in_words_is_decided_by_a_gate_for_each(
+    tmp_path, capsys
+) -> None:
+    """"Stream packing" is the switch ``stream_packing``, said in words: a refusal under it for each thing the
+    sentence names decides it; one that refuses either of two settings (``graph_mode ... or vision_graph_mode
+    ...``) refuses each of them."""
+    said = _stream(tmp_path, capsys)
+    several = said["Stream packing does not support draft_layers, graph_mode, or PP."]
+    assert several["status"] == "holds", several
+    assert "`stream_packing and cfg.graph_mode not in (None, 'none')` (pkg/stream.py:5)" in several["detail"]
+    assert "`stream_packing and cfg.pipeline_model_parallel_size > 1` (pkg/stream.py:7)" in several["detail"]
+    # one thing with no refusal of its own: no decision
+    assert said["Stream packing does not support draft_layers, graph_mode, or offload_layers."]["status"] == \
+        "unverifiable"  # fmt: skip
+
+
+def test_an_assert_of_either_of_two_tests_is_not_read_as_asserting_one() -> None:
+    """``assert a or not b`` lets ``a`` be false: it never decides "a must be True" (an ``if`` refusing ``a or b``
+    refuses ``a``; an assert requiring it requires neither)."""
+    import ast
+
+    from anchor_audit.checks.gates import _read_gates
+
+    rows = _read_gates(ast.parse(STREAM))
+    texts = [row[1] for row in rows]
+    assert "cfg.pinning_off" not in texts and "not cfg.grow_pages" not in texts
+    assert "stream_packing and cfg.graph_mode not in (None, 'none')" in texts
+    assert "stream_packing and cfg.vision_graph_mode not in (None, 'none')" in texts
+
+
+WRITER = '''\
+def check(cfg):
+    if cfg.async_write:
+        assert cfg.save_format == "sharded_dist", "async write needs sharded_dist"
+    if cfg.save_format == "flat":
+        raise ValueError("flat saves are gone")
+'''
+WRITER_CARD = CARD.split("known_constraints:")[0].replace("capture.py", "writer.py") + '''\
+known_constraints:
+  - Async write requires save_format=sharded_dist.
+  - save_format flat is refused.
+'''
+
+
+def _writer(tmp_path: Path, capsys, later: str) -> dict[str, dict]:
+    repo = make_code_repo(tmp_path / "code", {"pkg/writer.py": WRITER})
+    commit_later(repo, {"pkg/writer.py": later})
+    skill = make_skill(tmp_path / "skill", "Writer notes.\n", card=WRITER_CARD)
+    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+    (report,) = json.loads(capsys.readouterr().out)["skills"]
+    return {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+
+
+def test_an_assert_that_came_to_accept_another_value_since_the_validation_day_differs(tmp_path, capsys) -> None:
+    """The requirement was one format on the validation day; at the ref the assert accepts a second one too: the
+    sentence no longer holds as written, and the value accepted is named.  A refusal that came to refuse more
+    still refuses what the sentence says."""
+    later = WRITER.replace('== "sharded_dist"', 'in ["sharded_dist", "flat_tensor"]').replace(
+        '== "flat"', 'in ("flat", "flat_v0")')
+    said = _writer(tmp_path, capsys, later)
+    write = said["Async write requires save_format=sharded_dist."]
+    assert write["status"] == "differs", write
+    assert write["detail"] == (
+        "decided on the validation day (" + write["detail"].split("(")[1].split(")")[0] + ") by `cfg.async_write "
+        "and cfg.save_format == 'sharded_dist'` (pkg/writer.py:3); at the ref `cfg.async_write and cfg.save_format "
+        "in ['sharded_dist', 'flat_tensor']` (pkg/writer.py:3) accepts save_format 'flat_tensor' too"
+    )
+    assert said["save_format flat is refused."]["status"] != "differs"

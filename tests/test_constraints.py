@@ -190,13 +190,14 @@ def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> Non
     walked = [n.lineno for n in ast.walk(module) if isinstance(n, (ast.If, ast.While, ast.Assert))]
     rows = _read_gates(module)
     assert [row[0] for row in rows] == walked and len(walked) == 8
-    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, "", []]  # chains by last name
+    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, "", [], False]  # by last name
+    assert [row[0] for row in rows if row[7]] == [3, 12]  # an assert's test is what must hold
 
 
 def test_a_gate_under_an_if_is_also_read_with_the_tests_that_lead_to_it() -> None:
     """``if a:`` then ``assert b`` is the gate ``a and b`` too, after the file's own gates, with its own test kept;
     an ``else`` reads ``not a``, an ``elif`` that does what the branch before it does (turns the overlap off)
-    does not; nothing is read across a def."""
+    does not; nothing is read across a def; a validation under ``if a or b:`` is read under each of them too."""
     import ast
     import textwrap
 
@@ -225,6 +226,8 @@ def test_a_gate_under_an_if_is_also_read_with_the_tests_that_lead_to_it() -> Non
         (5, "cfg.tp_overlap and not cfg.sp", "not cfg.sp"),
         (8, "not cfg.tp_overlap and cfg.x", "cfg.x"),
         (12, "(cfg.delay or cfg.other) and cfg.ep_overlap", "cfg.ep_overlap"),
+        (12, "cfg.delay and cfg.ep_overlap", "cfg.ep_overlap"),
+        (12, "cfg.other and cfg.ep_overlap", "cfg.ep_overlap"),
     ]
 
 

@@ -22,8 +22,6 @@ is decided by ``< 2``).  It is looked for on the card's validation day
 
 from __future__ import annotations
 
-import ast
-import functools
 import re
 from typing import Iterator, Sequence
 
@@ -31,7 +29,7 @@ from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Referen
 from ..source import SourceTree
 from .captions import words
 from .evidencefiles import defining_files, evidence_files, gates_landing
-from .gateleaves import PREDICATES
+from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
@@ -192,12 +190,16 @@ def _at_ref(
     reshaped = next((g for g in now if g.shape == decided.shape), None)
     if reshaped is not None:
         return PromiseStatus.DIFFERS, f"decided on {day} by {decided.said}; at the ref the gate is {reshaped.said}"
-    stated = frozenset(c for c in constants if _stated(c, decided.constants))
-    exempting = _exempting(now, decided.names, stated, said)
+    kept = frozenset(c for c in constants if stated(c, decided.constants))
+    exempting = _exempting(now, decided.names, kept, said)
     if exempting is not None:
         return PromiseStatus.DIFFERS, (f"decided on {day} by {decided.said}; at the ref {exempting.said} lets "
                                        f"{_let(exempting)} through")  # fmt: skip
-    other = _best(now, decided.names, stated)
+    accepting = _accepting(decided, now)
+    if accepting is not None:
+        return PromiseStatus.DIFFERS, (f"decided on {day} by {decided.said}; at the ref {accepting[0].said} accepts "
+                                       f"{accepting[1]} too")  # fmt: skip
+    other = _best(now, decided.names, kept)
     if other is not None:
         return PromiseStatus.UNVERIFIABLE, (f"decided on {day} by {decided.said}, gone at the ref, where "
                                             f"{other.said} names the same: re-verify")  # fmt: skip
@@ -211,16 +213,37 @@ def _at_ref(
     return PromiseStatus.MISSING, f"decided on {day} by {decided.said}; {gone}"
 
 
+def _accepting(decided: Gate, now: list[Gate]) -> tuple[Gate, str] | None:
+    """The assert at the ref, testing what ``decided`` (an assert) tested, that accepts every value it accepted for
+    a setting and more (``fmt == "sharded"`` is now ``fmt in ["sharded", "flat"]``), and those values (``fmt
+    'flat'``): the requirement the sentence states was relaxed."""
+    if not decided.asserts:
+        return None
+    before = compared_values(decided.inner or decided.text)
+    for gate in now:
+        if not gate.asserts or gate.names != decided.names:
+            continue
+        after = compared_values(gate.inner or gate.text)
+        for name in sorted({n for n, _ in before}):
+            was, grew = ({v for n, v in values if n == name} for values in (before, after))
+            if was < grew:
+                return gate, f"{name} {', '.join(repr(v) for v in sorted(grew - was))}"
+    return None
+
+
 def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]) -> list[Gate]:
     """A sentence that constrains one thing against several (``offloading cannot be used with PP>1 or activation
-    recomputation``): for some one of its names, a gate for each other, naming exactly the two, every constant
-    stated by one of them; none where the sentence names fewer than three things, or a pair has no gate."""
-    if len(names) < 3:
+    recomputation``): for some one of its names, or a switch it says in words ("stream packing":
+    ``stream_packing``), a gate for each other name, naming exactly the two, every constant stated by one of
+    them; none where the sentence names fewer than three things, or a pair has no gate."""
+    switches = sorted({n for g in gates for n in g.names if n not in names and spoken(n, said)})
+    subjects = [*sorted(names), *switches] if len(names) >= 2 and switches else sorted(names)
+    if len(names) + len(switches[:1]) < 3:
         return []
-    for subject in sorted(names):
+    for subject in subjects:
         found = [_best(gates, frozenset({subject, other}), frozenset(), said) for other in sorted(names - {subject})]
         chosen = [g for g in found if g is not None]
-        if len(chosen) == len(found) and all(any(_stated(c, g.constants) for g in chosen) for c in constants):
+        if len(chosen) == len(found) and all(any(stated(c, g.constants) for g in chosen) for c in constants):
             return chosen
     return []
 
@@ -237,7 +260,7 @@ def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str], s
     only some is no decision (a gate of one of them alone may decide something else), nor one that also
     conditions on what the sentence leaves out, or lets through a value of it no word of the sentence ``said``
     says (narrower than the sentence says)."""
-    fits = [g for g in gates if _fits(g, names, said) and all(_stated(c, g.constants) for c in constants)
+    fits = [g for g in gates if _fits(g, names, said) and all(stated(c, g.constants) for c in constants)
             and not _unsaid(g, said)]  # fmt: skip
     fits.sort(key=lambda g: -len(g.names))  # one that tests what the sentence says in words too, first
     return next((g for g in fits if g.guards), fits[0] if fits else None)
@@ -298,7 +321,7 @@ def _unsaid(gate: Gate, said: frozenset[str]) -> bool:
 def _exempting(gates: list[Gate], names: frozenset[str], constants: frozenset[str], said: frozenset[str]
                ) -> Gate | None:  # fmt: skip
     """The first gate that would decide the sentence but for a value it lets through (see :func:`_unsaid`)."""
-    return next((g for g in gates if _fits(g, names, said) and all(_stated(c, g.constants) for c in constants)
+    return next((g for g in gates if _fits(g, names, said) and all(stated(c, g.constants) for c in constants)
                  and _unsaid(g, said)), None)  # fmt: skip
 
 
@@ -307,7 +330,7 @@ def _narrower(gates: list[Gate], names: frozenset[str], constants: frozenset[str
     """The first gate that conditions on every one of ``names`` (a setting it tests, or a value it compares with)
     and on something more (:func:`_more`), stating every constant."""
     return next((g for g in gates if names <= _tested(g, names) | g.constants and _more(g, names, said)
-                 and all(_stated(c, g.constants) for c in constants)), None)  # fmt: skip
+                 and all(stated(c, g.constants) for c in constants)), None)  # fmt: skip
 
 
 def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
@@ -346,37 +369,6 @@ def _feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> froz
     featured = {m.split(":")[0] for m in said if m.endswith(":on")}
     on = any(featured & switched_on(g.text) for g in parts)
     return words(skill.card.title) if on and skill.card else frozenset()
-
-
-@functools.lru_cache(maxsize=8192)
-def switched_on(test: str) -> frozenset[str]:
-    """The settings a gate's test requires to be on, each by its last name: a conjunct that is the setting
-    (``cfg.overlap``), or says it is true or set (``is True``, ``is not None``, ``!= "none"``)."""
-    node = ast.parse(test, mode="eval").body
-    parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
-    found = set()
-    for part in parts:
-        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.comparators[0], ast.Constant):
-            value, op = part.comparators[0].value, part.ops[0]
-            on = (isinstance(op, (ast.Is, ast.Eq)) and value is True) or (
-                isinstance(op, (ast.IsNot, ast.NotEq)) and value in (None, False, "none"))
-            part = part.left if on else part
-        if isinstance(part, (ast.Name, ast.Attribute)):
-            found.add(part.attr if isinstance(part, ast.Attribute) else part.id)
-    return frozenset(found)
-
-
-def _stated(constant: str, stated: frozenset[str]) -> bool:
-    """Whether a gate states ``constant`` (``~N``: N or a neighbour, a bound written from the other side; ``True``
-    or ``False`` also by a gate that tests truth, comparing with no other constant: ``not cfg.sequence_parallel``)."""
-    if constant in ("True", "False"):  # a setting that is off, written as a string, tests truth too
-        return constant in stated or not (stated - {"True", "False", "None", "none"})
-    if not constant.startswith("~"):
-        return constant in stated
-    step, bare = (1 if constant[1] == "+" else -1), constant[2:]
-    if re.fullmatch(r"-?\d+", bare):
-        return bare in stated or str(int(bare) + step) in stated
-    return bare in stated
 
 
 CONSTRAINT: Checker[Citation, list[PromiseResult]] = Checker(

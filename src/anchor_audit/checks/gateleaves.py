@@ -1,9 +1,11 @@
 """What a gate's test conditions on: the settings it reads (an attribute chain by its last name, a setting read by
-``getattr``, an environment variable), the predicates it calls, and the constants it compares them with."""
+``getattr``, an environment variable), the predicates it calls, and the constants it compares them with; which
+settings it requires to be on, and whether it states a sentence's literal."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 _KEYED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[:=]\S+")
@@ -113,3 +115,35 @@ def _not_conditions(call: ast.Call | ast.Subscript, read: set[str]) -> set[int]:
         read.add(call.args[1].value)
         skipped |= {id(node) for arg in (call.args[0], *call.args[1:]) for node in ast.walk(arg)}
     return skipped
+
+
+@functools.lru_cache(maxsize=8192)
+def switched_on(test: str) -> frozenset[str]:
+    """The settings a gate's test requires to be on, each by its last name: a conjunct that is the setting
+    (``cfg.overlap``), or says it is true or set (``is True``, ``is not None``, ``!= "none"``)."""
+    node = ast.parse(test, mode="eval").body
+    parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+    found = set()
+    for part in parts:
+        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.comparators[0], ast.Constant):
+            value, op = part.comparators[0].value, part.ops[0]
+            on = (isinstance(op, (ast.Is, ast.Eq)) and value is True) or (
+                isinstance(op, (ast.IsNot, ast.NotEq)) and value in (None, False, "none"))
+            part = part.left if on else part
+        if isinstance(part, (ast.Name, ast.Attribute)):
+            found.add(part.attr if isinstance(part, ast.Attribute) else part.id)
+    return frozenset(found)
+
+
+def stated(constant: str, constants: frozenset[str]) -> bool:
+    """Whether a gate comparing with ``constants`` states ``constant`` (``~N``: N or a neighbour, a bound written
+    from the other side; ``True`` or ``False`` also by a gate that tests truth, comparing with no other constant:
+    ``not cfg.sequence_parallel``)."""
+    if constant in ("True", "False"):  # a setting that is off, written as a string, tests truth too
+        return constant in constants or not (constants - {"True", "False", "None", "none"})
+    if not constant.startswith("~"):
+        return constant in constants
+    step, bare = (1 if constant[1] == "+" else -1), constant[2:]
+    if re.fullmatch(r"-?\d+", bare):
+        return bare in constants or str(int(bare) + step) in constants
+    return bare in constants

@@ -31,6 +31,7 @@ class Gate:
     inner: str = ""  # where it is read with the tests of the ifs that enclose it (``text`` joins them), its own
     exempt: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values it lets through of what it tests (see _exempted)
     predicates: bool = False  # whether it calls a function named for what it tests (``is_full_graph(cfg)``)
+    asserts: bool = False  # whether its own test is an assert's: what must hold, not what is refused
 
     @property
     def nested(self) -> bool:
@@ -95,11 +96,11 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/9|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/11|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
-                          any(n.startswith(PREDICATES) for n in names))
-                     for line, text, names, consts, guards, inner, exempt in rows]  # fmt: skip
+                          any(n.startswith(PREDICATES) for n in names), asserts)
+                     for line, text, names, consts, guards, inner, exempt, asserts in rows]  # fmt: skip
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
             _BUILT_GATES[(path, blob)] = built
@@ -140,7 +141,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/9|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/11|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -183,20 +184,38 @@ def _read_gates(module: ast.Module | None) -> list[list[object]]:
     listed: dict[str, set[frozenset[str]]] = {}
     for node in _statements_breadth_first(module):
         if isinstance(node, (ast.If, ast.While, ast.Assert)):
-            rows.append(_row(node.lineno, [node.test], _guards(node), False, read))
+            rows.append(_row(node, [node.test], False, read))
             for name, values in _enumerations(node.test):
                 listed.setdefault(name, set()).add(values)
-    rows += [_row(gate.lineno, [*outer, gate.test], _guards(gate), True, read)
-             for outer, gate in _nested(module.body, [], {})]  # fmt: skip
+    nested = list(_nested(module.body, [], {}))
+    rows += [_row(gate, [*outer, gate.test], True, read) for outer, gate in nested]
+    rows += [_row(gate, tests, True, read) for outer, gate in nested if _guards(gate)
+             for tests in _narrowed([*outer, gate.test], isinstance(gate, ast.If))]  # fmt: skip
     return _completed(rows, listed)
+
+
+MAX_ALTERNATIVES = 4  # the alternatives of an ``or`` a validation is also read with, one at a time
+
+
+def _narrowed(tests: list[ast.expr], own: bool) -> Iterator[list[ast.expr]]:
+    """The tests of a validation read with one alternative of an ``or`` among them in its place: an ``if`` that
+    refuses ``a or b`` refuses ``a`` (``if cfg.graph or cfg.vision_graph: raise`` refuses ``cfg.graph``).  The
+    test of an assert (``own`` false) is what must hold, not what is refused: ``assert a or b`` requires
+    neither, so only the tests of the ``if``s that lead to it are read so."""
+    for at, test in enumerate(tests if own else tests[:-1]):
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and len(test.values) <= MAX_ALTERNATIVES:
+            for alternative in test.values:
+                yield [*tests[:at], alternative, *tests[at + 1 :]]
 
 
 MAX_NESTING = 3  # enclosing ifs whose tests a nested gate is read with
 
 
 def _row(
-    line: int, tests: list[ast.expr], guards: bool, nested: bool, read: dict[int, tuple[str, set[str], set[str]]]
+    gate: Test, tests: list[ast.expr], nested: bool, read: dict[int, tuple[str, set[str], set[str]]]
 ) -> list[object]:
+    """A gate's row: its line, its tests joined by ``and``, what they condition on and compare with, whether it
+    validates, its own test (read with others), the values it lets through, whether it is an assert's."""
     names: set[str] = set()
     consts: set[str] = set()
     texts = []
@@ -208,7 +227,8 @@ def _row(
         consts |= more_consts
         texts.append(f"({text})" if isinstance(test, ast.BoolOp) and len(tests) > 1 else text)
     exempt = [[name, values] for name, values in _exempted(tests)]
-    return [line, " and ".join(texts), sorted(names), sorted(consts), guards, texts[-1] if nested else "", exempt]
+    return [gate.lineno, " and ".join(texts), sorted(names), sorted(consts), _guards(gate), texts[-1] if nested else "",
+            exempt, isinstance(gate, ast.Assert)]
 
 
 _OFF = (None, False, 0, "", "none")  # the values a setting that is off has: ``impl != "none"`` tests that it is on

@@ -42,6 +42,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "expert parallelism": ("expert_model_parallel_size",),
     "activation recomputation": ("recompute_granularity",),
     "activation recompute": ("recompute_granularity",),
+    "MTP": ("mtp_num_layers",),
+    "multi-token prediction": ("mtp_num_layers",),
 }
 # A library's version floor as the code tests it: "PyTorch >= 2.6.0 is needed": ``is_torch_min_version("2.6.0")``.
 VERSION_FLOORS: dict[str, str] = {

@@ -198,3 +198,25 @@ def test_audited_on_its_validation_day_a_file_the_claims_id_names_that_landed_la
     (evidence,) = claim["evidence"]
     assert evidence["ref"] == "scripts/export_checkpoint.py"
     assert "the card was validated before its code landed: " in evidence["detail"] and "on 2026-02-01" in evidence["detail"]
+
+
+SYNC = "\n\ndef sync_sharded_optimizer_settings(cfg):\n    cfg.ddp.sharded = cfg.optimizer.sharded\n"
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "verdict"),
+    [("dp_ddp_sharded_optimizer", "code_verified"), ("dp_ddp_optimizer", "unlinked"),
+     ("dp_sharded_optimizer_buckets", "unlinked")],
+    ids=["the-rest-named", "one-word-left-too-little", "a-long-word-no-name-says"],
+)  # fmt: skip
+def test_abbreviations_no_name_says_are_left_out_where_the_rest_of_the_claims_id_names_a_definition(
+    tmp_path: Path, capsys, claim_id, verdict
+) -> None:
+    """``dp`` and ``ddp`` say which strategy the claim is about: where no name says them, the definition whose name
+    says the rest of the id, two words at least, decides it."""
+    files = {"pkg/config.py": CONFIG + SYNC, "scripts/convert_weights.py": SCRIPT}
+    claim = _claim(tmp_path, capsys, claim_id, files=files)
+    assert claim["verdict"] == verdict, claim
+    if verdict == "code_verified":
+        (evidence,) = claim["evidence"]
+        assert evidence["ref"] == "pkg/config.py: sync_sharded_optimizer_settings"

@@ -9,7 +9,8 @@ fields) are read on the card's validation day, and the one whose name says the c
 * the claim's telling words (:func:`anchor_audit.checks.claimgates.telling`, less ``script``, ``launch``,
   ``enum`` and the like) that the skill's own name does not say must all be in the name (the same word, a
   longer form, one of the same stem: ``translation`` and ``translate_...``, or what an abbreviation stands
-  for); at least one of them a word of four letters or more, or two words;
+  for); at least one of them a word of four letters or more, or two words; where no name says them all, the
+  short ones (``dp``, ``ddp``: which strategy the claim is about) are left out if two words or more are left;
 * the best name says the most of the claim's words, then the fewest others (a file that ties with what it
   defines is the one); more than :data:`MAX_NAMED` best names: too vague, no evidence.
 
@@ -47,6 +48,7 @@ from .sentencewords import ABBREVIATIONS, stem
 from .symbols import module_path
 
 MAX_NAMED = 2
+MAX_ABBREVIATION = 3  # a claim id's word this short that no name says (``dp``, ``ddp``) may be left out
 MAX_READ = 12  # files that name a definition gone from its own, read for where it is defined now
 # Words of a claim id that say what kind of thing it is about, not which one.
 _KIND = frozenset("launch script enum entry entrypoint file class method smoke flag option".split())
@@ -92,6 +94,21 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
     wanted, need = _needed(claim_id, ctx)
     if not need:
         return []
+    scored = _scored(tree, ctx, claim_id, wanted, need)
+    short = frozenset(w for w in need if len(w) <= MAX_ABBREVIATION)
+    if not scored and len(need - short) >= 2 and short:  # "dp", "ddp": which strategy, where no name says them
+        scored = _scored(tree, ctx, claim_id, wanted - short, need - short)
+    best = max((score for score, _ in scored), default=None)
+    chosen = [thing for score, thing in scored if score == best]
+    files = {thing.path for thing in chosen if thing.is_file}
+    chosen = [thing for thing in chosen if thing.is_file or thing.path not in files]  # a file holds its own
+    return chosen if len(chosen) <= MAX_NAMED else []
+
+
+def _scored(tree: SourceTree, ctx: Context, claim_id: str, wanted: frozenset[str], need: frozenset[str]
+            ) -> list[tuple[tuple[int, int], Named]]:  # fmt: skip
+    """Each thing whose name says every one of ``need``, scored by how many of ``wanted`` it says, then by how few
+    words it says besides the claim's and the skill's."""
     own = words(ctx.skill.name)
     scored = []
     for thing in _named_things(tree, ctx, need):
@@ -99,11 +116,7 @@ def _best(claim_id: str, tree: SourceTree, ctx: Context) -> list[Named]:
         if all(says(w, last) for w in need):
             others = len(words(last) - wanted - own - words(claim_id))
             scored.append(((sum(says(w, last) for w in wanted), -others), thing))
-    best = max((score for score, _ in scored), default=None)
-    chosen = [thing for score, thing in scored if score == best]
-    files = {thing.path for thing in chosen if thing.is_file}
-    chosen = [thing for thing in chosen if thing.is_file or thing.path not in files]  # a file holds its own
-    return chosen if len(chosen) <= MAX_NAMED else []
+    return scored
 
 
 def _needed(claim_id: str, ctx: Context) -> tuple[frozenset[str], frozenset[str]]:

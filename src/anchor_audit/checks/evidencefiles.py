@@ -63,24 +63,29 @@ def _needle(name: str) -> str:
     return f"    {name.split('.')[-1]}:"
 
 
-def gate_landing(gate: Gate, tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
-    """(commit, day) of the newest commit after ``since``'s, up to ``tree``'s, that wrote ``gate``'s first line
-    (a gate of ``tree``); None where the history cannot say (a file of a submodule, a shallow history), or where
-    a Python file of ``since`` already has the line (the file moved since: its code did not land then)."""
+def gates_landing(gates: list[Gate], tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
+    """(commit, day) of the newest commit after ``since``'s, up to ``tree``'s, that wrote the first line of one of
+    ``gates`` (gates of ``tree``); None where the history cannot say it of one (a file of a submodule, a shallow
+    history), or where a Python file of ``since`` already has one's line (its file moved since: its code did not
+    land then)."""
+    lines = [_first_line(gate, tree) for gate in gates]
+    sha = since.info.commit
+    if not sha or not all(lines):
+        return None
+    landings = [tree.definition_removed(gate.path, re.escape(line), sha)
+                for gate, line in zip(gates, lines, strict=True)]
+    known = [landing for landing in landings if landing is not None]
+    there = since.search_many(lines, ".py") if known and len(known) == len(landings) else None
+    if there is None or any(there.get(line) for line in lines):
+        return None
+    return max(known, key=lambda at: at[1])
+
+
+def _first_line(gate: Gate, tree: SourceTree) -> str:
+    """The first line of ``gate`` in ``tree``, stripped ("" where it cannot be read)."""
     try:
         source = tree.read(gate.path)
     except (NotCarried, UnreadableFile):
-        return None
+        return ""
     lines = source.text.splitlines() if source is not None else []
-    line = lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""
-    sha = since.info.commit
-    landing = tree.definition_removed(gate.path, re.escape(line), sha) if line and sha else None
-    there = since.search_many([line], ".py") if landing is not None else None
-    return landing if there is not None and not there.get(line) else None
-
-
-def gates_landing(gates: list[Gate], tree: SourceTree, since: SourceTree) -> tuple[str, str] | None:
-    """(commit, day) of the latest of ``gates``' landings (:func:`gate_landing`); None where one cannot be said."""
-    landings = [gate_landing(gate, tree, since) for gate in gates]
-    known = [landing for landing in landings if landing is not None]
-    return max(known, key=lambda at: at[1]) if known and len(known) == len(landings) else None
+    return lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""

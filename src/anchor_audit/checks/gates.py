@@ -68,7 +68,8 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
         for name, _, other, _ in _compared(node):
             values = other.elts if isinstance(other, _LISTED) else [other]
             words = [v.value if isinstance(v, ast.Constant) else member(v) for v in values]
-            found |= {(name, w) for w in words if isinstance(w, str) for w in keyed(w) if len(w) >= 3 and w not in _OFF}
+            said = {word for w in words if isinstance(w, str) for word in keyed(w)}  # "k:v" gives "k" too
+            found |= {(name, word) for word in said if len(word) >= 3 and word not in _OFF}
     return frozenset(found)
 
 
@@ -176,7 +177,8 @@ def _read_gates(module: ast.Module | None) -> list[list[object]]:
     """Each gate's row (line, test, names, constants, guards, "", exempted values), in breadth-first order; then,
     for each gate under an ``if`` of its function (at most :data:`MAX_NESTING` deep), the row of the tests that
     lead to it joined by ``and`` (``if tp_overlap:`` then ``elif not sequence_parallel:`` is the gate
-    ``tp_overlap and not sequence_parallel``), with its own test last (see :func:`_nested`)."""
+    ``tp_overlap and not sequence_parallel``), with its own test last (see :func:`_nested`); then, for such a
+    validation, the rows of each alternative of an ``or`` among those tests in its place (see :func:`_narrowed`)."""
     rows: list[list[object]] = []
     if module is None:
         return rows

@@ -160,6 +160,7 @@ def test_a_sentence_against_several_things_about_a_switch_it_says_in_words_is_de
     # one thing with no refusal of its own: no decision
     assert said["Stream packing does not support draft_layers, graph_mode, or offload_layers."]["status"] == \
         "unverifiable"  # fmt: skip
+    assert said["pinning_off must be True."]["status"] == "unverifiable"  # the assert requires either
 
 
 def test_an_assert_of_either_of_two_tests_is_not_read_as_asserting_one() -> None:

@@ -37,14 +37,21 @@ known_constraints:
 '''
 
 
-def _constraints(tmp_path: Path, capsys, code: str, later: str | None = None) -> dict[str, dict]:
-    repo = make_code_repo(tmp_path / "code", {"pkg/capture.py": code})
+def _judged(tmp_path: Path, capsys, files: dict[str, str], card: str, later: dict[str, str | None] | None = None,
+            ref: str = "HEAD") -> dict[str, dict]:  # fmt: skip
+    """Each constraint's result, by its sentence: ``card`` over a repository of ``files`` (then a commit after the
+    validation day writing ``later``), audited at ``ref``."""
+    repo = make_code_repo(tmp_path / "code", files)
     if later is not None:
-        commit_later(repo, {"pkg/capture.py": later})
-    skill = make_skill(tmp_path / "skill", "Capture notes.\n", card=CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
+        commit_later(repo, later)
+    skill = make_skill(tmp_path / "skill", "Notes.\n", card=card)
+    main(["check", "--repo", str(repo.path), "--ref", ref, "--format", "json", str(skill)])
     (report,) = json.loads(capsys.readouterr().out)["skills"]
     return {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+
+
+def _constraints(tmp_path: Path, capsys, code: str, later: str | None = None) -> dict[str, dict]:
+    return _judged(tmp_path, capsys, {"pkg/capture.py": code}, CARD, None if later is None else {"pkg/capture.py": later})
 
 
 def test_an_environment_variable_a_gate_reads_is_a_setting_and_a_key_of_its_value_is_said(tmp_path, capsys) -> None:
@@ -89,12 +96,8 @@ def test_a_gate_there_on_the_validation_day_says_nothing_of_landing(tmp_path, ca
 def test_at_the_validation_day_a_gate_the_default_branch_adds_later_is_said_not_yet_there(tmp_path, capsys) -> None:
     """Audited at the card's own day (``--ref validated``), the gate that decides the sentence is not there yet:
     unverifiable, naming the gate at the default branch's head and the commit that wrote it."""
-    repo = make_code_repo(tmp_path / "code", {"pkg/capture.py": "def capture(cfg):\n    return cfg\n"})
-    commit_later(repo, {"pkg/capture.py": CAPTURE})
-    skill = make_skill(tmp_path / "skill", "Capture notes.\n", card=CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "validated", "--format", "json", str(skill)])
-    (report,) = json.loads(capsys.readouterr().out)["skills"]
-    said = {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
+    before = {"pkg/capture.py": "def capture(cfg):\n    return cfg\n"}
+    said = _judged(tmp_path, capsys, before, CARD, {"pkg/capture.py": CAPTURE}, ref="validated")
     spill = said["SPILL_MODE eager allows spill_layers at most 2."]
     assert spill["status"] == "unverifiable", spill
     assert spill["detail"].startswith("advice: no gate of the evidence names SPILL_MODE, spill_layers on the "
@@ -109,12 +112,9 @@ def test_at_the_validation_day_a_gate_the_default_branch_adds_later_is_said_not_
 def test_a_gate_whose_file_moved_after_the_validation_day_did_not_land_then(tmp_path, capsys) -> None:
     """The card names the file where it lies now; on its day the same gate sat in the file's old place. The move's
     commit wrote the line at the new path, but the code was there: no landing is said, nor a verdict."""
-    repo = make_code_repo(tmp_path / "code", {"pkg/old_capture.py": CAPTURE})
-    commit_later(repo, {"pkg/old_capture.py": None, "pkg/capture.py": CAPTURE})
-    skill = make_skill(tmp_path / "skill", "Capture notes.\n", card=CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (report,) = json.loads(capsys.readouterr().out)["skills"]
-    spill = next(p for p in report["promises"] if p["path"] == "SPILL_MODE eager allows spill_layers at most 2.")
+    moved = {"pkg/old_capture.py": None, "pkg/capture.py": CAPTURE}
+    said = _judged(tmp_path, capsys, {"pkg/old_capture.py": CAPTURE}, CARD, moved)
+    spill = said["SPILL_MODE eager allows spill_layers at most 2."]
     assert spill["status"] == "unverifiable", spill
     assert "landed" not in spill["detail"] and spill["detail"].endswith("decides it: re-verify"), spill
 
@@ -138,21 +138,13 @@ known_constraints:
 '''
 
 
-def _stream(tmp_path: Path, capsys) -> dict[str, dict]:
-    repo = make_code_repo(tmp_path / "code", {"pkg/stream.py": STREAM})
-    skill = make_skill(tmp_path / "skill", "Stream notes.\n", card=STREAM_CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (report,) = json.loads(capsys.readouterr().out)["skills"]
-    return {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
-
-
 def test_a_sentence_against_several_things_about_a_switch_it_says_in_words_is_decided_by_a_gate_for_each(
     tmp_path, capsys
 ) -> None:
     """"Stream packing" is the switch ``stream_packing``, said in words: a refusal under it for each thing the
     sentence names decides it; one that refuses either of two settings (``graph_mode ... or vision_graph_mode
     ...``) refuses each of them."""
-    said = _stream(tmp_path, capsys)
+    said = _judged(tmp_path, capsys, {"pkg/stream.py": STREAM}, STREAM_CARD)
     several = said["Stream packing does not support draft_layers, graph_mode, or PP."]
     assert several["status"] == "holds", several
     assert "`stream_packing and cfg.graph_mode not in (None, 'none')` (pkg/stream.py:5)" in several["detail"]
@@ -191,22 +183,13 @@ known_constraints:
 '''
 
 
-def _writer(tmp_path: Path, capsys, later: str) -> dict[str, dict]:
-    repo = make_code_repo(tmp_path / "code", {"pkg/writer.py": WRITER})
-    commit_later(repo, {"pkg/writer.py": later})
-    skill = make_skill(tmp_path / "skill", "Writer notes.\n", card=WRITER_CARD)
-    main(["check", "--repo", str(repo.path), "--ref", "HEAD", "--format", "json", str(skill)])
-    (report,) = json.loads(capsys.readouterr().out)["skills"]
-    return {p["path"]: p for p in report["promises"] if p["kind"] == "constraint"}
-
-
 def test_an_assert_that_came_to_accept_another_value_since_the_validation_day_differs(tmp_path, capsys) -> None:
     """The requirement was one format on the validation day; at the ref the assert accepts a second one too: the
     sentence no longer holds as written, and the value accepted is named.  A refusal that came to refuse more
     still refuses what the sentence says."""
     later = WRITER.replace('== "sharded_dist"', 'in ["sharded_dist", "flat_tensor"]').replace(
         '== "flat"', 'in ("flat", "flat_v0")')
-    said = _writer(tmp_path, capsys, later)
+    said = _judged(tmp_path, capsys, {"pkg/writer.py": WRITER}, WRITER_CARD, {"pkg/writer.py": later})
     write = said["Async write requires save_format=sharded_dist."]
     assert write["status"] == "differs", write
     assert write["detail"] == (

@@ -198,3 +198,13 @@ def test_an_assert_that_came_to_accept_another_value_since_the_validation_day_di
         "in ['sharded_dist', 'flat_tensor']` (pkg/writer.py:3) accepts save_format 'flat_tensor' too"
     )
     assert said["save_format flat is refused."]["status"] != "differs"
+
+
+def test_a_gate_whose_line_is_too_long_to_ask_the_history_of_is_unverifiable_not_a_failed_run(tmp_path, capsys) -> None:
+    """A repository's line of 200,000 characters (a comment after the gate) is not handed to git as a search: the
+    sentence it decides at the ref is unverifiable, and the run goes on."""
+    long = CAPTURE.replace("cfg.spill_layers > 2:", "cfg.spill_layers > 2:  # " + "x" * 200_000)
+    said = _judged(tmp_path, capsys, {"pkg/capture.py": "def capture(cfg):\n    return cfg\n"}, CARD,
+                   {"pkg/capture.py": long})  # fmt: skip
+    spill = said["SPILL_MODE eager allows spill_layers at most 2."]
+    assert spill["status"] == "unverifiable" and spill["detail"].endswith("decides it: re-verify"), spill

@@ -16,6 +16,7 @@ from .protocol import Context
 from .sentencewords import wanted
 
 MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
+MAX_LINE = 1000  # characters of a gate's line the history is searched for (git takes an argument of 128 KiB)
 
 
 def evidence_files(skill: Skill) -> list[str]:
@@ -70,7 +71,7 @@ def gates_landing(gates: list[Gate], tree: SourceTree, since: SourceTree) -> tup
     land then)."""
     lines = [_first_line(gate, tree) for gate in gates]
     sha = since.info.commit
-    if not sha or not all(lines):
+    if not sha or not all(0 < len(line) <= MAX_LINE for line in lines):  # a line too long to hand to git
         return None
     landings = [tree.definition_removed(gate.path, re.escape(line), sha)
                 for gate, line in zip(gates, lines, strict=True)]

@@ -232,3 +232,26 @@ def test_a_page_citing_tens_of_thousands_of_paths_is_read_up_to_the_cap_and_says
     from_page = [p for p in report["promises"] if p["file"].endswith("references/guide.md")]
     assert len(from_page) == 2_000
     assert "references/guide.md cites more than 2,000 paths, links and names" in " ".join(report["notes"])
+
+
+def test_a_card_sentence_of_one_long_word_is_read_in_linear_time(tmp_path: Path) -> None:
+    """A known constraint written as one word of 200,000 letters: its line citations are looked for from each
+    word's start, not from every letter (which backtracked over the word from each: hours)."""
+    repo = make_code_repo(tmp_path / "code")
+    word = "A" * 200_000
+    card = f'validated_on: "2026-01-15"\nknown_constraints:\n  - {word}_x requires y_{word} > 1.\n'
+    report, elapsed = _checked(repo, make_skill(tmp_path / "skill", card=card))
+    (sentence,) = [p for p in report["promises"] if p["kind"] == "constraint"]
+    assert sentence["status"] == "unverifiable"
+    assert elapsed < 30, elapsed
+
+
+def test_names_of_200000_letters_in_a_skill_are_no_search_git_refuses(tmp_path: Path) -> None:
+    """A constant, a call and an import whose names are 200,000 letters long: git takes no argument past 128 KiB,
+    so they are searched for nowhere (a name that long is no one's) and the run gives its report."""
+    repo = make_code_repo(tmp_path / "code")
+    word = "A" * 200_000
+    body = (f"Use `{word}_CONFIG`, then call `plan_{word}(x)`.\n\n```python\nfrom pkg.plan import plan_{word}\n```\n")
+    report, elapsed = _checked(repo, make_skill(tmp_path / "skill", body))
+    assert report["name"] == "skill"
+    assert elapsed < 30, elapsed

@@ -50,7 +50,10 @@ from .protocol import Checker, Context, citations_of
 from .sentencewords import ABBREVIATIONS, wanted
 
 # A card sentence's line citations: an optional prefix word, a file, and one or more ranges (``1428, 1697``).
-CITED_LINES = re.compile(r"(?:(?P<prefix>[A-Z][A-Za-z]+) )?(?P<file>[\w./-]*\w\.(?:py|sh|cu|cuh|cc|cpp|h|yaml))"
+# Each part begins where a word does (the look-behinds): tried from every letter of a long word, the file's
+# ``[\w./-]*`` would run over the rest of it from each, quadratic in the word's length.
+CITED_LINES = re.compile(r"(?:(?<![\w./-])(?P<prefix>[A-Z][A-Za-z]+) )?"
+                         r"(?<![\w./-])(?P<file>[\w./-]*\w\.(?:py|sh|cu|cuh|cc|cpp|h|yaml))"
                          r":(?P<ranges>\d{1,7}(?:-\d{1,7})?(?:, ?\d{1,7}(?:-\d{1,7})?)*)")
 
 

@@ -29,6 +29,7 @@ _PLAIN_DEFINITION = re.compile(r"(def|class) ([A-Za-z0-9_]+)[(:]")  # one whose 
 FIXED_AT_MOST = 16  # texts searched as fixed strings all the same (as fast as an expression up to about here)
 NAMES_AT_ONCE = 1_000  # names in one expression (the fastest chunk, measured at 250 to 2,000)
 MAX_EXPRESSION_CHARS = 60_000  # and characters: the kernel refuses one argument past 128 KiB
+MAX_TEXT = 512  # characters of a text searched for; a longer one (a skill's word of 200,000 letters) is found nowhere
 MAX_REMEMBERED = 512  # questions (texts, suffix) remembered at once: each holds only the files that matched
 
 Grep = Callable[[list[str], list[str] | None], dict[str, set[str]]]  # texts, paths (None: all) -> path -> texts
@@ -264,6 +265,9 @@ def _search(
     others as definitions, in one ``git grep`` where no word can take the start of a definition's match (one
     ending in ``def`` or ``class``: ``subclass`` in ``subclass Planner(``), else in two.  A definition's match
     holds its name whole, so a name asked both ways is answered both ways from it."""
+    texts = [text for text in texts if len(text) <= MAX_TEXT]  # longer: no name nor definition, never held
+    if not texts:
+        return {}
     names = [text for text in texts if _IDENTIFIER.fullmatch(text)] if words else []
     asked_as_words = set(names)
     written = [text for text in texts if text not in asked_as_words]

@@ -28,7 +28,7 @@ from typing import Iterator, Sequence
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from .captions import words
-from .evidencefiles import defining_files, evidence_files, gates_landing
+from .evidencefiles import defining_files, evidence_files, gates_landing, same_files
 from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
@@ -123,6 +123,8 @@ def _landed(sentence: str, names: frozenset[str], constants: frozenset[str], fil
     day (the card was validated before its code landed, on a branch), said with the commit and its day; else
     advice."""
     advice = f"advice: no gate of the evidence names {_names(names)} on {day}"
+    if ctx.tree.info.commit != then.info.commit and same_files(files, then, ctx.tree):
+        return PromiseStatus.UNVERIFIABLE, advice  # none of its files changed since that day: no gate came
     found = _found(sentence, names, constants, gates_in(ctx.tree, files, ctx), ctx)
     if not isinstance(found, tuple) and ctx.tree.info.commit == then.info.commit:  # audited on the day itself
         return PromiseStatus.UNVERIFIABLE, advice + _not_yet(sentence, names, constants, files, ctx)
@@ -236,10 +238,10 @@ def _parts(gates: list[Gate], names: frozenset[str], constants: frozenset[str], 
     recomputation``): for some one of its names, or a switch it says in words ("stream packing":
     ``stream_packing``), a gate for each other name, naming exactly the two, every constant stated by one of
     them; none where the sentence names fewer than three things, or a pair has no gate."""
-    switches = sorted({n for g in gates for n in g.names if n not in names and spoken(n, said)})
-    subjects = [*sorted(names), *switches] if len(names) >= 2 and switches else sorted(names)
-    if len(names) + len(switches[:1]) < 3:
+    if len(names) < 2:
         return []
+    switches = sorted({n for g in gates for n in g.names if n not in names and spoken(n, said)})
+    subjects = [*(sorted(names) if len(names) >= 3 else []), *switches]  # one of three names, or a switch
     for subject in subjects:
         found = [_best(gates, frozenset({subject, other}), frozenset(), said) for other in sorted(names - {subject})]
         chosen = [g for g in found if g is not None]

@@ -90,3 +90,12 @@ def _first_line(gate: Gate, tree: SourceTree) -> str:
         return ""
     lines = source.text.splitlines() if source is not None else []
     return lines[gate.line - 1].strip() if 0 < gate.line <= len(lines) else ""
+
+
+def same_files(paths: list[str], one: SourceTree, other: SourceTree) -> bool:
+    """Whether each of ``paths`` is the same blob in both trees (absent from both counts as the same; one that a
+    tree cannot read does not)."""
+    try:
+        return all(one.blob_id(path) == other.blob_id(path) for path in paths)
+    except (NotCarried, UnreadableFile):
+        return False

@@ -208,3 +208,15 @@ def test_a_gate_whose_line_is_too_long_to_ask_the_history_of_is_unverifiable_not
                    {"pkg/capture.py": long})  # fmt: skip
     spill = said["SPILL_MODE eager allows spill_layers at most 2."]
     assert spill["status"] == "unverifiable" and spill["detail"].endswith("decides it: re-verify"), spill
+
+
+def test_an_assert_that_came_to_refuse_another_value_does_not_accept_it(tmp_path, capsys) -> None:
+    """``assert fmt != "flat"`` become ``assert fmt not in ("flat", "flat_v0")`` refuses more, accepts nothing new:
+    no value is said to be accepted too, nor let through (what an assert compares away it refuses)."""
+    code = WRITER.replace('assert cfg.save_format == "sharded_dist"', 'assert cfg.save_format != "flat"')
+    later = code.replace('!= "flat"', 'not in ("flat", "flat_v0")')
+    card = WRITER_CARD.replace("Async write requires save_format=sharded_dist.", "Async write refuses save_format flat.")
+    said = _judged(tmp_path, capsys, {"pkg/writer.py": code}, card, {"pkg/writer.py": later})
+    refused = said["Async write refuses save_format flat."]
+    assert refused["status"] != "differs" and "accepts" not in refused["detail"], refused
+    assert "through" not in refused["detail"]  # an assert's `!=` refuses the value; it lets none through

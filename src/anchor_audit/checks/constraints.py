@@ -30,7 +30,7 @@ from ..source import SourceTree
 from .captions import words
 from .evidencefiles import defining_files, evidence_files, gates_landing, same_files
 from .gateleaves import PREDICATES, stated, switched_on
-from .gates import Gate, compared_values, gates_in, loose
+from .gates import Gate, accepted_values, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
 from .protocol import Checker, Context
@@ -221,11 +221,11 @@ def _accepting(decided: Gate, now: list[Gate]) -> tuple[Gate, str] | None:
     'flat'``): the requirement the sentence states was relaxed."""
     if not decided.asserts:
         return None
-    before = compared_values(decided.inner or decided.text)
+    before = accepted_values(decided.inner or decided.text)
     for gate in now:
         if not gate.asserts or gate.names != decided.names:
             continue
-        after = compared_values(gate.inner or gate.text)
+        after = accepted_values(gate.inner or gate.text)
         for name in sorted({n for n, _ in before}):
             was, grew = ({v for n, v in values if n == name} for values in (before, after))
             if was < grew:

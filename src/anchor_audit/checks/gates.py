@@ -73,6 +73,22 @@ def compared_values(test: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=8192)
+def accepted_values(test: str) -> frozenset[tuple[str, str]]:
+    """(setting, value) for each value an assert's ``test`` accepts by name: ``fmt == "a"``, ``fmt in ["a", "b"]``,
+    alone or among the parts of an ``and`` or an ``or`` (never under a ``not``, nor ``!=``, which refuse)."""
+    found: set[tuple[str, str]] = set()
+    nodes = [ast.parse(test, mode="eval").body]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.BoolOp):
+            nodes += node.values
+        for name, op, other, left in _compared(node):
+            if left and isinstance(op, (ast.Eq, ast.In)):
+                values = other.elts if isinstance(other, _LISTED) else [other]
+                found |= {(name, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return frozenset(found)
+
 
 def _enumerations(test: ast.expr) -> Iterator[tuple[str, frozenset[str]]]:
     """(setting, its values) for each test of a setting against a list of two or more words (``impl not in
@@ -97,7 +113,7 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/11|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/12|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
                           any(n.startswith(PREDICATES) for n in names), asserts)
@@ -142,7 +158,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/11|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/12|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -228,7 +244,8 @@ def _row(
         names |= more_names
         consts |= more_consts
         texts.append(f"({text})" if isinstance(test, ast.BoolOp) and len(tests) > 1 else text)
-    exempt = [[name, values] for name, values in _exempted(tests)]
+    refused = tests[:-1] if isinstance(gate, ast.Assert) else tests  # an assert refuses what its test compares away
+    exempt = [[name, values] for name, values in _exempted(refused)]
     return [gate.lineno, " and ".join(texts), sorted(names), sorted(consts), _guards(gate), texts[-1] if nested else "",
             exempt, isinstance(gate, ast.Assert)]
 

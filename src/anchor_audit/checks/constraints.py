@@ -123,21 +123,18 @@ def _landed(sentence: str, names: frozenset[str], constants: frozenset[str], fil
     day (the card was validated before its code landed, on a branch), said with the commit and its day; else
     advice."""
     advice = f"advice: no gate of the evidence names {_names(names)} on {day}"
-    if ctx.tree.info.commit != then.info.commit and same_files(files, then, ctx.tree):
-        return PromiseStatus.UNVERIFIABLE, advice  # none of its files changed since that day: no gate came
-    found = _found(sentence, names, constants, gates_in(ctx.tree, files, ctx), ctx)
-    if not isinstance(found, tuple) and ctx.tree.info.commit == then.info.commit:  # audited on the day itself
+    if ctx.tree.info.commit == then.info.commit:  # audited on the day itself
         return PromiseStatus.UNVERIFIABLE, advice + _not_yet(sentence, names, constants, files, ctx)
-    if not isinstance(found, tuple):
+    if same_files(files, then, ctx.tree):
+        return PromiseStatus.UNVERIFIABLE, advice  # none of its files changed since that day: no gate came
+    at_ref = _landing(ctx.tree, then, sentence, names, constants, files, ctx)
+    if at_ref is None:
         return PromiseStatus.UNVERIFIABLE, advice
-    landing = gates_landing(found[0], ctx.tree, then)
+    tests, landing = at_ref
     if landing is None:
-        tests = ", ".join(g.said for g in found[0])
         return PromiseStatus.UNVERIFIABLE, f"{advice}; at the ref {tests} decides it: re-verify"
-    sha, when = landing
-    return PromiseStatus.HOLDS, (f"decided by {', '.join(g.said for g in found[0])}; no gate named it on {day}: it "
-                                 f"landed in {sha[:10]} on {when}, after that day: the card was validated before "
-                                 "its code landed")  # fmt: skip
+    return PromiseStatus.HOLDS, (f"decided by {tests}; no gate named it on {day}: it landed in {landing[0][:10]} on "
+                                 f"{landing[1]}, after that day: the card was validated before its code landed")
 
 
 def _not_yet(sentence: str, names: frozenset[str], constants: frozenset[str], files: list[str], ctx: Context) -> str:
@@ -145,13 +142,22 @@ def _not_yet(sentence: str, names: frozenset[str], constants: frozenset[str], fi
     has that decides the sentence and the commit after this one that wrote it ("; not yet there: ..."), or
     nothing."""
     head = ctx.tree.ahead()
-    found = _found(sentence, names, constants, gates_in(head, files, ctx), ctx) if head is not None else None
-    landing = gates_landing(found[0], head, ctx.tree) if head is not None and isinstance(found, tuple) else None
-    if landing is None or not isinstance(found, tuple):
+    at_head = _landing(head, ctx.tree, sentence, names, constants, files, ctx) if head is not None else None
+    tests, landing = at_head if at_head is not None else ("", None)
+    if landing is None:
         return ""
     sha, when = landing
-    return (f"; not yet there: the default branch's {', '.join(g.said for g in found[0])} decides it, added in "
-            f"{sha[:10]} on {when}, after this commit")
+    return f"; not yet there: the default branch's {tests} decides it, added in {sha[:10]} on {when}, after this commit"
+
+
+def _landing(tree: SourceTree, since: SourceTree, sentence: str, names: frozenset[str], constants: frozenset[str],
+             files: list[str], ctx: Context) -> tuple[str, tuple[str, str] | None] | None:  # fmt: skip
+    """In ``tree``: the gates that decide the sentence, as the result says them, and (commit, day) of the last of
+    them to land after ``since``'s commit (None: the history cannot say); None where no gate decides it."""
+    found = _found(sentence, names, constants, gates_in(tree, files, ctx), ctx)
+    if not isinstance(found, tuple):
+        return None
+    return ", ".join(g.said for g in found[0]), gates_landing(found[0], tree, since)
 
 
 _NARROWER = "narrower than it says"

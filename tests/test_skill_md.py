@@ -107,6 +107,7 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
         """)  # fmt: skip
     card = (folder / "card.yaml").read_text().replace("- code_verified", "- code_verified  # MCore x.py:10-12, 40", 1)
     card += 'validated_versions:\n  tp_overlap_gating: [">=0.2.0,<0.3.0", ">=0.4.0"]\n'
+    card += 'feature_meaning:\n  impl: "Which backend: local (MC) or engine (TE)."\n'
     store: dict[str, dict] = {}
     calls: list[str] = []
 
@@ -127,10 +128,11 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     assert fresh.quotes and references and tests and fresh.examples  # every part is exercised
     assert read(memo) == fresh  # computed and stored
     assert fresh.card is not None and fresh.card.validated_versions and any(c.anchors for c in fresh.card.claims)
+    assert fresh.card.aliases == (("MC", ("local",)), ("TE", ("engine",)))
     for key in store:  # as the on-disk cache gives them back
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
-    assert sorted(k.split("|")[0] for k in store) == ["card/3", "skill-md/14"] and calls[:2] == calls[2:4]
+    assert sorted(k.split("|")[0] for k in store) == ["card/4", "skill-md/14"] and calls[:2] == calls[2:4]
 
 
 def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:

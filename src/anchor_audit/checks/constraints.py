@@ -27,6 +27,7 @@ from typing import Iterator, Sequence
 
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
+from ..spec.cardwords import Aliases
 from .captions import words
 from .evidencefiles import defining_files, evidence_files, gates_landing, same_files
 from .gateleaves import PREDICATES, stated, switched_on
@@ -59,11 +60,12 @@ _HOW = frozenset(
 MAX_LEFT_WORDS = 1
 
 
-def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: frozenset[str] = frozenset()) -> bool:
+def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: frozenset[str] = frozenset(),
+           aliases: Aliases = ()) -> bool:  # fmt: skip
     """Whether ``sentence`` says no more than ``gates`` decide: nothing it names beyond what they test (the words of
-    the card's ``feature``, where they test that it is on, counted as said)."""
+    the card's ``feature``, where they test that it is on, counted as said; its ``aliases`` spelt out)."""
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare)[0])  # "TP overlap": what the code spells otherwise
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare, aliases)[0])  # "TP overlap": the code's spelling
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
     runs = _said(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
     said |= {part for g in gates for n in g.names if _word_said(n, runs) for part in n.lower().split("_")}
@@ -84,7 +86,7 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
 
 
 def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
-    names, constants = wanted(sentence)
+    names, constants = wanted(sentence, _aliases(ctx.skill))
     if not names:
         return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
     cited = [cited_file(c, ctx) for c in card_lines(sentence, 0)]
@@ -168,7 +170,7 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
            ) -> Found | None:  # fmt: skip
     """The gates that decide the sentence and the words it says; or why none decides it (unverifiable); None where
     no gate names what it names."""
-    said = _said(sentence) | _featured(ctx.skill, gates)
+    said = _said(sentence) | _featured(ctx.skill, gates) | _aliased(sentence, _aliases(ctx.skill))
     decided = _best(gates, names, constants, said)
     parts = [decided] if decided is not None else _parts(gates, names, constants, said)
     if not parts:
@@ -181,7 +183,7 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
             return f"{narrower.said} tests {_names(names)} only together with {also}, which the sentence leaves out: " \
                    f"{_NARROWER}"  # fmt: skip
         return None
-    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts)):
+    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts), _aliases(ctx.skill)):
         tests = ", ".join(g.said for g in parts)
         return f"{tests} tests {_names(names)}, but the sentence says more than it decides: re-verify"
     return parts, said
@@ -369,6 +371,18 @@ def _featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:
     if len(title) < 2:
         return frozenset()
     return frozenset(f"{n}:on" for g in gates for n in g.names if title <= words(n))
+
+
+def _aliases(skill: Skill) -> Aliases:
+    """What the card's own words stand for (:mod:`anchor_audit.spec.cardwords`)."""
+    return skill.card.aliases if skill.card else ()
+
+
+def _aliased(sentence: str, aliases: Aliases) -> frozenset[str]:
+    """What the card's own words the sentence uses stand for, as said: "TE" is the value ``transformer_engine``
+    where the card says so, which a gate compares a setting with."""
+    own = {n for _, names in aliases for n in names}
+    return frozenset(n.lower() for n in spelt_out(sentence, aliases)[1] & own)
 
 
 def _feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> frozenset[str]:

@@ -57,7 +57,8 @@ def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> lis
 def _field_needles(skill: Skill) -> list[str]:
     """How each setting the card's sentences name is written where a class defines it as a field."""
     texts = [text for text, _ in skill.card.constraints] if skill.card else []
-    return sorted({_needle(n) for text in texts for n in wanted(text)[0]})
+    aliases = skill.card.aliases if skill.card else ()
+    return sorted({_needle(n) for text in texts for n in wanted(text, aliases)[0]})
 
 
 def _needle(name: str) -> str:

@@ -44,6 +44,7 @@ from ..model import (
 )
 from ..source import SourceTree
 from ..source.listing import is_test
+from ..spec.cardwords import Aliases
 from .captions import mentions
 from .paths import cited_path, of_another_tree, on_a_page, path_in_prose
 from .protocol import Checker, Context, citations_of
@@ -194,7 +195,7 @@ def _lines(c: Citation, ctx: Context) -> Said:
     body = tuple(old.lines[cited.start - 1 : cited.end])
     if not any(line.strip() for line in body):
         return PromiseStatus.UNVERIFIABLE, f"the cited lines were blank on {day}", None
-    stale = _names_nothing(c, "\n".join(body))
+    stale = _names_nothing(c, "\n".join(body), ctx.skill.card.aliases if ctx.skill.card else ())
     if stale:
         why = f"{path}:{c.fragment} named none of {stale} on {day}: the citation was stale on its own day"
         return PromiseStatus.UNVERIFIABLE, why, None
@@ -216,12 +217,12 @@ def _lines(c: Citation, ctx: Context) -> Said:
     return PromiseStatus.UNVERIFIABLE, match.detail, None
 
 
-def _names_nothing(c: Citation, code: str) -> str:
+def _names_nothing(c: Citation, code: str, aliases: Aliases = ()) -> str:
     """For a card sentence's citation, what the sentence names that the cited code does not (its identifiers; with
     none, its telling words: "CPU offloading" is ``cpu_offloading``); "" where the code names some of it."""
     if c.file != "card.yaml":
         return ""
-    names = {n for n in wanted(c.text)[0] if not re.search(r"[./]", n)}  # identifiers, not the files it cites
+    names = {n for n in wanted(c.text, aliases)[0] if not re.search(r"[./]", n)}  # identifiers, not files it cites
     if names:
         return "" if any(name in code for name in names) else ", ".join(sorted(names)[:3])
     prose = re.sub(r"\s*\([^)]*\)", "", c.text).strip().rstrip(".")  # the sentence without its citations

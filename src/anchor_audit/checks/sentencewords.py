@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 import re
 
+from ..spec.cardwords import Aliases
+
 # The words a card uses for what the code spells otherwise (matched as whole words; the short ones case-sensitively).
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "TE": ("HAVE_TE",),
@@ -62,20 +64,23 @@ _IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Z
 _LITERAL = re.compile(r"([<>]=?|==|!=|=)\s*(-?\d+(?:\.\d+)?|True|False|None|true|false)\b")
 _WORD_LITERAL = re.compile(r"\b(greater than|more than|at least|less than|at most|be|equal(?:s| to)?)\s+"
                            r"(-?\d+|true|false|none)\b", re.IGNORECASE)  # fmt: skip
+_SPACE = r"[\s-]+"
+_CITATION_PREFIX = re.compile(r"(?<![\w./-])[A-Z][A-Za-z]+ (?=[\w./-]*\w\.\w{1,4}:\d)")
 _FILE = re.compile(r"/|\.(?:py|sh|cu|cuh|cc|cpp|h|yaml|yml|json|md|toml)$")
 _ORDER_WORDS = {"greater than": ">", "more than": ">", "at least": ">=", "less than": "<", "at most": "<="}
 
 
-def wanted(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
+def wanted(sentence: str, aliases: Aliases = ()) -> tuple[frozenset[str], frozenset[str]]:
     """What a sentence names (identifiers, the last part of a dotted one too) and the literals it states (a whole
     number compared with ``<``/``>`` or "greater/less than" as ``~N``: itself or its neighbour decides it).  A
-    sentence that names one thing only by a word the code spells otherwise ("PP") names too little to decide."""
+    sentence that names one thing only by a word the code spells otherwise ("PP") names too little to decide.
+    ``aliases``: what the card's own words stand for (:func:`spelt_out`)."""
     names = _identifiers(sentence)
     explicit = {n for n in names if len(n) > 2}
     floors = _FLOOR.findall(sentence)
     names |= {VERSION_FLOORS[library] for library, _ in floors}
     explicit |= {VERSION_FLOORS[library] for library, _ in floors}  # a version floor names what it tests
-    names |= spelt_out(sentence)[1]
+    names |= spelt_out(sentence, aliases)[1]
     names = {n for n in names if len(n) > 2 and not _FILE.search(n)}  # a file it cites is where, not what
     explicit = {n for n in explicit if not _FILE.search(n)}
     if not explicit and len(names) < 2:
@@ -100,16 +105,20 @@ def _identifiers(sentence: str) -> set[str]:
     return names
 
 
-def spelt_out(sentence: str) -> tuple[str, frozenset[str]]:
+def spelt_out(sentence: str, aliases: Aliases = ()) -> tuple[str, frozenset[str]]:
     """(``sentence`` with each phrase of :data:`SYNONYMS` and each version floor it uses blanked, the longest
-    phrase first, so that "TP overlap" is not also "TP"; the identifiers they stand for)."""
+    phrase first, so that "TP overlap" is not also "TP"; the identifiers they stand for).  The card's own
+    ``aliases`` (:mod:`anchor_audit.spec.cardwords`) come before the table ("TE" may be a value on one card); the
+    word before a line citation says where (``MCore transformer_config.py:10``), not what."""
     names: set[str] = set()
-    sentence = _FLOOR.sub(" ", sentence)
-    for word in sorted(SYNONYMS, key=len, reverse=True):
+    sentence = _CITATION_PREFIX.sub(" ", _FLOOR.sub(" ", sentence))
+    table = {**SYNONYMS, **dict(aliases)}
+    for word in sorted(table, key=len, reverse=True):
         flags = 0 if len(word) <= 5 else re.IGNORECASE
-        pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])", flags)
+        spaced = _SPACE.join(map(re.escape, word.split()))  # "in batch packing": "in-batch packing" too
+        pattern = re.compile(rf"(?<![\w-]){spaced}(?![\w-])", flags)
         if pattern.search(sentence):
-            names.update(SYNONYMS[word])
+            names.update(table[word])
             sentence = pattern.sub(" ", sentence)
     return sentence, frozenset(names)
 

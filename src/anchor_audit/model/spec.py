@@ -186,6 +186,8 @@ class Card:
     validated_versions: tuple[VersionRange, ...] = ()
     constraints: tuple[tuple[str, int], ...] = ()  # known_constraints: each sentence, and its line
     title: str = ""  # what the card is about (``expert_parallel_overlap``)
+    # What the card's own words stand for (its ``feature_meaning`` and ``summary``): ("TE", ("transformer_engine",))
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def versions_for(self, claim_id: str) -> VersionRange | None:
         """The range the card gives ``claim_id``: its own entry, else the skill's (None: the card gives none)."""

@@ -14,6 +14,7 @@ from ..model import Card, CardAnchor, CardClaim, LineRange, VersionRange
 from ..model.versionspec import specifier_problem
 from ..source.file import strip_hash_comment
 from ..store.memo import Memo
+from .cardwords import card_aliases
 from .repopath import repo_path_problem
 from .yamldoc import YamlDoc, load_yaml
 
@@ -55,10 +56,10 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
             "evidence": list(card.evidence), "evidence_lines": list(card.evidence_lines),
             "versions": [[v.claim, list(v.specifiers), v.line] for v in card.validated_versions],
             "constraints": [list(c) for c in card.constraints],
-            "title": card.title,
+            "title": card.title, "aliases": [[phrase, list(names)] for phrase, names in card.aliases],
         }  # fmt: skip
 
-    said = memo(content.key("card/3", path), read)
+    said = memo(content.key("card/4", path), read)
     claims = tuple(
         CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
                                                 for f, ranges, prefix, at in anchors))
@@ -66,8 +67,9 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
     )  # fmt: skip
     versions = tuple(VersionRange(claim, tuple(specs), line) for claim, specs, line in said["versions"])
     constraints = tuple((text, line) for text, line in said["constraints"])
+    aliases = tuple((phrase, tuple(names)) for phrase, names in said["aliases"])
     return Card(path, said["validated_on"], claims, tuple(said["evidence"]), tuple(said["evidence_lines"]), versions,
-                constraints, said["title"])  # fmt: skip
+                constraints, said["title"], aliases)  # fmt: skip
 
 
 def parse_card(text: str, path: Path) -> Card:
@@ -103,7 +105,7 @@ def parse_card(text: str, path: Path) -> Card:
         raise SpecError(f"{doc.where(('known_constraints',))}: expected a list of sentences")
     constraints = tuple((s, doc.line(("known_constraints", i))) for i, s in enumerate(said) if isinstance(s, str))
     return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions,
-                constraints, _title(data))  # fmt: skip
+                constraints, _title(data), card_aliases(data.get("feature_meaning"), data.get("summary")))  # fmt: skip
 
 
 def _title(data: dict[str, Any]) -> str:

@@ -220,3 +220,44 @@ def test_an_assert_that_came_to_refuse_another_value_does_not_accept_it(tmp_path
     refused = said["Async write refuses save_format flat."]
     assert refused["status"] != "differs" and "accepts" not in refused["detail"], refused
     assert "through" not in refused["detail"]  # an assert's `!=` refuses the value; it lets none through
+
+
+def test_a_gate_that_refuses_what_the_sentence_requires_does_not_decide_it(tmp_path, capsys) -> None:
+    """"offload_steps must be None" against a gate that refuses ``offload_steps is None``: the code says the
+    opposite, so the gate is no evidence that the sentence holds (a bare switch and ``not`` read alike)."""
+    code = '''\
+def check(cfg):
+    if cfg.spill and cfg.offload_steps is None:
+        raise ValueError("spilling needs offload_steps")
+    if cfg.spill:
+        assert not cfg.pin_pages, "spilling cannot pin pages"
+    if cfg.spill and not cfg.grow_pages:
+        raise ValueError("spilling needs growing pages")
+'''
+    card = CARD.split("known_constraints:")[0].replace("capture.py", "spill.py") + '''known_constraints:
+  - offload_steps must be None when spill is on.
+  - offload_steps must not be None when spill is on.
+  - pin_pages must be False when spill is on.
+  - grow_pages must be False when spill is on.
+  - grow_pages must be True when spill is on.
+'''
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": code}, card)
+    wrong = said["offload_steps must be None when spill is on."]
+    assert wrong["status"] == "unverifiable", wrong
+    assert "refuses offload_steps None, which the sentence requires" in wrong["detail"], wrong
+    assert said["offload_steps must not be None when spill is on."]["status"] == "holds"
+    assert said["pin_pages must be False when spill is on."]["status"] == "holds"  # the assert requires it
+    assert said["grow_pages must be False when spill is on."]["status"] == "unverifiable"
+    assert said["grow_pages must be True when spill is on."]["status"] == "holds"
+
+
+def test_a_setting_written_with_a_value_is_not_what_a_sentence_requires() -> None:
+    """``w=True`` is as often the case refused or the condition as what is required: only "must be" says it."""
+    from anchor_audit.checks.polarity import required
+
+    assert required("distribute_saved cannot be used with sequence_parallel=True") == frozenset()
+    assert required("pad_cu=true also requires pad_max=true.") == frozenset()
+    assert required("recompute_kind must not be full; recompute_way and `cfg.layers` must be None") == {
+        ("recompute_way", "None", True), ("layers", "None", True)}
+    assert required("spill_mode (in MB) must be None") == frozenset()  # not said of a setting
+    assert required("pin_pages must not be False, and grow must be True") == {("pin_pages", "True", True)}

@@ -190,8 +190,9 @@ def test_a_files_gates_are_read_in_the_order_a_walk_of_every_node_gives() -> Non
     walked = [n.lineno for n in ast.walk(module) if isinstance(n, (ast.If, ast.While, ast.Assert))]
     rows = _read_gates(module)
     assert [row[0] for row in rows] == walked and len(walked) == 8
-    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, "", [], False]  # by last name
+    assert rows[[r[0] for r in rows].index(15)][2:] == [["f", "fn", "tp"], ["2"], True, "", [], False, True]  # last names
     assert [row[0] for row in rows if row[7]] == [3, 12]  # an assert's test is what must hold
+    assert [row[0] for row in rows if row[8]] == [5, 15]  # only an if whose body raises refuses what its test says
 
 
 def test_a_gate_under_an_if_is_also_read_with_the_tests_that_lead_to_it() -> None:

@@ -28,12 +28,13 @@ from typing import Iterator, Sequence
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..spec.cardwords import Aliases
-from .captions import words
+from .cardfeature import aliased, aliases_of, feature_said, featured
 from .evidencefiles import defining_files, evidence_files, gates_landing, same_files
 from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, accepted_values, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
+from .polarity import Stance, contradicts, required
 from .protocol import Checker, Context
 from .sentencewords import spelt_out, spoken, stem, wanted
 
@@ -86,7 +87,7 @@ def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
 
 
 def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
-    names, constants = wanted(sentence, _aliases(ctx.skill))
+    names, constants = wanted(sentence, aliases_of(ctx.skill))
     if not names:
         return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
     cited = [cited_file(c, ctx) for c in card_lines(sentence, 0)]
@@ -170,10 +171,18 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
            ) -> Found | None:  # fmt: skip
     """The gates that decide the sentence and the words it says; or why none decides it (unverifiable); None where
     no gate names what it names."""
-    said = _said(sentence) | _featured(ctx.skill, gates) | _aliased(sentence, _aliases(ctx.skill))
+    said = _said(sentence) | featured(ctx.skill, gates) | aliased(sentence, aliases_of(ctx.skill))
+    wanted = required(sentence)
+    opposed = [g for g in gates if contradicts(g, wanted)] if wanted else []
+    if opposed:  # a gate that refuses what the sentence requires decides its opposite
+        gates = [g for g in gates if g not in opposed]
     decided = _best(gates, names, constants, said)
     parts = [decided] if decided is not None else _parts(gates, names, constants, said)
     if not parts:
+        against = _opposing(opposed, gates, names, constants, said)
+        if against is not None:
+            return f"{against.said} refuses {_stance(contradicts(against, wanted))}, which the sentence requires: " \
+                   "re-verify"  # fmt: skip
         exempting = _exempting(gates, names, constants, said)
         if exempting is not None:  # the code refuses it only for some values of what it tests
             return f"{exempting.said} lets {_let(exempting)} through, which the sentence leaves out: {_NARROWER}"
@@ -183,10 +192,24 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
             return f"{narrower.said} tests {_names(names)} only together with {also}, which the sentence leaves out: " \
                    f"{_NARROWER}"  # fmt: skip
         return None
-    if not _about(sentence, names, parts, _feature_said(ctx.skill, said, parts), _aliases(ctx.skill)):
+    if not _about(sentence, names, parts, feature_said(ctx.skill, said, parts), aliases_of(ctx.skill)):
         tests = ", ".join(g.said for g in parts)
         return f"{tests} tests {_names(names)}, but the sentence says more than it decides: re-verify"
     return parts, said
+
+
+def _opposing(opposed: list[Gate], gates: list[Gate], names: frozenset[str], constants: frozenset[str],
+              said: frozenset[str]) -> Gate | None:  # fmt: skip
+    """The gate refusing what the sentence requires that would otherwise have decided it, alone or as a part."""
+    if not opposed:
+        return None
+    alone = _best(opposed, names, constants, said)
+    return alone or next((g for g in _parts([*opposed, *gates], names, constants, said) if g in opposed), None)
+
+
+def _stance(stance: Stance | None) -> str:
+    name, value, equal = stance or ("", "", True)
+    return f"{name} {value if equal else ('not None' if value == 'None' else 'False')}"
 
 
 def _at_ref(
@@ -350,7 +373,8 @@ def _more(gate: Gate, names: frozenset[str], said: frozenset[str]) -> list[str]:
 
 def _said_setting(gate: Gate, name: str, names: frozenset[str], said: frozenset[str]) -> bool:
     """Whether the sentence names a setting ``gate`` tests, says it in words, or by a value the gate gives it; or
-    whether it is the switch of the card's feature, which the gate tests is on (:func:`_featured`)."""
+    whether it is the switch of the card's feature, which the gate tests is on
+    (:func:`anchor_audit.checks.cardfeature.featured`)."""
     if name in names or _word_said(name, said) or bool(spoken(name, said)) or _valued(gate, name, said):
         return True
     return f"{name}:on" in said and name in switched_on(gate.text)
@@ -361,36 +385,6 @@ def _word_said(name: str, said: frozenset[str]) -> bool:
     of one word of four letters or more, as a word of its own ("save/load": ``save``)."""
     lower = name.lower()
     return lower in said and ("_" in lower or (len(lower) >= 4 and lower not in _HOW))
-
-
-def _featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:
-    """``NAME:on`` for each setting the gates test whose name says every word of the card's title, two at least
-    (``overlap_moe_expert_parallel_comm`` for ``expert_parallel_overlap``): a card's sentences are about its
-    feature, so a gate that also tests that it is on says no more than they do."""
-    title = words(skill.card.title) if skill.card else frozenset()
-    if len(title) < 2:
-        return frozenset()
-    return frozenset(f"{n}:on" for g in gates for n in g.names if title <= words(n))
-
-
-def _aliases(skill: Skill) -> Aliases:
-    """What the card's own words stand for (:mod:`anchor_audit.spec.cardwords`)."""
-    return skill.card.aliases if skill.card else ()
-
-
-def _aliased(sentence: str, aliases: Aliases) -> frozenset[str]:
-    """What the card's own words the sentence uses stand for, as said: "TE" is the value ``transformer_engine``
-    where the card says so, which a gate compares a setting with."""
-    own = {n for _, names in aliases for n in names}
-    return frozenset(n.lower() for n in spelt_out(sentence, aliases)[1] & own)
-
-
-def _feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> frozenset[str]:
-    """The words of the card's title, where the gates that decide a sentence test that its feature is on (none
-    else): they say what the sentence leaves unsaid."""
-    featured = {m.split(":")[0] for m in said if m.endswith(":on")}
-    on = any(featured & switched_on(g.text) for g in parts)
-    return words(skill.card.title) if on and skill.card else frozenset()
 
 
 CONSTRAINT: Checker[Citation, list[PromiseResult]] = Checker(

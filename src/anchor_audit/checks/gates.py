@@ -32,6 +32,7 @@ class Gate:
     exempt: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values it lets through of what it tests (see _exempted)
     predicates: bool = False  # whether it calls a function named for what it tests (``is_full_graph(cfg)``)
     asserts: bool = False  # whether its own test is an assert's: what must hold, not what is refused
+    raises: bool = False  # whether its body raises: its tests, all holding, are what it refuses
 
     @property
     def nested(self) -> bool:
@@ -113,11 +114,11 @@ def gates_in(tree: SourceTree, files: list[str], ctx: Context) -> list[Gate]:
             continue
         built = _BUILT_GATES.get((path, blob))
         if built is None:
-            rows = ctx.memo(f"gates/12|{blob}", _reader(tree, path))["gates"]
+            rows = ctx.memo(f"gates/13|{blob}", _reader(tree, path))["gates"]
             built = [Gate(path, line, text, frozenset(names), frozenset(consts), guards, inner,
                           tuple((name, tuple(values)) for name, values in exempt),
-                          any(n.startswith(PREDICATES) for n in names), asserts)
-                     for line, text, names, consts, guards, inner, exempt, asserts in rows]  # fmt: skip
+                          any(n.startswith(PREDICATES) for n in names), asserts, raises)
+                     for line, text, names, consts, guards, inner, exempt, asserts, raises in rows]  # fmt: skip
             if len(_BUILT_GATES) >= MAX_BUILT_GATES:
                 _BUILT_GATES.pop(next(iter(_BUILT_GATES)))
             _BUILT_GATES[(path, blob)] = built
@@ -158,7 +159,7 @@ def definitions_in(tree: SourceTree, path: str, ctx: Context) -> list[str]:
         return []
     if blob is None:
         return []
-    defs: list[str] = ctx.memo(f"gates/12|{blob}", _reader(tree, path))["defs"]
+    defs: list[str] = ctx.memo(f"gates/13|{blob}", _reader(tree, path))["defs"]
     return defs
 
 
@@ -233,7 +234,8 @@ def _row(
     gate: Test, tests: list[ast.expr], nested: bool, read: dict[int, tuple[str, set[str], set[str]]]
 ) -> list[object]:
     """A gate's row: its line, its tests joined by ``and``, what they condition on and compare with, whether it
-    validates, its own test (read with others), the values it lets through, whether it is an assert's."""
+    validates, its own test (read with others), the values it lets through, whether it is an assert's, whether
+    its body raises."""
     names: set[str] = set()
     consts: set[str] = set()
     texts = []
@@ -247,7 +249,7 @@ def _row(
     refused = tests[:-1] if isinstance(gate, ast.Assert) else tests  # an assert refuses what its test compares away
     exempt = [[name, values] for name, values in _exempted(refused)]
     return [gate.lineno, " and ".join(texts), sorted(names), sorted(consts), _guards(gate), texts[-1] if nested else "",
-            exempt, isinstance(gate, ast.Assert)]
+            exempt, isinstance(gate, ast.Assert), any(isinstance(s, ast.Raise) for s in getattr(gate, "body", ()))]
 
 
 _OFF = (None, False, 0, "", "none")  # the values a setting that is off has: ``impl != "none"`` tests that it is on

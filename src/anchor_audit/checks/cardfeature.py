@@ -1,0 +1,42 @@
+"""What a card says beside a known constraint's sentence, which the sentence leaves unsaid: the feature the card is
+about (its ``title``: a gate that also tests that the feature is on says no more than its sentences), and the
+card's own words (:mod:`anchor_audit.spec.cardwords`: "TE" may be a value on one card)."""
+
+from __future__ import annotations
+
+from ..model import Skill
+from ..spec.cardwords import Aliases
+from .captions import words
+from .gateleaves import switched_on
+from .gates import Gate
+from .sentencewords import spelt_out
+
+
+def featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:
+    """``NAME:on`` for each setting the gates test whose name says every word of the card's title, two at least
+    (``overlap_moe_expert_parallel_comm`` for ``expert_parallel_overlap``): a card's sentences are about its
+    feature, so a gate that also tests that it is on says no more than they do."""
+    title = words(skill.card.title) if skill.card else frozenset()
+    if len(title) < 2:
+        return frozenset()
+    return frozenset(f"{n}:on" for g in gates for n in g.names if title <= words(n))
+
+
+def aliases_of(skill: Skill) -> Aliases:
+    """What the card's own words stand for (:mod:`anchor_audit.spec.cardwords`)."""
+    return skill.card.aliases if skill.card else ()
+
+
+def aliased(sentence: str, aliases: Aliases) -> frozenset[str]:
+    """What the card's own words the sentence uses stand for, as said: "TE" is the value ``transformer_engine``
+    where the card says so, which a gate compares a setting with."""
+    own = {n for _, names in aliases for n in names}
+    return frozenset(n.lower() for n in spelt_out(sentence, aliases)[1] & own)
+
+
+def feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> frozenset[str]:
+    """The words of the card's title, where the gates that decide a sentence test that its feature is on (none
+    else): they say what the sentence leaves unsaid."""
+    featured = {m.split(":")[0] for m in said if m.endswith(":on")}
+    on = any(featured & switched_on(g.text) for g in parts)
+    return words(skill.card.title) if on and skill.card else frozenset()

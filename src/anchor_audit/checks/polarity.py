@@ -1,0 +1,107 @@
+"""Which way a sentence and a gate point: what a known constraint requires a setting to be (``x must be None``,
+``y must not be None``, ``z must be False``) and what a validation refuses, so that a gate refusing what a
+sentence requires is never read as deciding that it holds.  A setting written with a value (``w=True``) is not
+read as required: as often it is the case refused ("cannot be used with w=True") or the condition ("w=True also
+requires ...").
+
+A value is ``None`` or a truth: a bare ``x`` is ``x`` true, ``not x`` is ``x`` not true.  Each is a
+``(setting, value, equal)`` triple: ``("x", "None", True)`` is "x is None"; ``("z", "True", False)`` is "z is
+not true".  An ``if`` whose body raises refuses what each part of its test (joined by ``and``, with the tests of
+the ``if``s that lead to it) says; an assert refuses the opposite of each part of its own test.  A sentence is
+contradicted by a gate that refuses what it requires.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+
+from .gates import Gate
+
+Stance = tuple[str, str, bool]  # (setting, "None" or "True", whether it is that value)
+
+_VALUES = {"none": "None", "true": "True", "false": "True"}  # "false" is "True", not equal
+_MUST = re.compile(r"\b(?:must|should|has to|have to|needs? to)\s+(not\s+)?be\s+(none|true|false)\b", re.IGNORECASE)
+_SUBJECT = re.compile(r"`?[A-Za-z_][\w.]*`?|,")
+MAX_SUBJECTS = 4  # settings one requirement names ("a, b and c must be None")
+_JOINS = frozenset({",", "and", "or"})
+
+
+def required(sentence: str) -> frozenset[Stance]:
+    """What ``sentence`` requires of the settings it names (see the module's rule): the settings just before
+    "must (not) be None/True/False", joined by commas, "and" or "or"."""
+    out: set[Stance] = set()
+    for match in _MUST.finditer(sentence):
+        value = _VALUES[match.group(2).lower()]
+        equal = (match.group(1) is None) != (match.group(2).lower() == "false")
+        for name in _subjects(sentence[max(0, match.start() - 200) : match.start()]):
+            out.add((name, value, equal))
+    return frozenset(out)
+
+
+def _subjects(before: str) -> list[str]:
+    """The settings that end ``before``: identifiers with an underscore or in backticks, read back over commas,
+    "and", "or"."""
+    if not re.search(r"[\w`]\s*$", before):  # "x (in MB) must be None": not said of a setting
+        return []
+    names: list[str] = []
+    for token in reversed(_SUBJECT.findall(before)):
+        bare = token.strip("`")
+        if bare.lower() in _JOINS:
+            continue
+        if ("_" not in bare and bare == token) or len(names) >= MAX_SUBJECTS:  # a setting: x_y, or `x`
+            break
+        names.append(bare.rsplit(".", 1)[-1])
+    return names
+
+
+def contradicts(gate: Gate, wanted: frozenset[Stance]) -> Stance | None:
+    """What ``gate`` refuses of what a sentence requires (``wanted``), or None."""
+    if not wanted:
+        return None
+    refused = refusals(gate.text, gate.inner, gate.asserts, gate.raises)
+    return next((stance for stance in sorted(wanted) if stance in refused), None)
+
+
+@functools.lru_cache(maxsize=8192)
+def refusals(text: str, inner: str, asserts: bool, raises: bool) -> frozenset[Stance]:
+    """What a validation refuses (none for a gate that neither asserts nor raises)."""
+    if asserts:
+        return frozenset((name, value, not equal) for name, value, equal in _stances(inner or text))
+    return _stances(text) if raises else frozenset()
+
+
+@functools.lru_cache(maxsize=8192)
+def _stances(test: str) -> frozenset[Stance]:
+    """What each part of ``test`` joined by ``and`` says of a setting."""
+    try:
+        body = ast.parse(test, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+    return frozenset(s for part in parts for s in [_stance(part)] if s is not None)
+
+
+def _stance(part: ast.expr) -> Stance | None:
+    if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
+        inverse = _stance(part.operand)
+        return None if inverse is None else (inverse[0], inverse[1], not inverse[2])
+    name = _setting(part)
+    if name is not None:
+        return name, "True", True
+    if not (isinstance(part, ast.Compare) and len(part.ops) == 1):
+        return None
+    name, op, other = _setting(part.left), part.ops[0], part.comparators[0]
+    if name is None or not isinstance(other, ast.Constant) or other.value not in (None, True, False):
+        return None
+    value, equal = ("None", True) if other.value is None else ("True", other.value is True)
+    if isinstance(op, (ast.Is, ast.Eq)):
+        return name, value, equal
+    if isinstance(op, (ast.IsNot, ast.NotEq)):
+        return name, value, not equal
+    return None
+
+
+def _setting(node: ast.expr) -> str | None:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None

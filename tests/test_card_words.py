@@ -107,3 +107,14 @@ def test_the_word_before_a_line_citation_is_where_not_what() -> None:
 def test_a_phrase_is_said_with_a_hyphen_or_a_space() -> None:
     assert "cuda_graph_impl" in wanted("pad_to_max_length is kept on a CUDA-graph path.")[0]
     assert "cuda_graph_impl" in wanted("pad_to_max_length is kept on a CUDA graph path.")[0]
+
+
+@pytest.mark.parametrize("written", ["train.spill_layers", "`train.spill_layers`", "`cfg.train.spill_layers`"])
+def test_a_dotted_setting_is_named_by_its_last_part(tmp_path, capsys, written: str) -> None:
+    """A gate reads ``cfg.train.spill_layers`` by its last name: so does a sentence; the groups before it
+    (``train``) are where the setting lives, not settings the gate must test too."""
+    card = CARD.split("known_constraints:")[0] + f"known_constraints:\n  - '{written} requires grad_accum == 1.'\n"
+    said = _constraints(tmp_path, capsys, card)
+    result = said[f"{written} requires grad_accum == 1."]
+    assert result["status"] == "holds", result
+    assert "(pkg/spill.py:4)" in result["detail"]

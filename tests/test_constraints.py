@@ -112,7 +112,7 @@ def test_what_a_sentence_names_and_states() -> None:
     )
     assert wanted("PP scheduling differs between setups.") == (frozenset(), frozenset())  # one word the code spells
     names, _ = wanted("Set `comm_overlap.tp_comm_overlap` when TP and SP are on.")
-    assert names == {"comm_overlap", "tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}
+    assert names == {"tp_comm_overlap", "tensor_model_parallel_size", "sequence_parallel"}  # a group is where
     # the longer phrase first: "TP overlap" is not also "TP"; a version floor is the version as written
     assert wanted("TP overlap needs TE >= 2.7.0.") == (frozenset({"tp_comm_overlap", "is_te_min_version"}),
                                                          frozenset({"2.7.0"}))

@@ -61,6 +61,7 @@ _FLOOR = re.compile(
 # The short words of SYNONYMS as a claim id spells them (``tp``), for :func:`anchor_audit.checks.captions.mentions`.
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {w.lower(): spelt for w, spelt in SYNONYMS.items() if " " not in w}
 _IDENTIFIER = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\b")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _LITERAL = re.compile(r"([<>]=?|==|!=|=)\s*(-?\d+(?:\.\d+)?|True|False|None|true|false)\b")
 _WORD_LITERAL = re.compile(r"\b(greater than|more than|at least|less than|at most|be|equal(?:s| to)?)\s+"
                            r"(-?\d+|true|false|none)\b", re.IGNORECASE)  # fmt: skip
@@ -94,14 +95,14 @@ def wanted(sentence: str, aliases: Aliases = ()) -> tuple[frozenset[str], frozen
 
 
 def _identifiers(sentence: str) -> set[str]:
-    """The identifiers a sentence writes: with an underscore, or in backticks; a dotted one's last part too."""
+    """The identifiers a sentence writes: with an underscore, or in backticks; a dotted one by its last part, as a
+    gate reads it (``ddp.average_in_collective`` is ``average_in_collective``: ``ddp`` says where it lives)."""
     names: set[str] = set()
     for span, word in _IDENTIFIER.findall(sentence):
-        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span) if span else [word]:
-            if "_" in token.strip("_") or span:
-                names.add(token)
-        if word and "." in word:
-            names.add(word.rsplit(".", 1)[1])
+        for token in _DOTTED.findall(span) if span else [word]:
+            last = token.rsplit(".", 1)[-1]
+            if "_" in last.strip("_") or span:
+                names.add(last)
     return names
 
 

@@ -261,3 +261,86 @@ def test_a_setting_written_with_a_value_is_not_what_a_sentence_requires() -> Non
         ("recompute_way", "None", True), ("layers", "None", True)}
     assert required("spill_mode (in MB) must be None") == frozenset()  # not said of a setting
     assert required("pin_pages must not be False, and grow must be True") == {("pin_pages", "True", True)}
+
+
+SPILL = '''\
+def check(cfg):
+    if cfg.spill_layers and cfg.pin_pages:
+        raise ValueError("spilling cannot pin pages")
+    if cfg.spill_layers:
+        assert cfg.grad_accum is None, "spilling takes no accumulation"
+        assert cfg.page_size is None, "spilling sets its own pages"
+'''
+INTERACTIONS = '''\
+validated_on: "2026-01-15"
+title: spill_layers
+evidence:
+  - pkg/spill.py
+interactions:
+  incompatible:
+    - spill_layers with pin_pages
+  required: []
+  conditional:
+    - grad_accum and page_size must be None
+    - 12
+  notes: not a list
+'''
+
+
+def test_a_cards_interactions_are_read_like_its_known_constraints(tmp_path, capsys) -> None:
+    """``interactions`` (``incompatible``, ``required``, ``conditional`` lists, each sentence said with its word;
+    or a list of ``{name, constraint}``) are sentences about the card's feature, decided by its gates; what is not
+    a sentence is not read."""
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": SPILL}, INTERACTIONS)
+    assert sorted(said) == ["conditional: grad_accum and page_size must be None",
+                            "incompatible: spill_layers with pin_pages"]  # fmt: skip
+    incompatible = said["incompatible: spill_layers with pin_pages"]
+    assert incompatible["status"] == "holds" and "(pkg/spill.py:2)" in incompatible["detail"], incompatible
+    assert incompatible["line"] == 7
+    listed = INTERACTIONS.split("interactions:")[0] + '''interactions:
+  - name: pages
+    constraint: "pin_pages must be False; grad_accum must be None"
+  - just a note
+'''
+    (pages,) = _judged(tmp_path / "listed", capsys, {"pkg/spill.py": SPILL}, listed).values()
+    assert pages["path"] == "pin_pages must be False; grad_accum must be None" and pages["line"] == 7
+    assert pages["status"] == "holds", pages
+
+
+def test_a_sentence_that_joins_requirements_is_decided_requirement_by_requirement(tmp_path, capsys) -> None:
+    """"a and b must be None" is "a must be None" and "b must be None": each decided by its own assert under the
+    feature's switch, the sentence holds where each does, and is broken where one is gone."""
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": SPILL}, INTERACTIONS)
+    joined = said["conditional: grad_accum and page_size must be None"]
+    assert joined["status"] == "holds", joined
+    assert '"conditional: grad_accum must be None": decided by ' in joined["detail"]
+    assert '"conditional: page_size must be None": decided by ' in joined["detail"]
+    later = {"pkg/spill.py": SPILL.replace("        assert cfg.page_size is None, \"spilling sets its own pages\"\n", "")}
+    gone = _judged(tmp_path / "later", capsys, {"pkg/spill.py": SPILL}, INTERACTIONS, later)
+    broken = gone["conditional: grad_accum and page_size must be None"]
+    assert broken["status"] == "missing" and broken["detail"].startswith(
+        '"conditional: page_size must be None": decided on the validation day'), broken
+
+
+def test_the_requirements_a_sentence_joins() -> None:
+    from anchor_audit.checks.polarity import MAX_CLAUSES, clauses
+
+    assert clauses("With spill on, a_b, c_d and `e.f` must be None.") == [
+        "With spill on, a_b must be None.", "With spill on, c_d must be None.", "With spill on, `e.f` must be None."]
+    assert clauses("kind_x must not be full; way_y must be None") == ["kind_x must not be full", "way_y must be None"]
+    assert clauses("a_b must be None") == ["a_b must be None"]
+    many = "; ".join(f"s_{i} must be None" for i in range(MAX_CLAUSES + 1))
+    assert clauses(many) == [many]  # past the bound: the sentence as one
+    assert clauses("Spilling does not support MTP, CUDA graphs, or PP.") == [
+        "Spilling does not support MTP, CUDA graphs, or PP."]
+
+
+def test_a_joined_sentence_left_unverifiable_says_the_clause_that_names_something() -> None:
+    from anchor_audit.checks.polarity import all_of
+    from anchor_audit.model import PromiseStatus
+
+    said = all_of([("scope is real", PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"),
+                   ("uses self_attention", PromiseStatus.UNVERIFIABLE, "advice: no gate names self_attention")])
+    assert said == (PromiseStatus.UNVERIFIABLE, '"uses self_attention": advice: no gate names self_attention')
+    held = all_of([("a", PromiseStatus.HOLDS, "by x"), ("b", PromiseStatus.HOLDS, "by y")])
+    assert held == (PromiseStatus.HOLDS, '"a": by x; "b": by y')

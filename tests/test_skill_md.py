@@ -132,7 +132,7 @@ def test_a_remembered_skill_md_is_the_skill_md_parsed() -> None:
     for key in store:  # as the on-disk cache gives them back
         store[key] = json.loads(json.dumps(store[key]))
     assert read(memo) == fresh  # rebuilt from what was stored: SKILL.md's parts and the card's
-    assert sorted(k.split("|")[0] for k in store) == ["card/4", "skill-md/14"] and calls[:2] == calls[2:4]
+    assert sorted(k.split("|")[0] for k in store) == ["card/5", "skill-md/14"] and calls[:2] == calls[2:4]
 
 
 def test_a_skill_kept_built_is_the_one_its_texts_and_names_make() -> None:

@@ -34,7 +34,7 @@ from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, accepted_values, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
-from .polarity import Stance, contradicts, required
+from .polarity import Stance, all_of, clauses, contradicts, required
 from .protocol import Checker, Context
 from .sentencewords import spelt_out, spoken, stem, wanted
 
@@ -80,8 +80,10 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
 
 
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
-    """The sentence's result, then one for each line it cites (``transformer_config.py:1928``)."""
-    status, detail = _decide(c.text, ctx)
+    """The sentence's result (of each requirement it joins, where it joins several: :func:`clauses`), then one for
+    each line it cites (``transformer_config.py:1928``)."""
+    parts = clauses(c.text)
+    status, detail = _decide(c.text, ctx) if len(parts) == 1 else all_of([(p, *_decide(p, ctx)) for p in parts])
     lines = [r for cited in card_lines(c.text, c.line) for r in check_lines(cited, ctx)]
     return [PromiseResult(PromiseKind.CONSTRAINT, c.text, status, ctx.card_yaml, c.line, detail), *lines]
 

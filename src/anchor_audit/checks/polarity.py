@@ -8,7 +8,8 @@ A value is ``None`` or a truth: a bare ``x`` is ``x`` true, ``not x`` is ``x`` n
 ``(setting, value, equal)`` triple: ``("x", "None", True)`` is "x is None"; ``("z", "True", False)`` is "z is
 not true".  An ``if`` whose body raises refuses what each part of its test (joined by ``and``, with the tests of
 the ``if``s that lead to it) says; an assert refuses the opposite of each part of its own test.  A sentence is
-contradicted by a gate that refuses what it requires.
+contradicted by a gate that refuses what it requires.  A sentence that joins requirements (by semicolons, or "a
+and b must be None") is decided requirement by requirement (:func:`clauses`, :func:`all_of`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ast
 import functools
 import re
 
+from ..model import PromiseStatus
 from .gates import Gate
 
 Stance = tuple[str, str, bool]  # (setting, "None" or "True", whether it is that value)
@@ -40,20 +42,58 @@ def required(sentence: str) -> frozenset[Stance]:
     return frozenset(out)
 
 
+MAX_CLAUSES = 4
+
+
+def clauses(sentence: str) -> list[str]:
+    """The requirements a sentence joins, each to be decided alone: its parts between semicolons, and "a and b
+    must be None" as "a must be None" and "b must be None"; the sentence itself where it joins none (or more than
+    :data:`MAX_CLAUSES`)."""
+    out: list[str] = []
+    for part in (p.strip() for p in sentence.split(";")):
+        must = _MUST.search(part)
+        before = part[max(0, must.start() - 200) : must.start()] if must else ""
+        subjects = _subject_tokens(before)
+        if must is None or len(subjects) < 2:
+            out += [part] if part else []
+            continue
+        head = part[: must.start() - len(before) + subjects[-1][1]]
+        out += [f"{head}{token} {part[must.start():]}" for token, _ in reversed(subjects)]
+    return out if 1 < len(out) <= MAX_CLAUSES else [sentence]
+
+
+def all_of(decided: list[tuple[str, PromiseStatus, str]]) -> tuple[PromiseStatus, str]:
+    """A sentence that joins requirements: broken where one is (gone, then changed), holds where each does, else
+    unverifiable (a clause that names something the code could say before one that names nothing); each said
+    with its clause."""
+    decided = sorted(decided, key=lambda d: d[2].startswith("advice: it names nothing"))
+    for status in (PromiseStatus.MISSING, PromiseStatus.DIFFERS, PromiseStatus.UNVERIFIABLE, PromiseStatus.HOLDS):
+        chosen = [f'"{clause}": {detail}' for clause, said, detail in decided if said is status]
+        if chosen:
+            return status, "; ".join(chosen if status is PromiseStatus.HOLDS else chosen[:1])
+    return PromiseStatus.UNVERIFIABLE, "it joins no requirement"
+
+
 def _subjects(before: str) -> list[str]:
     """The settings that end ``before``: identifiers with an underscore or in backticks, read back over commas,
     "and", "or"."""
+    return [token.strip("`").rsplit(".", 1)[-1] for token, _ in _subject_tokens(before)]
+
+
+def _subject_tokens(before: str) -> list[tuple[str, int]]:
+    """(as written, where it starts) for each of :func:`_subjects`, the last first."""
     if not re.search(r"[\w`]\s*$", before):  # "x (in MB) must be None": not said of a setting
         return []
-    names: list[str] = []
-    for token in reversed(_SUBJECT.findall(before)):
+    found: list[tuple[str, int]] = []
+    for match in reversed(list(_SUBJECT.finditer(before))):
+        token = match.group()
         bare = token.strip("`")
         if bare.lower() in _JOINS:
             continue
-        if ("_" not in bare and bare == token) or len(names) >= MAX_SUBJECTS:  # a setting: x_y, or `x`
+        if ("_" not in bare and bare == token) or len(found) >= MAX_SUBJECTS:  # a setting: x_y, or `x`
             break
-        names.append(bare.rsplit(".", 1)[-1])
-    return names
+        found.append((token, match.start()))
+    return found
 
 
 def contradicts(gate: Gate, wanted: frozenset[Stance]) -> Stance | None:

@@ -59,7 +59,7 @@ def remembered_card(text: str | Content, path: Path, memo: Memo | None) -> Card:
             "title": card.title, "aliases": [[phrase, list(names)] for phrase, names in card.aliases],
         }  # fmt: skip
 
-    said = memo(content.key("card/4", path), read)
+    said = memo(content.key("card/5", path), read)
     claims = tuple(
         CardClaim(cid, tuple(tags), line, tuple(CardAnchor(f, tuple(LineRange(*r) for r in ranges), prefix, at)
                                                 for f, ranges, prefix, at in anchors))
@@ -104,8 +104,28 @@ def parse_card(text: str, path: Path) -> Card:
     if not isinstance(said, list):
         raise SpecError(f"{doc.where(('known_constraints',))}: expected a list of sentences")
     constraints = tuple((s, doc.line(("known_constraints", i))) for i, s in enumerate(said) if isinstance(s, str))
+    constraints += _interactions(doc, data.get("interactions"))
     return Card(path, None if validated is None else str(validated), tuple(claims), tuple(evidence), lines, versions,
                 constraints, _title(data), card_aliases(data.get("feature_meaning"), data.get("summary")))  # fmt: skip
+
+
+def _interactions(doc: YamlDoc, value: Any) -> tuple[tuple[str, int], ...]:
+    """``interactions``: what the card's feature needs and refuses, read like known constraints.  A mapping of
+    ``required``, ``conditional`` and ``incompatible`` to lists of sentences (each said with its word:
+    "incompatible: cpu_offloading with PP > 1"), or a list of ``{name, constraint}`` entries; what is not text is
+    not read (the card's own vocabulary, not anchor-audit's to refuse)."""
+    out: list[tuple[str, int]] = []
+    if isinstance(value, dict):
+        for word, said in value.items():
+            if isinstance(word, str) and isinstance(said, list):
+                out += [(f"{word}: {s}", doc.line(("interactions", word, i))) for i, s in enumerate(said)
+                        if isinstance(s, str) and s.strip()]  # fmt: skip
+    elif isinstance(value, list):
+        for i, entry in enumerate(value):
+            said = entry.get("constraint") if isinstance(entry, dict) else None
+            if isinstance(said, str) and said.strip():
+                out.append((said.strip(), doc.line(("interactions", i, "constraint"))))
+    return tuple(out)
 
 
 def _title(data: dict[str, Any]) -> str:

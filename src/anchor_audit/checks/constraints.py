@@ -1,4 +1,5 @@
-"""Known constraints (``CONSTRAINT``): each sentence of card.yaml's ``known_constraints``, decided by a gate.
+"""Known constraints (``CONSTRAINT``): each sentence of card.yaml's ``known_constraints`` and ``interactions``,
+decided by a gate.
 
 A sentence names what it constrains: identifiers (``tensor_model_parallel_size``, ``comm_overlap.tp_comm_overlap``,
 anything in backticks), words the code spells otherwise (:data:`SYNONYMS`: "TP" is ``tensor_model_parallel_size``,

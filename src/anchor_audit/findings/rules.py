@@ -185,7 +185,8 @@ RULES: dict[str, Rule] = {
               "Run `anchor-audit fix` (or `fix --catalog`, for the upstream repository): it writes the paths the "
               "code has."),
         _rule("AA411", "constraint-broken", "error",
-              "A sentence of card.yaml's known_constraints was decided by a gate of the card's evidence on its "
+              "A sentence of card.yaml's known_constraints or interactions was decided by a gate of the card's "
+              "evidence on its "
               "validation day, and that gate is gone or changed at the audited ref.",
               "The skill tells agents a constraint the code no longer enforces (or enforces otherwise).",
               "Read the gate the finding names at the ref; update the sentence, or re-verify the card."),

@@ -30,7 +30,7 @@ class ReferenceKind(TextEnum):
     LINES = "lines"  # an inline line anchor of the prose: `file.py:10-20` (the range in fragment)
     COMMAND = "command"  # a command a shell block runs: python -m MOD, python SCRIPT, a console script; its flags
     DEFAULT = "default"  # a default the prose states for a flag: `--steps` (default: 100), or a table's Default column
-    CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints, decided by a gate of the evidence
+    CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints or interactions, decided by a gate
     PAGE = "page"  # a Markdown page of the skill's folder, reached from SKILL.md by links (or not)
 
 

@@ -184,7 +184,7 @@ class Card:
     evidence: tuple[str, ...]
     evidence_lines: tuple[int, ...] = ()
     validated_versions: tuple[VersionRange, ...] = ()
-    constraints: tuple[tuple[str, int], ...] = ()  # known_constraints: each sentence, and its line
+    constraints: tuple[tuple[str, int], ...] = ()  # known_constraints and interactions: each sentence, its line
     title: str = ""  # what the card is about (``expert_parallel_overlap``)
     # What the card's own words stand for (its ``feature_meaning`` and ``summary``): ("TE", ("transformer_engine",))
     aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()

@@ -102,7 +102,7 @@ class PromiseKind(TextEnum):
     LINK = "link"  # a relative Markdown link or image, its #anchor, or a link to the repository on GitHub
     VERSION = "version"  # a Python version the prose says the code needs
     COMMAND = "command"  # a command a shell block runs, or one of its flags
-    CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints
+    CONSTRAINT = "constraint"  # a sentence of card.yaml's known_constraints or interactions
     LINES = "lines"  # `file.py:10-20` in the prose: a file, and the lines it had on the card's validation day
     PAGE = "page"  # a Markdown page of the skill's folder that no chain of links from SKILL.md reaches
 

@@ -344,3 +344,38 @@ def test_a_joined_sentence_left_unverifiable_says_the_clause_that_names_somethin
     assert said == (PromiseStatus.UNVERIFIABLE, '"uses self_attention": advice: no gate names self_attention')
     held = all_of([("a", PromiseStatus.HOLDS, "by x"), ("b", PromiseStatus.HOLDS, "by y")])
     assert held == (PromiseStatus.HOLDS, '"a": by x; "b": by y')
+
+
+def test_an_interaction_of_one_setting_is_decided_only_by_a_gate_of_the_cards_feature(tmp_path, capsys) -> None:
+    """"incompatible: grad_clip" on a card about spill_layers says spilling refuses it: an assert that refuses
+    ``grad_clip`` under another switch (``fast_path``), read alone, decides something else."""
+    code = SPILL + '''    if cfg.fast_path:
+        assert not cfg.grad_clip, "the fast path does not clip"
+'''
+    card = INTERACTIONS.replace("    - spill_layers with pin_pages\n", "    - spill_layers with pin_pages\n    - grad_clip\n"
+                                "    - pin_pages\n")  # fmt: skip
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": code}, card)
+    assert said["incompatible: grad_clip"]["status"] == "unverifiable", said["incompatible: grad_clip"]
+    pages = said["incompatible: pin_pages"]  # refused under the feature's switch
+    assert pages["status"] == "holds" and "(pkg/spill.py:2)" in pages["detail"], pages
+
+
+def test_a_sentence_is_decided_in_the_files_the_cards_comments_point_into(tmp_path, capsys) -> None:
+    """A card comment (``# deep/gates.py:2-3``) points into a file its evidence does not list: its gates decide the
+    card's sentences too; a name that fits two files points into neither."""
+    gates = "def check(cfg):\n    if cfg.spill_layers and cfg.pin_pages:\n        raise ValueError('no')\n"
+    files = {"pkg/spill.py": "def nothing():\n    return 1\n", "pkg/deep/gates.py": gates}
+    card = '''\
+validated_on: "2026-01-15"
+validation_status:
+  gate:
+    - code_verified  # deep/gates.py:2-3
+evidence:
+  - pkg/spill.py
+known_constraints:
+  - spill_layers cannot be used with pin_pages.
+'''
+    said = _judged(tmp_path, capsys, files, card)["spill_layers cannot be used with pin_pages."]
+    assert said["status"] == "holds" and "(pkg/deep/gates.py:2)" in said["detail"], said
+    twice = _judged(tmp_path / "twice", capsys, {**files, "lib/deep/gates.py": gates}, card)
+    assert twice["spill_layers cannot be used with pin_pages."]["status"] == "unverifiable"

@@ -40,3 +40,14 @@ def feature_said(skill: Skill, said: frozenset[str], parts: list[Gate]) -> froze
     featured = {m.split(":")[0] for m in said if m.endswith(":on")}
     on = any(featured & switched_on(g.text) for g in parts)
     return words(skill.card.title) if on and skill.card else frozenset()
+
+
+# The words of a card's interactions whose sentences leave the feature unsaid ("incompatible: cpu_offloading").
+OF_THE_FEATURE = ("incompatible: ", "required: ")
+
+
+def of_the_feature(sentence: str, names: frozenset[str]) -> bool:
+    """Whether a sentence of one setting is what the card's feature needs or refuses (an interaction's
+    ``incompatible`` or ``required``): only a gate that tests the feature is on decides it, not one that tests the
+    setting under another switch, read alone."""
+    return sentence.startswith(OF_THE_FEATURE) and len(names) == 1

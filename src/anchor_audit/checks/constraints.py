@@ -5,7 +5,7 @@ A sentence names what it constrains: identifiers (``tensor_model_parallel_size``
 anything in backticks), words the code spells otherwise (:data:`SYNONYMS`: "TP" is ``tensor_model_parallel_size``,
 "Transformer Engine" is ``HAVE_TE``), and literals (``> 1``, ``True``).  The gate that decides it is the first ``if``,
 ``elif``, ``while`` or ``assert`` of the files the sentence cites (``transformer_config.py:1303``), the card's
-evidence files and the skill's quoted files (not tests) whose test
+evidence files, the skill's quoted files and the files its comments point into (not tests) whose test
 names every one of those identifiers and states every literal (a whole number as itself or its neighbour: ``> 1``
 is decided by ``< 2``).  It is looked for on the card's validation day
 (where there is one; else at the ref), then at the ref:
@@ -29,8 +29,8 @@ from typing import Iterator, Sequence
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..spec.cardwords import Aliases
-from .cardfeature import aliased, aliases_of, feature_said, featured
-from .evidencefiles import defining_files, evidence_files, gates_landing, same_files
+from .cardfeature import aliased, aliases_of, feature_said, featured, of_the_feature
+from .evidencefiles import comment_files, defining_files, evidence_files, gates_landing, same_files
 from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, accepted_values, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
@@ -94,7 +94,8 @@ def _decide(sentence: str, ctx: Context) -> tuple[PromiseStatus, str]:
     if not names:
         return PromiseStatus.UNVERIFIABLE, "advice: it names nothing the code can be searched for"
     cited = [cited_file(c, ctx) for c in card_lines(sentence, 0)]
-    files = list(dict.fromkeys([*(f for f in cited if f and f.endswith(".py")), *evidence_files(ctx.skill)]))
+    files = list(dict.fromkeys([*(f for f in cited if f and f.endswith(".py")), *evidence_files(ctx.skill),
+                                *comment_files(ctx)]))  # fmt: skip
     then = ctx.validated()
     day = f"the validation day ({(then.info.commit or '')[:10]})" if then is not None else "the ref"
     tree = then if then is not None else ctx.tree
@@ -175,6 +176,9 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
     """The gates that decide the sentence and the words it says; or why none decides it (unverifiable); None where
     no gate names what it names."""
     said = _said(sentence) | featured(ctx.skill, gates) | aliased(sentence, aliases_of(ctx.skill))
+    if of_the_feature(sentence, names):  # "incompatible: x": the feature refuses x, under its own switch
+        on = {m.split(":")[0] for m in said if m.endswith(":on")}
+        gates = [g for g in gates if on & switched_on(g.text)]
     wanted = required(sentence)
     opposed = [g for g in gates if contradicts(g, wanted)] if wanted else []
     if opposed:  # a gate that refuses what the sentence requires decides its opposite

@@ -1,5 +1,6 @@
 """Where and when a card sentence's gate is looked for: the card's evidence and the skill's quoted files, the files
-that define the settings it names, and the commit that wrote a gate the validation day lacked."""
+its comments point into, the files that define the settings it names, and the commit that wrote a gate the
+validation day lacked."""
 
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ def evidence_files(skill: Skill) -> list[str]:
     """Where a constraint's gate is looked for: the card's evidence files, then the skill's quoted files (Python)."""
     evidence = skill.card.evidence if skill.card else ()
     found = [p for p in (*evidence, *(q.path for q in skill.quotes)) if p.endswith(".py") and not is_test(p)]
+    return list(dict.fromkeys(found))[:MAX_FILES]
+
+
+def comment_files(ctx: Context) -> list[str]:
+    """The Python files the card's comments point into (``# MCore transformer_config.py:1928``), each where its
+    name, and the folder its prefix word says, fit one file of the ref that is not a test."""
+    card = ctx.skill.card
+    prefixes = ctx.entry.card_prefixes if ctx.entry else ()
+    tails = dict.fromkeys(a.tail(prefixes) for claim in (card.claims if card else ()) for a in claim.anchors)
+    found: list[str] = []
+    for tail in tails:
+        name = tail.file.strip("/").rpartition("/")[2]
+        if name.endswith(".py"):
+            fits = [p for p in ctx.listing.named(name) if tail.matches(p) and not is_test(p)]
+            found += fits if len(fits) == 1 else []
     return list(dict.fromkeys(found))[:MAX_FILES]
 
 

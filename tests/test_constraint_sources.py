@@ -379,3 +379,24 @@ known_constraints:
     assert said["status"] == "holds" and "(pkg/deep/gates.py:2)" in said["detail"], said
     twice = _judged(tmp_path / "twice", capsys, {**files, "lib/deep/gates.py": gates}, card)
     assert twice["spill_layers cannot be used with pin_pages."]["status"] == "unverifiable"
+
+
+def test_a_card_whose_title_the_table_of_words_spells_has_that_setting_for_its_feature(tmp_path, capsys) -> None:
+    """A card titled ``activation_recompute`` is about ``recompute_granularity`` ("activation recompute" in the
+    table of words), though no setting's name says both of its words: a gate under that switch decides its
+    interactions."""
+    code = '''\
+def check(cfg):
+    if cfg.recompute_granularity is not None:
+        if cfg.saved_split and cfg.seq_par:
+            raise ValueError("split saves need no sequence parallelism")
+'''
+    card = INTERACTIONS.replace("title: spill_layers", "title: activation_recompute").replace(
+        "    - spill_layers with pin_pages\n", "    - saved_split\n")  # fmt: skip
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": code}, card)["incompatible: saved_split"]
+    assert said["status"] == "unverifiable" and "leaves out" in said["detail"], said  # seq_par: narrower
+    card = card.replace("    - saved_split\n", "    - saved_split with seq_par\n")
+    said = _judged(tmp_path / "pair", capsys, {"pkg/spill.py": code}, card)["incompatible: saved_split with seq_par"]
+    assert said["status"] == "holds", said
+    assert said["detail"].startswith("decided by `cfg.recompute_granularity is not None and (cfg.saved_split and "
+                                     "cfg.seq_par)`")  # fmt: skip

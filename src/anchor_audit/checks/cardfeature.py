@@ -14,12 +14,14 @@ from .sentencewords import spelt_out
 
 def featured(skill: Skill, gates: list[Gate]) -> frozenset[str]:
     """``NAME:on`` for each setting the gates test whose name says every word of the card's title, two at least
-    (``overlap_moe_expert_parallel_comm`` for ``expert_parallel_overlap``): a card's sentences are about its
-    feature, so a gate that also tests that it is on says no more than they do."""
+    (``overlap_moe_expert_parallel_comm`` for ``expert_parallel_overlap``), or that the title spells in the table
+    of words (``activation_recompute``: ``recompute_granularity``): a card's sentences are about its feature, so a
+    gate that also tests that it is on says no more than they do."""
     title = words(skill.card.title) if skill.card else frozenset()
-    if len(title) < 2:
+    spelt = spelt_out(skill.card.title.replace("_", " "), skill.card.aliases)[1] if skill.card else frozenset()
+    if len(title) < 2 and not spelt:
         return frozenset()
-    return frozenset(f"{n}:on" for g in gates for n in g.names if title <= words(n))
+    return frozenset(f"{n}:on" for g in gates for n in g.names if (len(title) >= 2 and title <= words(n)) or n in spelt)
 
 
 def aliases_of(skill: Skill) -> Aliases:

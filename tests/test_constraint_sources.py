@@ -400,3 +400,15 @@ def check(cfg):
     assert said["status"] == "holds", said
     assert said["detail"].startswith("decided by `cfg.recompute_granularity is not None and (cfg.saved_split and "
                                      "cfg.seq_par)`")  # fmt: skip
+
+
+def test_a_number_a_gate_compares_with_is_no_truth() -> None:
+    """``x == 1`` and ``x == 0`` compare a number (Python's ``1 == True`` notwithstanding): they say nothing of
+    whether ``x`` is true, so no sentence requiring a truth is contradicted by them."""
+    from anchor_audit.checks.polarity import refusals
+
+    assert refusals("cfg.layers == 1", "", False, True) == frozenset()
+    assert refusals("cfg.layers == 0", "", False, True) == frozenset()
+    assert refusals("cfg.pin and cfg.grow is False", "", False, True) == {("pin", "True", True), ("grow", "True", False)}
+    assert refusals("cfg.spill and cfg.steps is not None", "cfg.steps is not None", True, False) == {
+        ("steps", "None", True)}  # an assert refuses the opposite of its own test, not of the ifs that lead to it

@@ -179,8 +179,8 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
     if of_the_feature(sentence, names):  # "incompatible: x": the feature refuses x, under its own switch
         on = {m.split(":")[0] for m in said if m.endswith(":on")}
         gates = [g for g in gates if on & switched_on(g.text)]
-    wanted = required(sentence)
-    opposed = [g for g in gates if contradicts(g, wanted)] if wanted else []
+    requires = required(sentence)
+    opposed = [g for g in gates if contradicts(g, requires)] if requires else []
     if opposed:  # a gate that refuses what the sentence requires decides its opposite
         gates = [g for g in gates if g not in opposed]
     decided = _best(gates, names, constants, said)
@@ -188,7 +188,7 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
     if not parts:
         against = _opposing(opposed, gates, names, constants, said)
         if against is not None:
-            return f"{against.said} refuses {_stance(contradicts(against, wanted))}, which the sentence requires: " \
+            return f"{against.said} refuses {_stance(contradicts(against, requires))}, which the sentence requires: " \
                    "re-verify"  # fmt: skip
         exempting = _exempting(gates, names, constants, said)
         if exempting is not None:  # the code refuses it only for some values of what it tests

@@ -133,7 +133,9 @@ def _stance(part: ast.expr) -> Stance | None:
     if not (isinstance(part, ast.Compare) and len(part.ops) == 1):
         return None
     name, op, other = _setting(part.left), part.ops[0], part.comparators[0]
-    if name is None or not isinstance(other, ast.Constant) or other.value not in (None, True, False):
+    if name is None or not isinstance(other, ast.Constant):
+        return None
+    if not (other.value is None or isinstance(other.value, bool)):  # a number is no truth, though 1 == True
         return None
     value, equal = ("None", True) if other.value is None else ("True", other.value is True)
     if isinstance(op, (ast.Is, ast.Eq)):

@@ -255,3 +255,41 @@ def test_names_of_200000_letters_in_a_skill_are_no_search_git_refuses(tmp_path: 
     report, elapsed = _checked(repo, make_skill(tmp_path / "skill", body))
     assert report["name"] == "skill"
     assert elapsed < 30, elapsed
+
+
+def test_a_card_of_seventy_thousand_constraint_sentences_ends_within_the_skills_bound(tmp_path: Path) -> None:
+    """Each sentence of a card's constraints (here four requirements each) is decided under the skill's budget:
+    past it, the rest say so, one result each; and the settings they name are searched for once for the card,
+    not once per sentence (which was quadratic: 400 sentences took 8 s).  Unbounded, these took 45 s."""
+    repo = make_code_repo(tmp_path / "code")
+    sentences = "".join(f"  - a_{i}; b_c; d_e; f_g\n" for i in range(70_000))  # under card.yaml's 2 MiB
+    card = f'validated_on: "2026-01-15"\nevidence:\n  - pkg/plan.py\nknown_constraints:\n{sentences}'
+    report, elapsed = _checked(repo, make_skill(tmp_path / "skill", card=card))
+    said = [p for p in report["promises"] if p["kind"] == "constraint"]
+    assert len(said) == 70_000 and {p["status"] for p in said} == {"unverifiable"}
+    assert elapsed < 30, elapsed
+
+
+def test_the_skill_budget_bounds_its_constraint_sentences(tmp_path: Path) -> None:
+    """With a clock that finds 15 s gone at each look, the sentences looked at past the skill's 20 s say so, one
+    result each; with time enough, none does."""
+    from anchor_audit.audit.budget import Budget
+    from anchor_audit.audit.skills import Judge, audit_skill
+    from anchor_audit.source.git import open_git
+    from anchor_audit.spec.skill import load_skill
+
+    repo = make_code_repo(tmp_path / "code")
+    card = 'validated_on: "2026-01-15"\nknown_constraints:\n  - a_b must be None\n  - c_d must be None\n  - e_f\n'
+    skill = load_skill(make_skill(tmp_path / "skill", card=card))
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 15.0
+        return now[0]
+
+    tree = open_git(str(repo.path), "v1")
+    report = audit_skill(skill, None, tree, Judge(budget=Budget(clock=clock)))
+    said = [p for p in report.promises if p.kind.value == "constraint"]
+    assert len(said) == 3 and "this skill's checks ran past 20 s; not checked" in said[-1].detail, said
+    in_time = audit_skill(skill, None, tree, Judge())
+    assert not any("ran past" in p.detail for p in in_time.promises if p.kind.value == "constraint")

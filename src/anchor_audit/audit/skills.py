@@ -199,7 +199,7 @@ def audit_skill(
     tree.prefetch(sorted(reads(skill, entry).paths))
     judge.begin_skill(budget_key(skill, tree))  # after the fetch: the bound is on the skill's own checks
     ctx = Context(skill, entry, tree, judge.listing(tree), judge.memo.remember, judge.quote, judge.condition,
-                  validated=_validation_day(skill, tree))  # fmt: skip
+                  validated=_validation_day(skill, tree), bound=judge.budget.check)  # fmt: skip
     anchors = tuple(CHECKERS[ReferenceKind.QUOTE].check(q, ctx) for q in skill.quotes)
     ctx = replace(ctx, matches=anchors)
     claims, linked, notes = claim_verdicts(ctx, anchors)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
+from ..errors import BoundExceeded
 from ..model import Citation, PromiseKind, PromiseResult, PromiseStatus, Reference, ReferenceKind, Skill, SkillSpec
 from ..source import SourceTree
 from ..spec.cardwords import Aliases
@@ -35,9 +36,9 @@ from .gateleaves import PREDICATES, stated, switched_on
 from .gates import Gate, accepted_values, compared_values, gates_in, loose
 from .lineanchors import CITED_LINES, card_lines, check_lines, cited_file
 from .paths import cited_path
-from .polarity import Stance, all_of, clauses, contradicts, required
+from .polarity import all_of, clauses, contradicts, required, stance_said
 from .protocol import Checker, Context
-from .sentencewords import spelt_out, spoken, stem, wanted
+from .sentencewords import said_words, spelt_out, spoken, stem, wanted
 
 
 def _written(skill: Skill, entry: SkillSpec | None) -> Sequence[Citation]:
@@ -69,7 +70,7 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare, aliases)[0])  # "TP overlap": the code's spelling
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
-    runs = _said(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
+    runs = said_words(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
     said |= {part for g in gates for n in g.names if _word_said(n, runs) for part in n.lower().split("_")}
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
@@ -82,7 +83,12 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
 
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
     """The sentence's result (of each requirement it joins, where it joins several: :func:`clauses`), then one for
-    each line it cites (``transformer_config.py:1928``)."""
+    each line it cites (``transformer_config.py:1928``); past the skill's budget, that it was not checked."""
+    try:
+        ctx.bound()
+    except BoundExceeded as exc:
+        return [PromiseResult(PromiseKind.CONSTRAINT, c.text, PromiseStatus.UNVERIFIABLE, ctx.card_yaml, c.line,
+                              str(exc))]  # fmt: skip
     parts = clauses(c.text)
     status, detail = _decide(c.text, ctx) if len(parts) == 1 else all_of([(p, *_decide(p, ctx)) for p in parts])
     lines = [r for cited in card_lines(c.text, c.line) for r in check_lines(cited, ctx)]
@@ -175,7 +181,7 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
            ) -> Found | None:  # fmt: skip
     """The gates that decide the sentence and the words it says; or why none decides it (unverifiable); None where
     no gate names what it names."""
-    said = _said(sentence) | featured(ctx.skill, gates) | aliased(sentence, aliases_of(ctx.skill))
+    said = said_words(sentence) | featured(ctx.skill, gates) | aliased(sentence, aliases_of(ctx.skill))
     if of_the_feature(sentence, names):  # "incompatible: x": the feature refuses x, under its own switch
         on = {m.split(":")[0] for m in said if m.endswith(":on")}
         gates = [g for g in gates if on & switched_on(g.text)]
@@ -188,8 +194,8 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
     if not parts:
         against = _opposing(opposed, gates, names, constants, said)
         if against is not None:
-            return f"{against.said} refuses {_stance(contradicts(against, requires))}, which the sentence requires: " \
-                   "re-verify"  # fmt: skip
+            refused = stance_said(contradicts(against, requires))
+            return f"{against.said} refuses {refused}, which the sentence requires: re-verify"
         exempting = _exempting(gates, names, constants, said)
         if exempting is not None:  # the code refuses it only for some values of what it tests
             return f"{exempting.said} lets {_let(exempting)} through, which the sentence leaves out: {_NARROWER}"
@@ -212,11 +218,6 @@ def _opposing(opposed: list[Gate], gates: list[Gate], names: frozenset[str], con
         return None
     alone = _best(opposed, names, constants, said)
     return alone or next((g for g in _parts([*opposed, *gates], names, constants, said) if g in opposed), None)
-
-
-def _stance(stance: Stance | None) -> str:
-    name, value, equal = stance or ("", "", True)
-    return f"{name} {value if equal else ('not None' if value == 'None' else 'False')}"
 
 
 def _at_ref(
@@ -304,14 +305,6 @@ def _best(gates: list[Gate], names: frozenset[str], constants: frozenset[str], s
             and not _unsaid(g, said)]  # fmt: skip
     fits.sort(key=lambda g: -len(g.names))  # one that tests what the sentence says in words too, first
     return next((g for g in fits if g.guards), fits[0] if fits else None)
-
-
-def _said(sentence: str) -> frozenset[str]:
-    """A sentence's words, lower case, and each run of two to four of them joined by ``_`` ("async save" is
-    ``async_save``): what a gate's setting or value is spelt as when the sentence says it in words."""
-    words = [w.lower() for w in re.findall(r"[\w+-]+(?:\.[\w+-]+)*", sentence)]
-    runs = ("_".join(words[i : i + n]) for n in range(2, 5) for i in range(len(words) - n + 1))
-    return frozenset([*words, *runs])
 
 
 def _tested(gate: Gate, names: frozenset[str]) -> frozenset[str]:

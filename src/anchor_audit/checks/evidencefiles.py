@@ -4,12 +4,13 @@ validation day lacked."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
 
 from ..errors import NotCarried, UnreadableFile
-from ..model import Skill
+from ..model import Card, Skill
 from ..source import SourceTree
 from ..source.listing import is_test
 from .gates import Gate
@@ -50,9 +51,9 @@ def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> lis
     """The configuration files (``*config.py``, not tests) that define the settings ``names`` as fields of a class
     (``    name: ...``), those that define more of them first: where a setting's validations usually are.  One
     search of the tree and of its submodules for every setting the card's sentences name, remembered by the tree."""
-    needles = _field_needles(ctx.skill)
+    needles, digest = _field_needles(ctx.skill)
     content = tree.content_key()
-    if content is None:
+    if content is None or not needles:
         return []
 
     def search() -> dict[str, Any]:
@@ -61,7 +62,7 @@ def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> lis
             found[text] = [*found.get(text, []), *paths]
         return {"found": found}
 
-    found: dict[str, list[str]] = ctx.memo(f"defining/2|{content}|{json.dumps(needles)}", search)["found"]
+    found: dict[str, list[str]] = ctx.memo(f"defining/3|{content}|{digest}", search)["found"]
     counts: dict[str, int] = {}
     for name in names:
         for path in found.get(_needle(name), []):
@@ -70,11 +71,26 @@ def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> lis
     return sorted(counts, key=lambda p: (-counts[p], p))[:MAX_DEFINING]
 
 
-def _field_needles(skill: Skill) -> list[str]:
-    """How each setting the card's sentences name is written where a class defines it as a field."""
-    texts = [text for text, _ in skill.card.constraints] if skill.card else []
-    aliases = skill.card.aliases if skill.card else ()
-    return sorted({_needle(n) for text in texts for n in wanted(text, aliases)[0]})
+MAX_NEEDLES = 256  # settings of one card searched for where a class defines them
+_NEEDLES: dict[int, tuple[Card, list[str], str]] = {}  # by card (its identity): its needles and their digest
+
+
+def _field_needles(skill: Skill) -> tuple[list[str], str]:
+    """How each setting the card's sentences name is written where a class defines it as a field (the first
+    :data:`MAX_NEEDLES`, in order), and a digest of them: worked out once per card, not once per sentence."""
+    card = skill.card
+    if card is None:
+        return [], ""
+    kept = _NEEDLES.get(id(card))
+    if kept is not None and kept[0] is card:
+        return kept[1], kept[2]
+    needles = sorted({_needle(n) for text, _ in card.constraints for n in wanted(text, card.aliases)[0]})
+    needles = needles[:MAX_NEEDLES]
+    digest = hashlib.sha256(json.dumps(needles).encode("utf-8", "surrogateescape")).hexdigest()
+    if len(_NEEDLES) >= 64:
+        _NEEDLES.pop(next(iter(_NEEDLES)))
+    _NEEDLES[id(card)] = (card, needles, digest)
+    return needles, digest
 
 
 def _needle(name: str) -> str:

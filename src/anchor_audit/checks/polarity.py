@@ -96,6 +96,12 @@ def _subject_tokens(before: str) -> list[tuple[str, int]]:
     return found
 
 
+def stance_said(stance: Stance | None) -> str:
+    """A stance as a sentence says it: ``x None``, ``x not None``, ``x True``, ``x False``."""
+    name, value, equal = stance or ("", "", True)
+    return f"{name} {value if equal else ('not None' if value == 'None' else 'False')}"
+
+
 def contradicts(gate: Gate, wanted: frozenset[Stance]) -> Stance | None:
     """What ``gate`` refuses of what a sentence requires (``wanted``), or None."""
     if not wanted:

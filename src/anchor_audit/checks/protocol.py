@@ -60,6 +60,7 @@ class Context:
     commands: tuple[Citation, ...] = ()  # the commands of the prose (where a stated default is looked up)
     validated: Callable[[], SourceTree | None] = lambda: None  # the tree of the card's validation day, if known
     judged: dict[tuple[Any, str], Any] = field(default_factory=dict)  # a quote judged as a claim's evidence, by key
+    bound: Callable[[], None] = lambda: None  # raises BoundExceeded past the skill's budget (a check of many items)
 
     @property
     def skill_md(self) -> str:

@@ -174,3 +174,11 @@ def _name_stems(name: str) -> frozenset[str]:
 def _word_stems(words: frozenset[str]) -> frozenset[str]:
     """The stems of a sentence's single words ("in-batch": ``in``, ``batch``); asked of every gate's names."""
     return frozenset(stem(part) for w in words if "_" not in w for part in w.split("-"))
+
+
+def said_words(sentence: str) -> frozenset[str]:
+    """A sentence's words, lower case, and each run of two to four of them joined by ``_`` ("async save" is
+    ``async_save``): what a gate's setting or value is spelt as when the sentence says it in words."""
+    words = [w.lower() for w in re.findall(r"[\w+-]+(?:\.[\w+-]+)*", sentence)]
+    runs = ("_".join(words[i : i + n]) for n in range(2, 5) for i in range(len(words) - n + 1))
+    return frozenset([*words, *runs])

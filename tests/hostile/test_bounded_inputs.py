@@ -293,3 +293,17 @@ def test_the_skill_budget_bounds_its_constraint_sentences(tmp_path: Path) -> Non
     assert len(said) == 3 and "this skill's checks ran past 20 s; not checked" in said[-1].detail, said
     in_time = audit_skill(skill, None, tree, Judge())
     assert not any("ran past" in p.detail for p in in_time.promises if p.kind.value == "constraint")
+
+
+def test_the_files_a_cards_comments_point_into_are_found_once_for_its_sentences(tmp_path: Path) -> None:
+    """Ten thousand claims with a card comment each and ten thousand sentences: each sentence's gate is looked for
+    in the files the comments point into, found once for the card (once per sentence, the checks ran past the
+    skill's bound with most sentences undecided)."""
+    repo = make_code_repo(tmp_path / "code")
+    claims = "".join(f"  c{i}:\n    - doc_only  # plan.py:{i % 3 + 1}\n" for i in range(10_000))
+    sentences = "".join(f"  - a_{i}\n" for i in range(10_000))
+    card = f'validated_on: "2026-01-15"\nvalidation_status:\n{claims}known_constraints:\n{sentences}'
+    report, elapsed = _checked(repo, make_skill(tmp_path / "skill", card=card))
+    said = [p for p in report["promises"] if p["kind"] == "constraint"]
+    assert len(said) == 10_000 and not [p for p in said if "ran past" in p["detail"]]
+    assert elapsed < 30, elapsed

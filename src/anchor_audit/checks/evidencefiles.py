@@ -28,9 +28,25 @@ def evidence_files(skill: Skill) -> list[str]:
     return list(dict.fromkeys(found))[:MAX_FILES]
 
 
+_COMMENTED: dict[tuple[int, int], tuple[object, object, list[str]]] = {}  # by card and listing (their identities)
+
+
 def comment_files(ctx: Context) -> list[str]:
     """The Python files the card's comments point into (``# MCore transformer_config.py:1928``), each where its
-    name, and the folder its prefix word says, fit one file of the ref that is not a test."""
+    name, and the folder its prefix word says, fit one file of the ref that is not a test: worked out once per
+    card and tree, not once per sentence."""
+    card, listing = ctx.skill.card, ctx.listing
+    kept = _COMMENTED.get((id(card), id(listing)))
+    if kept is not None and kept[0] is card and kept[1] is listing:
+        return kept[2]
+    found = _comment_files(ctx)
+    if len(_COMMENTED) >= 64:
+        _COMMENTED.pop(next(iter(_COMMENTED)))
+    _COMMENTED[(id(card), id(listing))] = (card, listing, found)
+    return found
+
+
+def _comment_files(ctx: Context) -> list[str]:
     card = ctx.skill.card
     prefixes = ctx.entry.card_prefixes if ctx.entry else ()
     tails = dict.fromkeys(a.tail(prefixes) for claim in (card.claims if card else ()) for a in claim.anchors)

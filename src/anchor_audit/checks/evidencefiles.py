@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ..errors import NotCarried, UnreadableFile
 from ..model import Card, Skill
@@ -17,6 +17,7 @@ from .gates import Gate
 from .protocol import Context
 from .sentencewords import wanted
 
+T = TypeVar("T")
 MAX_FILES = 24  # evidence and quoted files a constraint is looked for in
 MAX_LINE = 1000  # characters of a gate's line the history is searched for (git takes an argument of 128 KiB)
 
@@ -28,22 +29,29 @@ def evidence_files(skill: Skill) -> list[str]:
     return list(dict.fromkeys(found))[:MAX_FILES]
 
 
-_COMMENTED: dict[tuple[int, int], tuple[object, object, list[str]]] = {}  # by card and listing (their identities)
+MAX_KEPT = 64  # cards (with their trees) whose once-per-card work is kept
+_KEPT: dict[tuple[str, tuple[int, ...]], tuple[tuple[object, ...], Any]] = {}
+
+
+def _once(what: str, owners: tuple[object, ...], compute: Callable[[], T]) -> T:
+    """``compute()`` once for ``owners`` (a card, its tree's listing: known by identity and held, so that no other
+    object takes their ids), not once per sentence; the latest :data:`MAX_KEPT` kept."""
+    key = (what, tuple(id(o) for o in owners))
+    kept = _KEPT.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept[0], owners, strict=True)):
+        return kept[1]
+    value = compute()
+    if len(_KEPT) >= MAX_KEPT:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = (owners, value)
+    return value
 
 
 def comment_files(ctx: Context) -> list[str]:
     """The Python files the card's comments point into (``# MCore transformer_config.py:1928``), each where its
     name, and the folder its prefix word says, fit one file of the ref that is not a test: worked out once per
-    card and tree, not once per sentence."""
-    card, listing = ctx.skill.card, ctx.listing
-    kept = _COMMENTED.get((id(card), id(listing)))
-    if kept is not None and kept[0] is card and kept[1] is listing:
-        return kept[2]
-    found = _comment_files(ctx)
-    if len(_COMMENTED) >= 64:
-        _COMMENTED.pop(next(iter(_COMMENTED)))
-    _COMMENTED[(id(card), id(listing))] = (card, listing, found)
-    return found
+    card and tree."""
+    return _once("comments", (ctx.skill.card, ctx.listing), lambda: _comment_files(ctx))
 
 
 def _comment_files(ctx: Context) -> list[str]:
@@ -88,25 +96,19 @@ def defining_files(names: frozenset[str], tree: SourceTree, ctx: Context) -> lis
 
 
 MAX_NEEDLES = 256  # settings of one card searched for where a class defines them
-_NEEDLES: dict[int, tuple[Card, list[str], str]] = {}  # by card (its identity): its needles and their digest
 
 
 def _field_needles(skill: Skill) -> tuple[list[str], str]:
     """How each setting the card's sentences name is written where a class defines it as a field (the first
     :data:`MAX_NEEDLES`, in order), and a digest of them: worked out once per card, not once per sentence."""
     card = skill.card
-    if card is None:
-        return [], ""
-    kept = _NEEDLES.get(id(card))
-    if kept is not None and kept[0] is card:
-        return kept[1], kept[2]
+    return ([], "") if card is None else _once("needles", (card,), lambda: _needles_of(card))
+
+
+def _needles_of(card: Card) -> tuple[list[str], str]:
     needles = sorted({_needle(n) for text, _ in card.constraints for n in wanted(text, card.aliases)[0]})
     needles = needles[:MAX_NEEDLES]
-    digest = hashlib.sha256(json.dumps(needles).encode("utf-8", "surrogateescape")).hexdigest()
-    if len(_NEEDLES) >= 64:
-        _NEEDLES.pop(next(iter(_NEEDLES)))
-    _NEEDLES[id(card)] = (card, needles, digest)
-    return needles, digest
+    return needles, hashlib.sha256(json.dumps(needles).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _needle(name: str) -> str:

@@ -106,6 +106,7 @@ def _identifiers(sentence: str) -> set[str]:
     return names
 
 
+@functools.lru_cache(maxsize=4096)  # a sentence is spelt out for its names, its words and what it says
 def spelt_out(sentence: str, aliases: Aliases = ()) -> tuple[str, frozenset[str]]:
     """(``sentence`` with each phrase of :data:`SYNONYMS` and each version floor it uses blanked, the longest
     phrase first, so that "TP overlap" is not also "TP"; the identifiers they stand for).  The card's own

@@ -333,6 +333,63 @@ def test_the_requirements_a_sentence_joins() -> None:
     assert clauses(many) == [many]  # past the bound: the sentence as one
     assert clauses("Spilling does not support MTP, CUDA graphs, or PP.") == [
         "Spilling does not support MTP, CUDA graphs, or PP."]
+    assert clauses("whole replay requires replay_way and `cfg.replay_count`.") == [
+        "whole replay requires replay_way", "whole replay requires `cfg.replay_count`"]
+    assert clauses("whole replay requires replay_way, replay_count, and replay_seed") == [
+        "whole replay requires replay_way", "whole replay requires replay_count", "whole replay requires replay_seed"]
+    assert clauses("whole replay requires replay_way and a fast disk") == [  # not settings alone: read whole
+        "whole replay requires replay_way and a fast disk"]
+    assert clauses("whole replay requires replay_way") == ["whole replay requires replay_way"]
+
+
+REPLAY = '''\
+def check(cfg):
+    if cfg.replay_kind is not None:
+        if cfg.replay_kind not in ["whole", "partial"]:
+            raise ValueError("replay is whole or partial")
+        if cfg.replay_way is not None:
+            if cfg.replay_way not in ["even", "chunked"]:
+                raise ValueError("replay goes evenly or in chunks")
+        elif cfg.replay_kind != "partial":
+            raise ValueError("whole replay needs a way")
+        if cfg.replay_kind != "partial" and cfg.replay_count is None:
+            raise ValueError("whole replay needs a count")
+'''
+
+
+def test_a_sentence_that_requires_several_settings_is_decided_setting_by_setting(tmp_path, capsys) -> None:
+    """"whole replay requires replay_way and replay_count": one validation refuses whole replay with no way (the
+    ``elif`` of the way's own check), another with no count; the sentence holds by both, and is broken where the
+    count's is gone."""
+    card = INTERACTIONS.replace("title: spill_layers", "title: replay_kind").replace(
+        "    - grad_accum and page_size must be None\n", "    - whole replay requires replay_way and replay_count\n")
+    sentence = "conditional: whole replay requires replay_way and replay_count"
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": REPLAY}, card)[sentence]
+    assert said["status"] == "holds", said
+    assert '"conditional: whole replay requires replay_way": decided by ' in said["detail"], said
+    assert "(pkg/spill.py:8)" in said["detail"] and "(pkg/spill.py:10)" in said["detail"], said
+    later = {"pkg/spill.py": REPLAY.replace(" and cfg.replay_count is None", " and cfg.replay_seed is None")}
+    gone = _judged(tmp_path / "later", capsys, {"pkg/spill.py": REPLAY}, card, later)[sentence]
+    assert gone["status"] == "missing" and gone["detail"].startswith(
+        '"conditional: whole replay requires replay_count": decided on the validation day'), gone
+
+
+def test_a_word_of_a_setting_the_cards_feature_completes_is_said(tmp_path, capsys) -> None:
+    """On a card about activation recompute, "full granularity" says ``recompute_granularity`` (the feature's word
+    and its own) and the value ``full`` (the only other one the code lists); "conditional" says how, not what: one
+    word is left ("always"), which a decision allows."""
+    code = '''\
+def check(cfg):
+    if cfg.recompute_granularity is not None:
+        if cfg.recompute_granularity not in ["full", "selective"]:
+            raise ValueError("full or selective")
+        if cfg.recompute_granularity != "selective" and cfg.saved_layers is None:
+            raise ValueError("full recompute saves layers")
+'''
+    card = INTERACTIONS.replace("title: spill_layers", "title: activation_recompute").replace(
+        "    - grad_accum and page_size must be None\n", "    - full granularity always requires saved_layers\n")
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": code}, card)["conditional: full granularity always requires saved_layers"]
+    assert said["status"] == "holds" and "(pkg/spill.py:5)" in said["detail"], said
 
 
 def test_a_joined_sentence_left_unverifiable_says_the_clause_that_names_something() -> None:

@@ -58,7 +58,7 @@ _HOW = frozenset(
     "a an the to of and or not no is are be been must should requires require required requiring needs need only "
     "when if with without for by than greater less more at least most equal equals does do set enabled disabled "
     "true false none it its available used contains contain mutually exclusive incompatible compatible support "
-    "supports supported unsupported cannot can together".split()
+    "supports supported unsupported cannot can together conditional".split()
 )
 MAX_LEFT_WORDS = 1
 
@@ -70,7 +70,7 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare, aliases)[0])  # "TP overlap": the code's spelling
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
-    runs = said_words(sentence)  # a setting the sentence says in words ("async save"): its words are what, not more
+    runs = said_words(sentence) | feature  # a setting said in words ("async save"; "granularity" on a recompute card)
     said |= {part for g in gates for n in g.names if _word_said(n, runs) for part in n.lower().split("_")}
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}

@@ -45,12 +45,21 @@ def required(sentence: str) -> frozenset[Stance]:
 MAX_CLAUSES = 4
 
 
+_REQUIRES = re.compile(r"\b(?:requires?|needs?)\s+(?P<objects>[^;]+?)\s*\.?$", re.IGNORECASE)
+_OBJECT = re.compile(r"`[^`]+`|[A-Za-z][\w.]*_[\w.]*")  # a setting: x_y, or `x`
+_BETWEEN_OBJECTS = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
 def clauses(sentence: str) -> list[str]:
-    """The requirements a sentence joins, each to be decided alone: its parts between semicolons, and "a and b
-    must be None" as "a must be None" and "b must be None"; the sentence itself where it joins none (or more than
-    :data:`MAX_CLAUSES`)."""
+    """The requirements a sentence joins, each to be decided alone: its parts between semicolons, "a and b must be
+    None" as "a must be None" and "b must be None", and "x requires a and b" (settings only, to its end) as "x
+    requires a" and "x requires b"; the sentence itself where it joins none (or more than :data:`MAX_CLAUSES`)."""
     out: list[str] = []
     for part in (p.strip() for p in sentence.split(";")):
+        objects = _required_settings(part)
+        if len(objects) >= 2:
+            out += objects
+            continue
         must = _MUST.search(part)
         before = part[max(0, must.start() - 200) : must.start()] if must else ""
         subjects = _subject_tokens(before)
@@ -60,6 +69,17 @@ def clauses(sentence: str) -> list[str]:
         head = part[: must.start() - len(before) + subjects[-1][1]]
         out += [f"{head}{token} {part[must.start():]}" for token, _ in reversed(subjects)]
     return out if 1 < len(out) <= MAX_CLAUSES else [sentence]
+
+
+def _required_settings(part: str) -> list[str]:
+    """"x requires a and b" as "x requires a", "x requires b": where what is required is settings alone."""
+    match = _REQUIRES.search(part)
+    if match is None:
+        return []
+    objects = _BETWEEN_OBJECTS.split(match.group("objects"))
+    if len(objects) < 2 or not all(_OBJECT.fullmatch(o) for o in objects):
+        return []
+    return [f"{part[: match.start('objects')]}{o}" for o in objects]
 
 
 def all_of(decided: list[tuple[str, PromiseStatus, str]]) -> tuple[PromiseStatus, str]:

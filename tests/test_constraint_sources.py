@@ -392,6 +392,21 @@ def check(cfg):
     assert said["status"] == "holds" and "(pkg/spill.py:5)" in said["detail"], said
 
 
+def test_a_sentence_saying_more_than_its_gate_decides_names_the_words_left(tmp_path, capsys) -> None:
+    """The gate names what the sentence names, but the sentence says more: unverifiable, naming the words no gate
+    decides (in the sentence's order), so that a reader sees what to re-verify. Words that only join ("on",
+    "each") say nothing more: one word left ("shard") leaves the sentence decided."""
+    code = "def check(cfg):\n    if cfg.spill_layers and cfg.pin_pages:\n        raise ValueError('no')\n"
+    card = CARD.split("known_constraints:")[0].replace("pkg/capture.py", "pkg/spill.py") + \
+        "known_constraints:\n  - spill_layers cannot be used with pin_pages across shards quickly.\n" \
+        "  - spill_layers cannot be used with pin_pages on each shard.\n"
+    said = _judged(tmp_path, capsys, {"pkg/spill.py": code}, card)
+    more = said["spill_layers cannot be used with pin_pages across shards quickly."]
+    assert more["status"] == "unverifiable", more
+    assert more["detail"].endswith("the sentence says more than it decides (across, shards, quickly): re-verify"), more
+    assert said["spill_layers cannot be used with pin_pages on each shard."]["status"] == "holds"
+
+
 def test_a_joined_sentence_left_unverifiable_says_the_clause_that_names_something() -> None:
     from anchor_audit.checks.polarity import all_of
     from anchor_audit.model import PromiseStatus

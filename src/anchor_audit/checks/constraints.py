@@ -58,15 +58,18 @@ _HOW = frozenset(
     "a an the to of and or not no is are be been must should requires require required requiring needs need only "
     "when if with without for by than greater less more at least most equal equals does do set enabled disabled "
     "true false none it its available used contains contain mutually exclusive incompatible compatible support "
-    "supports supported unsupported cannot can together conditional".split()
+    "supports supported unsupported cannot can together conditional in on as have has may so from into per each also "
+    "which that this then but both either".split()
 )
 MAX_LEFT_WORDS = 1
+MAX_SAID_LEFT = 4  # of the words left, those a result names
 
 
-def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: frozenset[str] = frozenset(),
-           aliases: Aliases = ()) -> bool:  # fmt: skip
-    """Whether ``sentence`` says no more than ``gates`` decide: nothing it names beyond what they test (the words of
-    the card's ``feature``, where they test that it is on, counted as said; its ``aliases`` spelt out)."""
+def _left(sentence: str, names: frozenset[str], gates: list[Gate], feature: frozenset[str] = frozenset(),
+          aliases: Aliases = ()) -> list[str]:  # fmt: skip
+    """The words of ``sentence`` that say more than ``gates`` decide, in its order: none where it names nothing
+    beyond what they test (the words of the card's ``feature``, where they test that it is on, counted as said;
+    its ``aliases`` spelt out); at most :data:`MAX_LEFT_WORDS` of them leave it decided."""
     bare = re.sub(r"`[^`]*`", " ", CITED_LINES.sub(" ", sentence))  # its line citations say where, not what
     words = re.findall(r"[A-Za-z][A-Za-z0-9_-]*", spelt_out(bare, aliases)[0])  # "TP overlap": the code's spelling
     said = {w.lower() for g in gates for c in g.constants for w in (c, *re.findall(r"[A-Za-z][A-Za-z0-9_-]*", c))}
@@ -75,10 +78,9 @@ def _about(sentence: str, names: frozenset[str], gates: list[Gate], feature: fro
     stems = frozenset().union(*(spoken(n, runs) for g in gates for n in g.names))  # "offline packed"
     said |= {w.lower() for w in words if all(stem(part) in stems for part in w.lower().split("-"))}
     said |= feature
-    left = {w.lower() for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
-            and w.split(".")[-1] not in names}  # fmt: skip
-    # (a word the sentence says twice, "X scope and Y scope", is one word left)
-    return len(left) <= MAX_LEFT_WORDS
+    left = [w.lower() for w in words if w.lower() not in _HOW and w not in names and w.lower() not in said
+            and w.split(".")[-1] not in names]  # fmt: skip
+    return list(dict.fromkeys(left))  # a word the sentence says twice, "X scope and Y scope", is one word left
 
 
 def _check(c: Citation, ctx: Context) -> list[PromiseResult]:
@@ -205,9 +207,11 @@ def _found(sentence: str, names: frozenset[str], constants: frozenset[str], gate
             return f"{narrower.said} tests {_names(names)} only together with {also}, which the sentence leaves out: " \
                    f"{_NARROWER}"  # fmt: skip
         return None
-    if not _about(sentence, names, parts, feature_said(ctx.skill, said, parts), aliases_of(ctx.skill)):
+    left = _left(sentence, names, parts, feature_said(ctx.skill, said, parts), aliases_of(ctx.skill))
+    if len(left) > MAX_LEFT_WORDS:
         tests = ", ".join(g.said for g in parts)
-        return f"{tests} tests {_names(names)}, but the sentence says more than it decides: re-verify"
+        more = ", ".join(left[:MAX_SAID_LEFT]) + (", ..." if len(left) > MAX_SAID_LEFT else "")
+        return f"{tests} tests {_names(names)}, but the sentence says more than it decides ({more}): re-verify"
     return parts, said
 
 

@@ -251,3 +251,28 @@ def test_a_program_importing_more_modules_than_are_read_leaves_its_unwritten_fla
     for flag in ("--micro-batch-size", "--nothing-like-it"):
         assert said[flag]["status"] == "unverifiable", said[flag]
         assert "modules it imports past the" in said[flag]["detail"]
+
+
+def test_a_program_whose_imports_run_over_lines_is_followed_through_them(tmp_path: Path, capsys) -> None:
+    """The modules a program imports are read for their imports from the lines up to their last one: an import
+    in brackets or continued by a backslash is followed all the same (the factory lies in the module it names)."""
+    train = TRAIN.replace("from acme.cli.groups import FlagGroup\n", "from acme.cli.groups import (\n    FlagGroup,\n)\n")
+    train = train.replace("from acme.config import TrainConfig\n", "from acme.config import \\\n    TrainConfig\n")
+    assert train != TRAIN
+    found = _train(tmp_path, capsys, "--tensor-parallel-size 2 --micro-batch-size 4", cli__train=train)
+    made = found["--tensor-parallel-size"]
+    assert made["status"] == "exists", made
+    assert made["detail"] == "made from TrainConfig.tensor_parallel_size (src/acme/config/base.py:6)"
+
+
+def test_a_parser_in_an_imported_module_is_read_however_its_calls_are_spaced(tmp_path: Path, capsys) -> None:
+    """A module the program imports is parsed for its flags only where its text calls an option function: a
+    call written with a space or across lines before its bracket is still one."""
+    run = "from acme.cli.arguments import build\n\n\ndef main():\n    build().parse_args()\n"
+    arguments = ('import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser()\n'
+                 '    parser.add_argument (\n        "--depth", type=int)\n    return parser\n')  # fmt: skip
+    plain = "VALUE = 'add_argument is named here, never called'\n"
+    files = {"src/acme/cli/run.py": run, "src/acme/cli/arguments.py": arguments, "src/acme/cli/plain.py": plain}
+    found = _report(tmp_path, capsys, files, "```bash\npython -m acme.cli.run --depth 3 --width 2\n```\n")
+    assert found["--depth"]["status"] == "exists", found["--depth"]
+    assert found["--width"]["status"] == "missing", found["--width"]

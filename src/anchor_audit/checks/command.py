@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
@@ -31,6 +32,7 @@ from ..model import (
     SkillSpec,
     Tail,
 )
+from ..parse.imports import imported
 from ..source import SourceTree
 from ..source.listing import Listing, is_test
 from .madeflags import (
@@ -38,7 +40,6 @@ from .madeflags import (
     OPTION_CALLS,
     MadeFlags,
     import_file,
-    imported,
     made_flags,
     parsed,
     program_module,
@@ -226,9 +227,14 @@ def program_defaults(path: str, tree: SourceTree, listing: Listing) -> dict[str,
     found = index.worked_out(_walked_flags)
     for name in index.worked_out(imported)[:MAX_IMPORTS]:
         other = import_file(path, name, tree, listing)
-        theirs = parsed(tree, other) if other and other != path else None
+        source = tree.read(other) if other and other != path else None
+        theirs = parsed(tree, other) if other and source is not None and _CALLS_AN_OPTION.search(source.text) else None
         found = {**(theirs.worked_out(_walked_flags) if theirs is not None else {}), **found}
     return found
+
+
+# The text of a call of one of OPTION_CALLS (a module without one defines no flag, and is not parsed for them).
+_CALLS_AN_OPTION = re.compile(r"\b(?:%s)[\s\\]*\(" % "|".join(sorted(OPTION_CALLS)))
 
 
 def _walked_flags(module: ast.Module) -> dict[str, object]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..parse import PythonIndex, PythonSyntaxProblem, python_index
+from ..parse.imports import header_imports, imported
 from ..source import SourceTree
 from ..source.listing import Listing, module_file
 from .attrchains import ClassAt, Locate, annotated_name, resolve_class
@@ -35,6 +36,7 @@ MAX_FOLLOWED = 200  # modules read for a parser that makes its flags from data: 
 MAX_IMPORTS = 50  # imports of one module followed
 MAX_CLASSES = 64  # dataclasses read for the flags factories make
 MAX_BASES = 8  # bases followed for one class's fields
+MAX_TEXT = 2 * 1024 * 1024  # characters of a module read
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def parsed(tree: SourceTree, path: str) -> PythonIndex | None:
     """The module at ``path``, parsed once per blob (the run's index), however many commands name it; None where
     the stdlib parser cannot read it."""
     source = tree.read(path)
-    if source is None or len(source.text) > 2 * 1024 * 1024:
+    if source is None or len(source.text) > MAX_TEXT:
         return None
     try:
         index = python_index(source)
@@ -107,17 +109,6 @@ def import_file(path: str, name: str, tree: SourceTree, listing: Listing) -> str
     return beside if tree.blob_id(beside) is not None else program_module(name, tree, listing)
 
 
-def imported(module: ast.Module) -> list[str]:
-    """The absolute modules a module imports at its top level."""
-    names: list[str] = []
-    for node in module.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-        elif isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-    return names
-
-
 def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
     """The flags the program at ``path`` makes from data, read from its file, the repository's modules it imports
     and those they import; None where it makes none.  Remembered by the commit (a program many skills run, such
@@ -135,8 +126,8 @@ def made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | Non
 
 
 def _made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | None:
-    indexes, whole = _followed(path, tree, listing)
-    shapes = {here: _sites_of(index) for here, index in indexes.items()}
+    texts, whole = _followed(path, tree, listing)
+    shapes = {here: _sites_at(here, text, tree) for here, text in texts.items()}
     unread = _loose(shapes, path, whole)
     if not unread and not any(shape.factories for shape in shapes.values()):
         return None
@@ -166,8 +157,8 @@ def _made_flags(path: str, tree: SourceTree, listing: Listing) -> MadeFlags | No
 
     known = {name for shape in shapes.values() for name in shape.factories}  # a factory is defined where it is read
     for here, shape in shapes.items():
-        text = indexes[here].text
-        calls = indexes[here].worked_out(_factory_calls) if any(name in text for name in known) else ()
+        index = parsed(tree, here) if any(name in texts[here] for name in known) else None
+        calls = index.worked_out(_factory_calls) if index is not None else ()
         for call in (call for call in calls if call.callee in known):
             factory = _factory(call.callee, here, shape, tree, locate)
             if factory is None:
@@ -196,10 +187,19 @@ def _loose(shapes: dict[str, _Shapes], path: str, whole: bool) -> list[str]:
     return unread if whole else [*unread, f"{path}: the modules it imports past the {MAX_FOLLOWED} read"]
 
 
-def _followed(path: str, tree: SourceTree, listing: Listing) -> tuple[dict[str, PythonIndex], bool]:
-    """The program's file, the repository's modules it imports and theirs (three levels, :data:`MAX_FOLLOWED`
-    modules and :data:`MAX_IMPORTS` imports of each at most), and whether those bounds left none unread."""
-    seen: dict[str, PythonIndex] = {}
+def _sites_at(path: str, text: str, tree: SourceTree) -> _Shapes:
+    """:func:`_sites_of` the module at ``path``, parsed only where its text can make flags from data."""
+    if not _MAYBE_DATA_MADE.search(text):
+        return _NONE
+    index = parsed(tree, path)
+    return _sites_of(index) if index is not None else _NONE
+
+
+def _followed(path: str, tree: SourceTree, listing: Listing) -> tuple[dict[str, str], bool]:
+    """The text of the program's file, of the repository's modules it imports and of theirs (three levels,
+    :data:`MAX_FOLLOWED` modules and :data:`MAX_IMPORTS` imports of each at most; each read for its imports
+    alone, :func:`~anchor_audit.parse.imports.header_imports`), and whether those bounds left none unread."""
+    seen: dict[str, str] = {}
     visited: set[str] = set()
     frontier = [path]
     whole = True
@@ -212,11 +212,14 @@ def _followed(path: str, tree: SourceTree, listing: Listing) -> tuple[dict[str, 
                 whole = False
                 break
             visited.add(here)
-            index = parsed(tree, here)
-            if index is None:
-                continue
-            seen[here] = index
-            names = index.worked_out(imported)
+            source = tree.read(here)
+            names = header_imports(source.text) if source is not None and len(source.text) <= MAX_TEXT else None
+            if names is None:
+                index = parsed(tree, here)
+                if index is None:
+                    continue
+                names = index.worked_out(imported)
+            seen[here] = source.text if source is not None else ""  # (None: parsed() gave None above)
             whole &= len(names) <= MAX_IMPORTS
             following += [p for p in (import_file(here, name, tree, listing) for name in names[:MAX_IMPORTS])
                           if p is not None]  # fmt: skip

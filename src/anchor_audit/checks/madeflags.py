@@ -213,13 +213,15 @@ def _followed(path: str, tree: SourceTree, listing: Listing) -> tuple[dict[str, 
                 break
             visited.add(here)
             source = tree.read(here)
-            names = header_imports(source.text) if source is not None and len(source.text) <= MAX_TEXT else None
+            if source is None or len(source.text) > MAX_TEXT:
+                continue  # not read, as parsed() reads none
+            names = header_imports(source.text)
             if names is None:
                 index = parsed(tree, here)
                 if index is None:
                     continue
                 names = index.worked_out(imported)
-            seen[here] = source.text if source is not None else ""  # (None: parsed() gave None above)
+            seen[here] = source.text
             whole &= len(names) <= MAX_IMPORTS
             following += [p for p in (import_file(here, name, tree, listing) for name in names[:MAX_IMPORTS])
                           if p is not None]  # fmt: skip

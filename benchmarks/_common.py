@@ -50,6 +50,19 @@ def measure(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None 
     return elapsed, usage.ru_maxrss
 
 
+def run_from(tree: Path, command: list[str], work: Path, cache: Path | None = None) -> float:
+    """Seconds of one run of ``anchor-audit COMMAND`` from ``tree``'s source in ``work`` (its home and
+    configuration there too), with ``cache``, or a new empty one that is removed after (a cold run)."""
+    where = Path(tempfile.mkdtemp(dir=work)) if cache is None else cache
+    env = bench_env(PYTHONPATH=str(tree / "src"), HOME=str(work), ANCHOR_AUDIT_CACHE=str(where),
+                    XDG_CONFIG_HOME=str(work / ".config"))  # fmt: skip
+    try:
+        return measure([sys.executable, "-m", "anchor_audit", *command], env, cwd=work)[0]
+    finally:
+        if cache is None:
+            shutil.rmtree(where, ignore_errors=True)
+
+
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
     """Seconds one run of ``cmd`` takes, end to end."""
     return measure(cmd, env, cwd)[0]

@@ -15,13 +15,10 @@ work. Each card's ratio is printed, and the largest is held to :data:`GOAL`.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import sys
-import tempfile
 from pathlib import Path
 
-from _common import ROOT, bench_env, checked_out_beside, measure, verdict
+from _common import ROOT, checked_out_beside, run_from, verdict
 
 GOAL = 1.5
 BASELINE = "1c98e29"
@@ -47,7 +44,7 @@ def main() -> int:
             seconds: dict[Path, list[float]] = {ROOT: [], baseline: []}
             for _ in range(args.runs):
                 for tree in seconds:
-                    seconds[tree].append(_cold(tree, command, work))
+                    seconds[tree].append(run_from(tree, command, work))
             mine, theirs = statistics.median(seconds[ROOT]), statistics.median(seconds[baseline])
             ratios.append(mine / theirs)
             print(f"{card.name}: {mine:.2f} s now, {theirs:.2f} s at {args.baseline_rev}: {mine / theirs:.2f}x")
@@ -56,15 +53,6 @@ def main() -> int:
     return 0
 
 
-def _cold(tree: Path, command: list[str], work: Path) -> float:
-    """Seconds of one run of ``anchor-audit COMMAND`` from ``tree``'s source, with an empty cache."""
-    cache = Path(tempfile.mkdtemp(dir=work))
-    env = bench_env(PYTHONPATH=str(tree / "src"), HOME=str(work), ANCHOR_AUDIT_CACHE=str(cache),
-                    XDG_CONFIG_HOME=str(work / ".config"))  # fmt: skip
-    try:
-        return measure([sys.executable, "-m", "anchor_audit", *command], env, cwd=work)[0]
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 if __name__ == "__main__":

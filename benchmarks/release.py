@@ -21,14 +21,11 @@ Each ratio (this checkout / the release) is held to :data:`GOAL`.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import sys
-import tempfile
 from pathlib import Path
 from typing import Callable
 
-from _common import ROOT, bench_env, checked_out_beside, git, measure, verdict
+from _common import ROOT, checked_out_beside, git, run_from, verdict
 
 GOAL = 1.3
 BASELINE = "9ab2ba1"
@@ -50,15 +47,7 @@ class Side:
 
     def run(self, command: list[str], cache: Path | None = None) -> float:
         """Seconds of one run of ``anchor-audit COMMAND`` from this side's tree; a new empty cache unless given."""
-        cold = cache is None
-        where = Path(tempfile.mkdtemp(dir=self.work)) if cache is None else cache
-        env = bench_env(PYTHONPATH=str(self.tree / "src"), HOME=str(self.work), ANCHOR_AUDIT_CACHE=str(where),
-                        XDG_CONFIG_HOME=str(self.work / ".config"))  # fmt: skip
-        try:
-            return measure([sys.executable, "-m", "anchor_audit", *command], env, cwd=self.work)[0]
-        finally:
-            if cold:
-                shutil.rmtree(where, ignore_errors=True)
+        return run_from(self.tree, command, self.work, cache)
 
     def edit(self, skill: str) -> None:
         """A new line at the end of the catalog copy's SKILL.md of ``skill``."""

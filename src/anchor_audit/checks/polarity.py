@@ -8,8 +8,8 @@ A value is ``None`` or a truth: a bare ``x`` is ``x`` true, ``not x`` is ``x`` n
 ``(setting, value, equal)`` triple: ``("x", "None", True)`` is "x is None"; ``("z", "True", False)`` is "z is
 not true".  An ``if`` whose body raises refuses what each part of its test (joined by ``and``, with the tests of
 the ``if``s that lead to it) says; an assert refuses the opposite of each part of its own test.  A sentence is
-contradicted by a gate that refuses what it requires.  A sentence that joins requirements (by semicolons, or "a
-and b must be None") is decided requirement by requirement (:func:`clauses`, :func:`all_of`).
+contradicted by a gate that refuses what it requires.  A sentence that joins requirements (by semicolons, "a and
+b must be None", or "x requires a and b") is decided requirement by requirement (:func:`clauses`, :func:`all_of`).
 """
 
 from __future__ import annotations

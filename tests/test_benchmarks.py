@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,29 @@ def test_git_time_counts_every_git_process_a_run_starts(make_repo, tmp_path: Pat
     assert any(line.startswith("  git grep: 1 processes, ") for line in lines), out
     assert any(line.startswith("  git config: ") for line in lines), out  # a subprocess.run of git's own
     assert lines[-1].startswith("inside git: ") and " processes, " in lines[-1]
+
+
+def test_every_benchmark_command_the_docs_show_names_a_script_and_flags_it_takes() -> None:
+    """Each ``python benchmarks/NAME.py ...`` a page shows runs a script that is there, with only the flags its own
+    ``--help`` lists (a renamed or dropped flag fails here, not for the reader)."""
+    import shlex
+
+    from .docpages import every_block
+
+    shown: dict[str, set[str]] = {}
+    for block in every_block():
+        if block.language not in {"bash", "sh", "console", "shell"}:
+            continue
+        for line in block.text.replace("\\\n", " ").splitlines():
+            words = shlex.split(line, comments=True)
+            if len(words) >= 2 and words[0] == "python" and words[1].startswith("benchmarks/"):
+                flags = {w.split("=")[0] for w in words[2:] if w.startswith("--")}
+                shown.setdefault(words[1], set()).update(flags)
+    assert "benchmarks/cards.py" in shown and len(shown) >= 6  # the pages' benchmark commands were found at all
+    root = BENCHMARKS.parent
+    for script, flags in sorted(shown.items()):
+        assert (root / script).is_file(), script
+        usage = subprocess.run([sys.executable, str(root / script), "--help"], capture_output=True, text=True,
+                               cwd=root, check=True).stdout  # fmt: skip
+        listed = set(re.findall(r"--[a-z][a-z0-9-]*", usage))
+        assert flags <= listed, f"{script}: {sorted(flags - listed)} not among its flags"
